@@ -1,0 +1,14 @@
+#include "commands.hpp"
+
+#include "tonemap/tonemap_command.hpp"
+
+namespace gp::app {
+
+const std::map<std::string, CommandFactory>& batch_commands() {
+  static const std::map<std::string, CommandFactory> commands{
+      {"tonemap-exr", [] { return tonemap::make_command(); }},
+  };
+  return commands;
+}
+
+}  // namespace gp::app

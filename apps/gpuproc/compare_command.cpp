@@ -1,0 +1,31 @@
+#include "compare_command.hpp"
+
+#include <iostream>
+
+#include "io/compare.hpp"
+
+namespace gp::app {
+
+void add_compare_options(CLI::App& sub, CompareArgs& args) {
+  sub.add_option("a", args.a, "first file or folder")->required();
+  sub.add_option("b", args.b, "second file or folder")->required();
+  sub.add_option("--tolerance", args.tolerance,
+                 "largest allowed absolute difference (images: in [0,1] units, 1/255 = one 8-bit step)")
+      ->capture_default_str();
+  sub.add_option("--relative-tolerance", args.relative_tolerance, "largest allowed relative difference of table numbers")
+      ->capture_default_str();
+  sub.add_flag("--json", args.json, "print the comparison details as JSON");
+}
+
+int run_compare(const CompareArgs& args) {
+  io::CompareOptions options;
+  options.tolerance = args.tolerance;
+  options.relative_tolerance = args.relative_tolerance;
+  const io::CompareResult result = io::compare_paths(args.a, args.b, options);
+  if (args.json) std::cout << result.details.dump(2) << "\n";
+  for (const auto& d : result.differences) std::cout << d << "\n";
+  if (result.equal) std::cout << args.a << " and " << args.b << ": equal within tolerance\n";
+  return result.equal ? 0 : 1;
+}
+
+}  // namespace gp::app

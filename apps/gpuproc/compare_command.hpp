@@ -1,0 +1,19 @@
+#pragma once
+// `gpuproc compare A B --tolerance T`: for CI regression runs (exit 0 same, 1 different).
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace gp::app {
+
+struct CompareArgs {
+  std::string a, b;
+  double tolerance = 0;
+  double relative_tolerance = 0;
+  bool json = false;
+};
+
+void add_compare_options(CLI::App& sub, CompareArgs& args);
+int run_compare(const CompareArgs& args);
+
+}  // namespace gp::app

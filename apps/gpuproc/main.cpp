@@ -1,0 +1,111 @@
+// gpuproc: command-line wiring only. The work lives in src/.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "compare_command.hpp"
+#include "core/batch_job.hpp"
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "info.hpp"
+
+namespace {
+
+using gp::ExitCode;
+
+void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) {
+  sub.add_option("inputs", o.inputs, "input files, folders, globs or @list files (replace the config's \"inputs\")");
+  sub.add_option("-c,--config", o.config_path, "job config (JSON; see --print-config)");
+  sub.add_option("--set", o.overrides, "override a config field: key.path=value (repeatable)");
+  sub.add_option("--device", o.device, "auto (GPU when present), cpu, or cuda:N")->capture_default_str();
+  sub.add_option("--report", o.report_path, "write a JSON run report here");
+  sub.add_option("--trace", o.trace_path, "write a Chrome/Perfetto trace of the stages here");
+  sub.add_option("--progress", o.progress, "auto (bar on a terminal, JSON lines otherwise), bar, json, none")
+      ->capture_default_str();
+  sub.add_option("--gpu-memory-limit", o.gpu_memory_limit, "cap on GPU memory this job uses, e.g. 512M, 2G");
+  sub.add_option("--shard", o.shard, "process shard i/N of the inputs (0-based; default from Slurm/Kubernetes)");
+  sub.add_option("--shard-count", o.shard_count, "shard count to pair with JOB_COMPLETION_INDEX (Kubernetes)");
+  sub.add_option("--threads", o.threads, "CPU threads for the CPU path (0 = all)");
+  sub.add_flag("--dry-run", o.dry_run, "list the inputs and the outputs each would produce; do nothing");
+  sub.add_flag("--resume", o.resume, "skip inputs whose outputs are all complete");
+  sub.add_flag("--print-config", print_config, "print a complete, documented example config and exit");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("gpuproc"));
+  spdlog::set_pattern("%^%l%$: %v");
+
+  CLI::App app{"gpuproc: GPU batch processing of images and volumes, driven by JSON job configs.\n"
+               "Exit codes: 0 all done, 1 some items failed, 2 usage or config error, 3 fatal error."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", gp::app::version_text());
+
+  // Batch subcommands.
+  gp::CommonOptions options;
+  bool print_config = false;
+  std::map<CLI::App*, std::string> batch_subs;
+  for (const auto& [name, factory] : gp::app::batch_commands()) {
+    auto* sub = app.add_subcommand(name, factory()->summary());
+    add_batch_options(*sub, options, print_config);
+    batch_subs[sub] = name;
+  }
+
+  bool info_json = false;
+  auto* info = app.add_subcommand("info", "GPUs, driver, memory, library versions and built features");
+  info->add_flag("--json", info_json, "as JSON");
+
+  std::string validate_path;
+  auto* validate = app.add_subcommand("validate", "check a job config without running it (exit 0 valid, 2 not)");
+  validate->add_option("config", validate_path, "job config with a \"command\" field")->required();
+
+  gp::app::CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare", "compare images, CSV/JSON tables or folders (exit 0 same, 1 different)");
+  gp::app::add_compare_options(*compare, compare_args);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : int(ExitCode::usage);
+  }
+
+  try {
+    if (*info) return gp::app::run_info(info_json);
+    if (*compare) return gp::app::run_compare(compare_args);
+    if (*validate) {
+      auto cfg = gp::config::load_file(validate_path);
+      if (!cfg.is_object() || !cfg.contains("command") || !cfg["command"].is_string())
+        throw gp::UsageError(validate_path + ": needs a \"command\" field naming the subcommand");
+      const std::string name = cfg["command"].get<std::string>();
+      auto it = gp::app::batch_commands().find(name);
+      if (it == gp::app::batch_commands().end())
+        throw gp::UsageError(validate_path + ": /command: unknown subcommand \"" + name + "\"");
+      gp::CommonOptions vo;
+      vo.config_path = validate_path;
+      gp::load_job_config(*it->second(), vo);
+      std::cout << validate_path << ": valid " << name << " config\n";
+      return 0;
+    }
+    for (const auto& [sub, name] : batch_subs) {
+      if (!*sub) continue;
+      auto cmd = gp::app::batch_commands().at(name)();
+      if (print_config) {
+        std::cout << cmd->schema().documented_example();
+        return 0;
+      }
+      return gp::run_batch_job(*cmd, options);
+    }
+  } catch (const gp::UsageError& e) {
+    std::cerr << "gpuproc: " << e.what() << "\n";
+    return int(ExitCode::usage);
+  } catch (const std::exception& e) {
+    std::cerr << "gpuproc: fatal: " << e.what() << "\n";
+    return int(ExitCode::fatal);
+  }
+  return int(ExitCode::usage);
+}

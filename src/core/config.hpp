@@ -1,0 +1,71 @@
+#pragma once
+// Job configs: one JSON file per job (// and /* */ comments allowed), validated against a schema
+// before any work starts. The schema also produces the documented example (`--print-config`).
+//
+// Error format (one line per problem, all problems reported at once):
+//   config.json: /output/quality: expected integer 1..100, got "high"
+//   config.json: /output/qualty: unknown key (did you mean "quality"?)
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gp::config {
+
+using json = nlohmann::ordered_json;
+
+enum class Type { boolean, integer, number, string, string_list, object };
+
+struct Field {
+  std::string pointer;        // JSON pointer, e.g. "/output/quality"
+  Type type = Type::string;
+  json default_value;         // null = required (for non-objects)
+  std::string doc;            // one line; shown in --print-config
+  double min = -1e308, max = 1e308;      // integer/number range (inclusive)
+  std::vector<std::string> choices;      // string: allowed values (empty = any)
+};
+
+class Schema {
+ public:
+  explicit Schema(std::string command) : command_(std::move(command)) {}
+  const std::string& command() const { return command_; }
+
+  // Builders; parents of a pointer are declared as objects implicitly (doc via object()).
+  Schema& object(const std::string& pointer, const std::string& doc);
+  Schema& boolean(const std::string& pointer, bool def, const std::string& doc);
+  Schema& integer(const std::string& pointer, long long def, long long min, long long max, const std::string& doc);
+  Schema& number(const std::string& pointer, double def, double min, double max, const std::string& doc);
+  Schema& string(const std::string& pointer, const std::string& def, const std::string& doc);
+  Schema& choice(const std::string& pointer, const std::string& def, std::vector<std::string> choices,
+                 const std::string& doc);
+  Schema& string_list(const std::string& pointer, std::vector<std::string> def, const std::string& doc);
+  Schema& required_string_list(const std::string& pointer, const std::string& doc);
+
+  const std::vector<Field>& fields() const { return fields_; }
+  const Field* find(const std::string& pointer) const;
+
+  // Checks `user` (source = file name used in messages) and returns it completed with defaults.
+  // The top-level "command" key must equal command() when present. Throws gp::UsageError listing
+  // every problem.
+  json validate(const json& user, const std::string& source) const;
+
+  // A complete example config: every field with its default and its doc as a // comment.
+  std::string documented_example() const;
+
+ private:
+  std::string command_;
+  std::vector<Field> fields_;  // in declaration order
+};
+
+// Reads a JSON config file (comments allowed). Throws gp::UsageError naming the file and the
+// line/column of a syntax error.
+json load_file(const std::string& path);
+
+// Applies `--set key.path=value` (dots or a JSON pointer). The value is parsed as JSON when it
+// parses (numbers, true/false, arrays), else taken as a string. Throws gp::UsageError.
+void apply_override(json& config, const std::string& assignment);
+
+// The closest of `candidates` to `word` by edit distance, or "" when none is close.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace gp::config

@@ -1,0 +1,367 @@
+#include "core/gpu_runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "cuda/common/cuda_check.hpp"
+
+namespace gp {
+namespace {
+
+std::string mib(std::size_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+void update_peak(std::atomic<std::size_t>& peak, std::size_t value) {
+  std::size_t seen = peak.load();
+  while (value > seen && !peak.compare_exchange_weak(seen, value)) {
+  }
+}
+
+}  // namespace
+
+// ---- device choice --------------------------------------------------------------------------
+
+DeviceChoice DeviceChoice::parse(const std::string& text) {
+  DeviceChoice c;
+  if (text == "auto" || text.empty()) return c;
+  if (text == "cpu") {
+    c.kind = Kind::cpu;
+    return c;
+  }
+  if (text == "cuda" || text == "gpu") {
+    c.kind = Kind::cuda;
+    return c;
+  }
+  if (text.rfind("cuda:", 0) == 0) {
+    const std::string n = text.substr(5);
+    char* end = nullptr;
+    long v = std::strtol(n.c_str(), &end, 10);
+    if (!n.empty() && end && *end == '\0' && v >= 0 && v < 1024) {
+      c.kind = Kind::cuda;
+      c.index = int(v);
+      return c;
+    }
+  }
+  throw UsageError("--device: expected auto, cpu or cuda:N, got \"" + text + "\"");
+}
+
+std::string DeviceChoice::str() const {
+  switch (kind) {
+    case Kind::automatic: return "auto";
+    case Kind::cpu: return "cpu";
+    case Kind::cuda: return "cuda:" + std::to_string(index);
+  }
+  return "auto";
+}
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error so later queries start clean
+    return 0;
+  }
+  return n;
+}
+
+std::vector<GpuInfo> list_gpus() {
+  std::vector<GpuInfo> gpus;
+  int count = cuda_device_count();
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    GP_CUDA_CHECK(cudaGetDeviceProperties(&prop, i), "query GPU " + std::to_string(i));
+    GpuInfo g;
+    g.index = i;
+    g.name = prop.name;
+    g.cc_major = prop.major;
+    g.cc_minor = prop.minor;
+    g.sm_count = prop.multiProcessorCount;
+    g.total_bytes = prop.totalGlobalMem;
+    g.driver_version = driver;
+    g.runtime_version = runtime;
+    int previous = 0;
+    cudaGetDevice(&previous);
+    if (cudaSetDevice(i) == cudaSuccess) {
+      std::size_t free_b = 0, total_b = 0;
+      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) g.free_bytes = free_b;
+      cudaSetDevice(previous);
+    }
+    gpus.push_back(g);
+  }
+  return gpus;
+}
+
+// ---- stream and event -----------------------------------------------------------------------
+
+Stream::Stream(int device) {
+  GP_CUDA_CHECK(cudaSetDevice(device), "select GPU " + std::to_string(device));
+  GP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "create stream");
+}
+
+Stream::~Stream() {
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+Stream::Stream(Stream&& o) noexcept : stream_(o.stream_) { o.stream_ = nullptr; }
+
+Stream& Stream::operator=(Stream&& o) noexcept {
+  if (this != &o) {
+    if (stream_) cudaStreamDestroy(stream_);
+    stream_ = o.stream_;
+    o.stream_ = nullptr;
+  }
+  return *this;
+}
+
+void Stream::synchronize(const std::string& context) const {
+  if (stream_) GP_CUDA_CHECK(cudaStreamSynchronize(stream_), context.empty() ? "stream synchronize" : context);
+}
+
+void Stream::copy_to_device(void* dst, const void* src, std::size_t bytes) const {
+  GP_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "upload " + mib(bytes));
+}
+
+void Stream::copy_to_host(void* dst, const void* src, std::size_t bytes) const {
+  GP_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "download " + mib(bytes));
+}
+
+void Stream::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                     std::size_t row_bytes, std::size_t rows) const {
+  GP_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDefault, stream_),
+                fmt::format("2-D copy of {} rows x {} bytes", rows, row_bytes));
+}
+
+void Stream::memset(void* dst, int value, std::size_t bytes) const {
+  GP_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_), "memset " + mib(bytes));
+}
+
+Event::Event() { GP_CUDA_CHECK(cudaEventCreate(&event_), "create event"); }
+Event::~Event() {
+  if (event_) cudaEventDestroy(event_);
+}
+Event::Event(Event&& o) noexcept : event_(o.event_) { o.event_ = nullptr; }
+Event& Event::operator=(Event&& o) noexcept {
+  if (this != &o) {
+    if (event_) cudaEventDestroy(event_);
+    event_ = o.event_;
+    o.event_ = nullptr;
+  }
+  return *this;
+}
+void Event::record(const Stream& s) { GP_CUDA_CHECK(cudaEventRecord(event_, s.get()), "record event"); }
+void Event::synchronize() const { GP_CUDA_CHECK(cudaEventSynchronize(event_), "event synchronize"); }
+float Event::elapsed_ms_since(const Event& start) const {
+  float ms = 0;
+  GP_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_), "event elapsed time");
+  return ms;
+}
+
+// ---- buffers --------------------------------------------------------------------------------
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    owner_ = o.owner_;
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    stream_ = o.stream_;
+    o.owner_ = nullptr;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+void DeviceBuffer::reset() {
+  if (ptr_ && owner_) owner_->device_free(ptr_, bytes_, stream_);
+  owner_ = nullptr;
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    owner_ = o.owner_;
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    capacity_ = o.capacity_;
+    o.owner_ = nullptr;
+    o.ptr_ = nullptr;
+    o.bytes_ = o.capacity_ = 0;
+  }
+  return *this;
+}
+
+void PinnedBuffer::reset() {
+  if (ptr_ && owner_) owner_->pinned_release(ptr_, capacity_);
+  owner_ = nullptr;
+  ptr_ = nullptr;
+  bytes_ = capacity_ = 0;
+}
+
+// ---- runtime --------------------------------------------------------------------------------
+
+Runtime::Runtime(const RuntimeOptions& options) : options_(options) {
+  const int count = cuda_device_count();
+  switch (options.device.kind) {
+    case DeviceChoice::Kind::cpu: device_ = -1; break;
+    case DeviceChoice::Kind::automatic: device_ = count > 0 ? 0 : -1; break;
+    case DeviceChoice::Kind::cuda:
+      if (options.device.index >= count)
+        throw GpuError(fmt::format("--device {}: {} CUDA device(s) available{}", options.device.str(), count,
+                                   count == 0 ? " (no GPU or no driver; use --device cpu)" : ""));
+      device_ = options.device.index;
+      break;
+  }
+  if (!gpu()) return;
+  GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));
+  GP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device_), "get default memory pool");
+  // Keep freed blocks in the pool: batches reuse the same sizes, and returning memory to the
+  // driver between items would cost a synchronising cudaFree each time.
+  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+  GP_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep), "configure memory pool");
+}
+
+Runtime::~Runtime() {
+  if (gpu()) cudaDeviceSynchronize();
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  for (auto& [cap, ptr] : pinned_free_) {
+    if (gpu())
+      cudaFreeHost(ptr);
+    else
+      std::free(ptr);
+  }
+}
+
+std::string Runtime::device_name() const {
+  if (!gpu()) return "cpu";
+  auto info = gpu_info();
+  return fmt::format("cuda:{} ({})", device_, info ? info->name : "?");
+}
+
+std::optional<GpuInfo> Runtime::gpu_info() const {
+  if (!gpu()) return std::nullopt;
+  for (auto& g : list_gpus())
+    if (g.index == device_) return g;
+  return std::nullopt;
+}
+
+void Runtime::bind_thread() const {
+  if (gpu()) GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));
+}
+
+Stream Runtime::make_stream() const { return gpu() ? Stream(device_) : Stream(); }
+
+DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, const std::string& what) {
+  if (!gpu()) throw GpuError("device_alloc on the CPU path (" + what + ")");
+  const std::size_t in_use = device_in_use_.fetch_add(bytes) + bytes;
+  if (options_.gpu_memory_limit && in_use > options_.gpu_memory_limit) {
+    device_in_use_ -= bytes;
+    throw GpuOutOfMemory(fmt::format("GPU memory limit reached allocating {} for {} ({} in use of --gpu-memory-limit {})",
+                                     mib(bytes), what.empty() ? "a buffer" : what, mib(in_use - bytes),
+                                     mib(options_.gpu_memory_limit)),
+                         bytes);
+  }
+  void* ptr = nullptr;
+  cudaError_t err = cudaMallocFromPoolAsync(&ptr, bytes, pool_, stream.get());
+  if (err != cudaSuccess) {
+    device_in_use_ -= bytes;
+    cudaGetLastError();
+    if (err == cudaErrorMemoryAllocation)
+      throw GpuOutOfMemory(fmt::format("out of GPU memory allocating {} for {} ({} in use by this job)", mib(bytes),
+                                       what.empty() ? "a buffer" : what, mib(in_use - bytes)),
+                           bytes);
+    throw_cuda_error(err, "cudaMallocFromPoolAsync", __FILE__, __LINE__, what);
+  }
+  update_peak(device_peak_, in_use);
+  DeviceBuffer b;
+  b.owner_ = this;
+  b.ptr_ = ptr;
+  b.bytes_ = bytes;
+  b.stream_ = stream.get();
+  return b;
+}
+
+void Runtime::device_free(void* ptr, std::size_t bytes, cudaStream_t stream) {
+  // Stream-ordered: the block becomes reusable once the stream's queued work has finished with it.
+  cudaFreeAsync(ptr, stream);
+  device_in_use_ -= bytes;
+}
+
+PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
+  PinnedBuffer b;
+  b.owner_ = this;
+  b.bytes_ = bytes;
+  {
+    std::lock_guard<std::mutex> lock(pinned_mutex_);
+    // Best fit among cached blocks, as long as it wastes no more than half of itself.
+    auto it = pinned_free_.lower_bound(bytes);
+    if (it != pinned_free_.end() && it->first <= 2 * bytes + 4096) {
+      b.ptr_ = it->second;
+      b.capacity_ = it->first;
+      pinned_cached_ -= it->first;
+      pinned_free_.erase(it);
+    }
+  }
+  if (!b.ptr_) {
+    b.capacity_ = bytes;
+    if (gpu()) {
+      cudaError_t err = cudaHostAlloc(&b.ptr_, bytes, cudaHostAllocPortable);
+      if (err != cudaSuccess) {
+        cudaGetLastError();
+        b.ptr_ = nullptr;
+        throw GpuError(fmt::format("could not allocate {} of pinned host memory: {}", mib(bytes), cudaGetErrorString(err)));
+      }
+    } else {
+      b.ptr_ = std::malloc(bytes ? bytes : 1);
+      if (!b.ptr_) throw Error(fmt::format("out of host memory allocating {}", mib(bytes)));
+    }
+  }
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  pinned_in_use_ += b.capacity_;
+  pinned_peak_ = std::max(pinned_peak_, pinned_in_use_);
+  return b;
+}
+
+void Runtime::pinned_release(void* ptr, std::size_t capacity) {
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  pinned_in_use_ -= capacity;
+  if (pinned_cached_ + capacity <= options_.pinned_cache_limit) {
+    pinned_free_.emplace(capacity, ptr);
+    pinned_cached_ += capacity;
+  } else if (gpu()) {
+    cudaFreeHost(ptr);
+  } else {
+    std::free(ptr);
+  }
+}
+
+MemoryStats Runtime::memory_stats() const {
+  MemoryStats s;
+  s.device_in_use = device_in_use_;
+  s.device_peak = device_peak_;
+  s.device_limit = options_.gpu_memory_limit;
+  s.oom_retries = oom_retries_;
+  if (gpu()) {
+    cudaSetDevice(device_);
+    if (cudaMemGetInfo(&s.device_free, &s.device_total) != cudaSuccess) cudaGetLastError();
+  }
+  std::lock_guard<std::mutex> lock(pinned_mutex_);
+  s.pinned_in_use = pinned_in_use_;
+  s.pinned_peak = pinned_peak_;
+  s.pinned_cached = pinned_cached_;
+  return s;
+}
+
+void Runtime::trim() {
+  if (!gpu()) return;
+  // Waits for queued frees, then hands unused pool memory back to the driver.
+  GP_CUDA_CHECK(cudaDeviceSynchronize(), "synchronize before trimming the memory pool");
+  GP_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0), "trim memory pool");
+}
+
+}  // namespace gp

@@ -1,0 +1,188 @@
+#pragma once
+// The one place that talks to the CUDA memory and stream API. Stages get views and a Stream;
+// buffers come from pools owned here so allocation cost and VRAM use are tracked in one place.
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace gp {
+
+class Runtime;
+
+// What --device asked for: auto (GPU when present), cpu, or cuda:N.
+struct DeviceChoice {
+  enum class Kind { automatic, cpu, cuda } kind = Kind::automatic;
+  int index = 0;
+  static DeviceChoice parse(const std::string& text);  // throws UsageError
+  std::string str() const;
+};
+
+struct GpuInfo {
+  int index = -1;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::size_t total_bytes = 0, free_bytes = 0;
+  int driver_version = 0, runtime_version = 0;
+};
+
+// Number of usable CUDA devices (0 without a driver or GPU; never throws).
+int cuda_device_count();
+std::vector<GpuInfo> list_gpus();
+
+// RAII CUDA stream. Copies go through here so only the runtime calls the memory API.
+class Stream {
+ public:
+  Stream() = default;  // null: CPU mode
+  explicit Stream(int device);
+  ~Stream();
+  Stream(Stream&& o) noexcept;
+  Stream& operator=(Stream&& o) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  cudaStream_t get() const { return stream_; }
+  explicit operator bool() const { return stream_ != nullptr; }
+  void synchronize(const std::string& context = {}) const;
+  void copy_to_device(void* dst, const void* src, std::size_t bytes) const;
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) const;
+  void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+               std::size_t row_bytes, std::size_t rows) const;  // any direction
+  void memset(void* dst, int value, std::size_t bytes) const;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// RAII CUDA event with timing.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(Event&& o) noexcept;
+  Event& operator=(Event&& o) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(const Stream& s);
+  void synchronize() const;
+  float elapsed_ms_since(const Event& start) const;  // both recorded and complete
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Device memory from the stream-ordered pool; freed on the stream it was allocated on.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t size() const { return bytes_; }
+  void reset();
+
+ private:
+  friend class Runtime;
+  Runtime* owner_ = nullptr;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
+// Page-locked host memory from the pinned pool (plain heap memory in CPU mode). Returned to the
+// pool, not freed, when it goes out of scope: cudaHostAlloc is slow.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() { reset(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept { *this = std::move(o); }
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t size() const { return bytes_; }  // usable size (at least what was asked)
+  void reset();
+
+ private:
+  friend class Runtime;
+  Runtime* owner_ = nullptr;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+struct MemoryStats {
+  std::size_t device_in_use = 0, device_peak = 0, device_limit = 0;
+  std::size_t device_total = 0, device_free = 0;  // from the driver, whole GPU
+  std::size_t pinned_in_use = 0, pinned_peak = 0, pinned_cached = 0;
+  std::size_t oom_retries = 0;
+};
+
+struct RuntimeOptions {
+  DeviceChoice device;
+  std::size_t gpu_memory_limit = 0;     // bytes; 0 = what the GPU has. Allocations past it fail
+                                        // as out-of-memory (used to test the fallbacks).
+  std::size_t pinned_cache_limit = std::size_t(4) << 30;  // pinned bytes kept for reuse
+};
+
+class Runtime {
+ public:
+  // Resolves the device choice: auto picks GPU 0 when one exists, else the CPU path.
+  // cuda:N without such a GPU is a fatal error.
+  explicit Runtime(const RuntimeOptions& options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  bool gpu() const { return device_ >= 0; }
+  int device() const { return device_; }
+  std::string device_name() const;  // "cpu" or "cuda:0 (NVIDIA H100 80GB HBM3)"
+  std::optional<GpuInfo> gpu_info() const;
+
+  // Makes this runtime's device current on the calling thread (worker threads call it once).
+  void bind_thread() const;
+  Stream make_stream() const;
+
+  // Stream-ordered device allocation; throws GpuOutOfMemory when the pool or the limit is exhausted.
+  DeviceBuffer device_alloc(std::size_t bytes, const Stream& stream, const std::string& what = {});
+  PinnedBuffer pinned_alloc(std::size_t bytes);
+
+  MemoryStats memory_stats() const;
+  void note_oom_retry() { oom_retries_++; }
+  void trim();  // return cached pool memory to the driver (after an out-of-memory)
+
+ private:
+  friend class DeviceBuffer;
+  friend class PinnedBuffer;
+  void device_free(void* ptr, std::size_t bytes, cudaStream_t stream);
+  void pinned_release(void* ptr, std::size_t capacity);
+
+  int device_ = -1;
+  RuntimeOptions options_;
+  cudaMemPool_t pool_ = nullptr;
+  std::atomic<std::size_t> device_in_use_{0}, device_peak_{0}, oom_retries_{0};
+  mutable std::mutex pinned_mutex_;
+  std::multimap<std::size_t, void*> pinned_free_;  // capacity -> block
+  std::size_t pinned_in_use_ = 0, pinned_peak_ = 0, pinned_cached_ = 0;
+};
+
+}  // namespace gp

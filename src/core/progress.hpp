@@ -1,0 +1,37 @@
+#pragma once
+// Progress on stderr: a bar with rate and ETA on a terminal, JSON lines otherwise (for batch
+// logs and CI), or nothing. Item failures are always reported, in the same style.
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+namespace gp {
+
+enum class ProgressMode { automatic, bar, json, none };
+ProgressMode parse_progress_mode(const std::string& text);  // throws UsageError
+
+class Progress {
+ public:
+  Progress(ProgressMode mode, std::string command, std::size_t total);
+  ~Progress();
+
+  void item_done(const std::string& item, bool ok, const std::string& error = {});
+  void message(const std::string& level, const std::string& text);  // warnings and notes
+  void finish();
+
+  ProgressMode mode() const { return mode_; }
+
+ private:
+  void draw_bar(bool force);
+  double elapsed_s() const;
+
+  ProgressMode mode_;
+  std::string command_;
+  std::size_t total_, done_ = 0, failed_ = 0;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+  std::mutex mutex_;
+  bool finished_ = false, bar_visible_ = false;
+};
+
+}  // namespace gp

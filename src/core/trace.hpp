@@ -1,0 +1,67 @@
+#pragma once
+// Stage timing for the run report, the Chrome/Perfetto trace (--trace) and NVTX ranges (so
+// Nsight Systems shows the same stages). One process-wide recorder; cheap when tracing is off.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gp {
+
+struct StageTotals {
+  std::uint64_t count = 0;
+  double wall_s = 0;  // host time spent in the stage, summed over threads
+  double gpu_s = 0;   // device time measured with CUDA events, summed over streams
+};
+
+class Trace {
+ public:
+  static Trace& global();
+
+  void enable_timeline(bool on) { timeline_ = on; }  // keep individual spans for --trace
+  bool timeline_enabled() const { return timeline_; }
+
+  static std::int64_t now_us();  // microseconds since the process started
+  static void name_thread(const std::string& name);
+
+  void add_host_span(const std::string& stage, std::int64_t start_us, std::int64_t dur_us);
+  // GPU spans go on a track per stream ("gpu stream N").
+  void add_gpu_span(const std::string& stage, int stream_id, std::int64_t start_us, std::int64_t dur_us);
+
+  std::map<std::string, StageTotals> totals() const;
+  nlohmann::ordered_json chrome_trace() const;  // {"traceEvents": [...]}
+  void write_chrome_trace(const std::string& path) const;
+
+ private:
+  struct Span {
+    std::string name;
+    int track;  // thread id (host) or stream id (GPU)
+    bool gpu;
+    std::int64_t start_us, dur_us;
+  };
+  mutable std::mutex mutex_;
+  bool timeline_ = false;
+  std::map<std::string, StageTotals> totals_;
+  std::vector<Span> spans_;
+  std::map<int, std::string> thread_names_;
+  friend struct ThreadTrack;
+};
+
+// Times a host stage: NVTX range, report totals, trace span.
+class ScopedStage {
+ public:
+  explicit ScopedStage(const char* name);
+  ~ScopedStage();
+  ScopedStage(const ScopedStage&) = delete;
+  ScopedStage& operator=(const ScopedStage&) = delete;
+
+ private:
+  const char* name_;
+  std::int64_t start_us_;
+};
+
+}  // namespace gp

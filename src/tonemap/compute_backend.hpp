@@ -1,0 +1,39 @@
+#pragma once
+// The compute stage runs the same sequence on the GPU or the CPU; a backend supplies memory and
+// the kernel (or CPU reference) for each step.
+#include <memory>
+
+#include "core/gpu_runtime.hpp"
+#include "core/gpu_timeline.hpp"
+#include "cuda/tonemap/tonemap_kernels.hpp"
+
+namespace gp::tonemap {
+
+class ComputeBackend {
+ public:
+  virtual ~ComputeBackend() = default;
+  // Working memory for the current image (device memory on the GPU), released by release().
+  virtual void* alloc(std::size_t bytes, const char* what) = 0;
+  virtual void release() = 0;
+  // Host (pinned) -> working memory and back; the CPU backend copies.
+  virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;
+  // Sets scale[0] = value in working memory.
+  virtual void set_scale(float* scale, float value) = 0;
+  virtual float read_scale(const float* scale) = 0;  // after finish()
+  virtual void to_rgba(const ImageView& src, const ChannelMap& map, const ImageView& dst) = 0;
+  virtual void auto_exposure(const ImageView& rgba, const AutoExposureParams& p, float base, float* scale) = 0;
+  virtual void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) = 0;
+  virtual void resample(const ImageView& src, const ImageView& dst, Filter f) = 0;
+  virtual void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) = 0;
+  // Waits for the queued work; stage times go to the report and trace.
+  virtual void finish() = 0;
+  // Brackets a stage for GPU timing (no-op on the CPU, where host stages are timed instead).
+  virtual void begin_stage(const char* name) = 0;
+  virtual void end_stage() = 0;
+};
+
+std::unique_ptr<ComputeBackend> make_gpu_backend(Runtime& runtime, int stream_id);
+std::unique_ptr<ComputeBackend> make_cpu_backend();
+
+}  // namespace gp::tonemap

@@ -1,0 +1,135 @@
+#include <algorithm>
+#include <cmath>
+
+#include "core/trace.hpp"
+#include "tonemap/stages.hpp"
+
+namespace gp::tonemap {
+namespace {
+
+ImageView rgba_f32(void* data, Size s) { return packed_view(data, s.width, s.height, 4, PixelType::f32); }
+
+// One output to quantise: which float image, its size and channel count, where it goes.
+struct EncodeJob {
+  EncodedImage::Role role;
+  int level;
+  std::string path;
+  ImageView source;  // f32x4 in working memory
+  int channels;
+};
+
+}  // namespace
+
+void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, ComputeBackend& b) {
+  ScopedStage t("compute");
+  const Size full{item.plan.width, item.plan.height};
+  const int src_channels = item.plan.channel_end - item.plan.channel_begin;
+  const ImageView host_src = packed_view(item.source.get(), full.width, full.height, src_channels, item.plan.type);
+
+  // Float levels back to back: level 0, the MIP chain, then the thumbnail if it needs its own.
+  const std::vector<Size> levels = s.mip ? mip_chain(full) : std::vector<Size>{full};
+  const Size thumb = thumbnail_size(full, s.thumbnail_size);
+  const bool thumb_is_level0 = s.thumbnail_size > 0 && thumb.width == full.width && thumb.height == full.height;
+  std::size_t float_bytes = 0;
+  for (auto& l : levels) float_bytes += std::size_t(l.width) * l.height * 16;
+  if (s.thumbnail_size > 0 && !thumb_is_level0) float_bytes += std::size_t(thumb.width) * thumb.height * 16;
+
+  void* src = b.alloc(host_src.bytes(), "source image");
+  auto* floats = static_cast<unsigned char*>(b.alloc(float_bytes, "float levels"));
+  auto* scale = static_cast<float*>(b.alloc(2 * sizeof(float), "exposure scale"));
+
+  b.begin_stage("upload");
+  b.upload(src, host_src.data, host_src.bytes());
+  b.end_stage();
+
+  std::vector<ImageView> level_views;
+  std::size_t offset = 0;
+  for (auto& l : levels) {
+    level_views.push_back(rgba_f32(floats + offset, l));
+    offset += std::size_t(l.width) * l.height * 16;
+  }
+  const ImageView& level0 = level_views[0];
+
+  b.begin_stage("convert");
+  ImageView device_src = host_src;
+  device_src.data = src;
+  ChannelMap map;
+  std::copy(item.plan.rgba_index, item.plan.rgba_index + 4, map.index);
+  b.to_rgba(device_src, map, level0);
+  b.end_stage();
+
+  const float base_scale = std::exp2(s.exposure_ev);
+  b.begin_stage("exposure");
+  if (s.auto_exposure)
+    b.auto_exposure(level0, s.auto_params, base_scale, scale);
+  else
+    b.set_scale(scale, base_scale);
+  b.end_stage();
+
+  b.begin_stage("tonemap");
+  b.tonemap(level0, level0, s.tone, scale);
+  b.end_stage();
+
+  if (levels.size() > 1) {
+    b.begin_stage("mip");
+    for (std::size_t l = 1; l < levels.size(); ++l) b.resample(level_views[l - 1], level_views[l], s.mip_filter);
+    b.end_stage();
+  }
+
+  ImageView thumb_view;
+  if (s.thumbnail_size > 0) {
+    if (thumb_is_level0) {
+      thumb_view = level0;
+    } else {
+      // Start from the smallest level still at least the thumbnail's size: same quality, less work.
+      std::size_t from = 0;
+      for (std::size_t l = 0; l < level_views.size(); ++l)
+        if (level_views[l].width >= thumb.width && level_views[l].height >= thumb.height) from = l;
+      thumb_view = rgba_f32(floats + offset, thumb);
+      b.begin_stage("thumbnail");
+      b.resample(level_views[from], thumb_view, s.thumbnail_filter);
+      b.end_stage();
+    }
+  }
+
+  // Everything that gets written, quantised into one buffer so one download brings it all back.
+  const int main_channels = output_channels(item.outputs.main, item.has_alpha, s.alpha);
+  std::vector<EncodeJob> jobs{{EncodedImage::Role::main, 0, item.outputs.main, level0, main_channels}};
+  for (std::size_t l = 1; l < levels.size(); ++l) {
+    const std::string& path = s.mip_layout == "tiled" ? item.outputs.mip_tiled : item.outputs.mip_files[l - 1];
+    jobs.push_back({EncodedImage::Role::mip_level, int(l), path, level_views[l], main_channels});
+  }
+  if (s.thumbnail_size > 0)
+    jobs.push_back({EncodedImage::Role::thumbnail, 0, item.outputs.thumbnail, thumb_view,
+                    output_channels(item.outputs.thumbnail, item.has_alpha, s.alpha)});
+  const PixelType out_type = s.bits == 16 ? PixelType::u16 : PixelType::u8;
+  std::size_t encoded_bytes = 0;
+  for (auto& j : jobs) encoded_bytes += std::size_t(j.source.width) * j.source.height * j.channels * pixel_type_bytes(out_type);
+
+  auto* encoded = static_cast<unsigned char*>(b.alloc(encoded_bytes, "encoded outputs"));
+  item.encoded = runtime.pinned_alloc(encoded_bytes);
+  item.images.clear();
+  b.begin_stage("quantize");
+  std::size_t at = 0;
+  for (auto& j : jobs) {
+    ImageView out = packed_view(encoded + at, j.source.width, j.source.height, j.channels, out_type);
+    EncodeParams p = s.encode;
+    p.seed = unsigned(item.input_index * 131 + j.level);  // deterministic, differs per image
+    b.encode(j.source, out, p);
+    ImageView host = out;
+    host.data = item.encoded.as<unsigned char>() + at;
+    item.images.push_back({j.role, j.level, j.path, host});
+    at += out.bytes();
+  }
+  b.end_stage();
+
+  b.begin_stage("download");
+  b.download(item.encoded.get(), encoded, encoded_bytes);
+  b.end_stage();
+  b.finish();
+  item.exposure_scale = s.auto_exposure ? b.read_scale(scale) : base_scale;
+  b.release();
+  item.source.reset();  // the decoded source is no longer needed; frees pinned memory early
+}
+
+}  // namespace gp::tonemap

@@ -1,0 +1,55 @@
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/trace.hpp"
+#include "tonemap/compute_backend.hpp"
+
+namespace gp::tonemap {
+namespace {
+
+// The CPU path: the same steps through the CPU references (multithreaded), host memory throughout.
+class CpuBackend final : public ComputeBackend {
+ public:
+  void* alloc(std::size_t bytes, const char*) override {
+    buffers_.push_back(std::make_unique<unsigned char[]>(bytes ? bytes : 1));
+    return buffers_.back().get();
+  }
+  void release() override { buffers_.clear(); }
+  void upload(void* dst, const void* host_src, std::size_t bytes) override { std::memcpy(dst, host_src, bytes); }
+  void download(void* host_dst, const void* src, std::size_t bytes) override { std::memcpy(host_dst, src, bytes); }
+  void set_scale(float* scale, float value) override { scale[0] = value; }
+  float read_scale(const float* scale) override { return scale[0]; }
+  void to_rgba(const ImageView& src, const ChannelMap& map, const ImageView& dst) override {
+    ScopedStage t("cpu.convert");
+    to_rgba_f32_cpu(src, map, dst);
+  }
+  void auto_exposure(const ImageView& rgba, const AutoExposureParams& p, float base, float* scale) override {
+    ScopedStage t("cpu.auto_exposure");
+    auto_exposure_cpu(rgba, p, base, scale);
+  }
+  void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) override {
+    ScopedStage t("cpu.tonemap");
+    tonemap_cpu(src, dst, p, scale);
+  }
+  void resample(const ImageView& src, const ImageView& dst, Filter f) override {
+    ScopedStage t("cpu.resample");
+    resample_cpu(src, dst, f);
+  }
+  void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) override {
+    ScopedStage t("cpu.quantize");
+    encode_cpu(src, dst, p);
+  }
+  void finish() override {}
+  void begin_stage(const char*) override {}
+  void end_stage() override {}
+
+ private:
+  std::vector<std::unique_ptr<unsigned char[]>> buffers_;
+};
+
+}  // namespace
+
+std::unique_ptr<ComputeBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace gp::tonemap

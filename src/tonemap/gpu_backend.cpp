@@ -1,0 +1,71 @@
+#include <vector>
+
+#include "tonemap/compute_backend.hpp"
+
+namespace gp::tonemap {
+namespace {
+
+class GpuBackend final : public ComputeBackend {
+ public:
+  GpuBackend(Runtime& rt, int stream_id)
+      : rt_(rt), stream_(rt.make_stream()), timeline_(stream_, stream_id), scale_host_(rt.pinned_alloc(2 * sizeof(float))) {}
+
+  void* alloc(std::size_t bytes, const char* what) override {
+    buffers_.push_back(rt_.device_alloc(bytes, stream_, what));
+    return buffers_.back().get();
+  }
+  void release() override {
+    // Queued work may still use the buffers (after an error part-way); let it drain first.
+    stream_.synchronize("release working memory");
+    buffers_.clear();
+  }
+  void upload(void* dst, const void* host_src, std::size_t bytes) override { stream_.copy_to_device(dst, host_src, bytes); }
+  void download(void* host_dst, const void* src, std::size_t bytes) override { stream_.copy_to_host(host_dst, src, bytes); }
+  void set_scale(float* scale, float value) override {
+    scale_host_.as<float>()[0] = value;
+    stream_.copy_to_device(scale, scale_host_.get(), sizeof(float));
+  }
+  float read_scale(const float* scale) override {
+    stream_.copy_to_host(scale_host_.get(), scale, sizeof(float));
+    stream_.synchronize("read exposure scale");
+    return scale_host_.as<float>()[0];
+  }
+  void to_rgba(const ImageView& src, const ChannelMap& map, const ImageView& dst) override {
+    to_rgba_f32_gpu(src, map, dst, stream_.get());
+  }
+  void auto_exposure(const ImageView& rgba, const AutoExposureParams& p, float base, float* scale) override {
+    const std::size_t bytes = auto_exposure_scratch_bytes(rgba.width, rgba.height);
+    auto_exposure_gpu(rgba, p, base, scale, alloc(bytes, "auto-exposure scratch"), bytes, stream_.get());
+  }
+  void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) override {
+    tonemap_gpu(src, dst, p, scale, stream_.get());
+  }
+  void resample(const ImageView& src, const ImageView& dst, Filter f) override {
+    const std::size_t bytes = resample_scratch_bytes(src.width, src.height, dst.width, dst.height);
+    resample_gpu(src, dst, f, alloc(bytes, "resample scratch"), stream_.get());
+  }
+  void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) override {
+    encode_gpu(src, dst, p, stream_.get());
+  }
+  void finish() override {
+    stream_.synchronize("tonemap-exr compute");
+    timeline_.collect();
+  }
+  void begin_stage(const char* name) override { timeline_.begin(name); }
+  void end_stage() override { timeline_.end(); }
+
+ private:
+  Runtime& rt_;
+  Stream stream_;
+  GpuTimeline timeline_;
+  PinnedBuffer scale_host_;
+  std::vector<DeviceBuffer> buffers_;
+};
+
+}  // namespace
+
+std::unique_ptr<ComputeBackend> make_gpu_backend(Runtime& runtime, int stream_id) {
+  return std::make_unique<GpuBackend>(runtime, stream_id);
+}
+
+}  // namespace gp::tonemap

@@ -1,0 +1,17 @@
+#include "core/trace.hpp"
+#include "tonemap/stages.hpp"
+
+namespace gp::tonemap {
+
+void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime) {
+  ScopedStage t("decode");
+  io::HdrReader reader(item.name);
+  item.plan = reader.plan(s.channels);
+  item.has_alpha = item.plan.rgba_index[3] >= 0;
+  item.outputs = plan_outputs(s, item.name, item.input_index, {item.plan.width, item.plan.height});
+  // Pinned, so the upload is a true asynchronous DMA.
+  item.source = runtime.pinned_alloc(item.plan.bytes());
+  reader.read(item.plan, item.source.get(), item.plan.row_bytes());
+}
+
+}  // namespace gp::tonemap

@@ -1,0 +1,63 @@
+#include "tonemap/output_plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/outputs.hpp"
+
+namespace gp::tonemap {
+namespace fs = std::filesystem;
+
+std::vector<Size> mip_chain(Size full) {
+  std::vector<Size> levels{full};
+  while (levels.back().width > 1 || levels.back().height > 1) {
+    Size s = levels.back();
+    levels.push_back({std::max(1, s.width / 2), std::max(1, s.height / 2)});
+  }
+  return levels;
+}
+
+Size thumbnail_size(Size full, int longest) {
+  const int side = std::max(full.width, full.height);
+  if (longest <= 0 || longest >= side) return full;
+  const double f = double(longest) / side;
+  return {std::max(1, int(full.width * f + 0.5)), std::max(1, int(full.height * f + 0.5))};
+}
+
+std::vector<std::string> OutputPlan::all() const {
+  std::vector<std::string> out{main};
+  out.insert(out.end(), mip_files.begin(), mip_files.end());
+  if (!mip_tiled.empty()) out.push_back(mip_tiled);
+  if (!thumbnail.empty()) out.push_back(thumbnail);
+  return out;
+}
+
+OutputPlan plan_outputs(const Settings& s, const std::string& input, std::size_t index, Size full) {
+  const fs::path in(input);
+  std::map<std::string, std::string> vars{{"stem", in.stem().string()}, {"name", in.filename().string()},
+                                          {"ext", s.format}, {"index", std::to_string(index)}, {"level", "0"}};
+  auto path_for = [&](const std::string& tmpl, const char* field) {
+    return output_path(s.output_dir, expand_template(tmpl, vars), field);
+  };
+  OutputPlan plan;
+  plan.main = path_for(s.name_template, "/output/name");
+  if (s.mip && s.mip_layout == "files") {
+    const auto levels = mip_chain(full);
+    for (std::size_t l = 1; l < levels.size(); ++l) {
+      vars["level"] = std::to_string(l);
+      plan.mip_files.push_back(path_for(s.mip_name_template, "/mip/name"));
+    }
+  }
+  if (s.mip && s.mip_layout == "tiled") plan.mip_tiled = path_for(s.mip_tiled_template, "/mip/tiled_name");
+  if (s.thumbnail_size > 0) plan.thumbnail = path_for(s.thumbnail_template, "/thumbnail/name");
+  return plan;
+}
+
+int output_channels(const std::string& path, bool source_has_alpha, const std::string& alpha_mode) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  const bool format_has_alpha = ext == ".png" || ext == ".tif" || ext == ".tiff" || ext == ".webp" || ext == ".exr";
+  return source_has_alpha && alpha_mode == "auto" && format_has_alpha ? 4 : 3;
+}
+
+}  // namespace gp::tonemap

@@ -1,0 +1,34 @@
+#pragma once
+// Which files one input produces and at which sizes: the main image, MIP levels (as files or one
+// tiled file) and the thumbnail. Used by --dry-run, --resume and the save stage alike.
+#include <string>
+#include <vector>
+
+#include "tonemap/tonemap_settings.hpp"
+
+namespace gp::tonemap {
+
+struct Size {
+  int width = 0, height = 0;
+};
+
+// Level 0 is the full image; each next level is max(1, floor(n/2)) per axis, down to 1x1.
+std::vector<Size> mip_chain(Size full);
+// Longest side = `longest`, aspect kept, never larger than the source.
+Size thumbnail_size(Size full, int longest);
+
+struct OutputPlan {
+  std::string main;
+  std::vector<std::string> mip_files;  // levels 1..n-1 (layout files)
+  std::string mip_tiled;               // layout tiled
+  std::string thumbnail;
+  std::vector<std::string> all() const;
+};
+
+// Paths under settings.output_dir; `full` is the source size (needed to count MIP levels).
+OutputPlan plan_outputs(const Settings& s, const std::string& input, std::size_t index, Size full);
+
+// Channels written: 4 when the source has alpha, alpha is kept and the format stores it.
+int output_channels(const std::string& path, bool source_has_alpha, const std::string& alpha_mode);
+
+}  // namespace gp::tonemap

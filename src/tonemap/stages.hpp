@@ -1,0 +1,20 @@
+#pragma once
+// The three stages of tonemap-exr, one file each.
+#include "core/gpu_runtime.hpp"
+#include "tonemap/compute_backend.hpp"
+#include "tonemap/tonemap_item.hpp"
+#include "tonemap/tonemap_settings.hpp"
+
+namespace gp::tonemap {
+
+// Opens the source, resolves channels, plans outputs and decodes into pinned memory.
+void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime);
+
+// Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise, leaving the encoded
+// images in item.encoded. Working memory is released before returning.
+void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, ComputeBackend& backend);
+
+// Writes every encoded image atomically.
+void save_stage(TonemapItem& item, const Settings& s);
+
+}  // namespace gp::tonemap

@@ -1,0 +1,160 @@
+#include "tonemap/tonemap_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include "tonemap/gpu_admission.hpp"
+#include "tonemap/stages.hpp"
+
+namespace gp::tonemap {
+namespace {
+
+class TonemapCommand final : public BatchCommand {
+ public:
+  const config::Schema& schema() const override { return tonemap::schema(); }
+  std::string summary() const override {
+    return "OpenEXR/HDR -> tonemapped 8/16-bit images with MIP chains and thumbnails";
+  }
+
+  void check_config(const config::json& config) const override { read_settings(config); }
+
+  InputSpec input_spec(const config::json& config) const override {
+    InputSpec spec;
+    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
+    spec.extensions = {".exr", ".hdr", ".tif", ".tiff", ".pfm"};
+    spec.recursive = config.at("input").at("recursive").get<bool>();
+    return spec;
+  }
+
+  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
+                                           std::size_t index) const override {
+    const Settings s = read_settings(config);
+    Size full{1, 1};
+    try {
+      // The header gives the size, which sets the number of MIP files.
+      io::HdrReader reader(input);
+      const io::ReadPlan plan = reader.plan(s.channels);
+      full = {plan.width, plan.height};
+    } catch (const std::exception&) {
+      // Unreadable: the item will fail at decode and report why; its main output is still listed.
+    }
+    return plan_outputs(s, input, index, full).all();
+  }
+
+  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                   const std::vector<std::size_t>& input_indices) override;
+};
+
+unsigned hardware_threads() { return std::max(2u, std::thread::hardware_concurrency()); }
+
+// Runs compute_stage under the GPU admission limit, retrying with a smaller batch on out-of-memory.
+void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, ComputeBackend& backend,
+                        GpuAdmission& admission, Progress& progress) {
+  bool retried_alone = false;
+  for (;;) {
+    admission.acquire();
+    try {
+      compute_stage(item, s, rt, backend);
+      admission.release();
+      return;
+    } catch (const GpuOutOfMemory& e) {
+      backend.release();
+      rt.note_oom_retry();
+      if (admission.shrink()) {
+        progress.message("warning", fmt::format("{}: out of GPU memory; batch reduced to {}, retrying", item.name,
+                                                admission.limit()));
+        rt.trim();
+        admission.release();
+        continue;
+      }
+      if (!retried_alone) {
+        admission.wait_alone();
+        rt.trim();
+        retried_alone = true;
+        admission.release();
+        continue;
+      }
+      admission.release();
+      throw ItemError(item.name, "compute", std::string("does not fit in GPU memory even alone: ") + e.what());
+    } catch (...) {
+      try {
+        backend.release();
+      } catch (...) {
+      }
+      admission.release();
+      throw;
+    }
+  }
+}
+
+BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                                 const std::vector<std::size_t>& input_indices) {
+  const Settings s = read_settings(ctx.config);
+  Runtime& rt = ctx.runtime;
+  const unsigned hw = hardware_threads();
+  PipelineOptions po;
+  po.load_threads = s.load_threads ? s.load_threads : int(std::max(2u, hw / 2));
+  po.save_threads = s.save_threads ? s.save_threads : int(hw);
+  // The CPU path parallelises inside each step, so two workers are enough to overlap them.
+  po.compute_workers = rt.gpu() ? s.batch : 2;
+  po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + po.load_threads + po.save_threads;
+  po.stop_on_error = s.stop_on_error;
+
+  GpuAdmission admission(po.compute_workers);
+  std::vector<std::unique_ptr<ComputeBackend>> backends(po.compute_workers);
+  std::mutex outcome_mutex;
+  BatchOutcome outcome;
+  outcome.work_unit_name = "megapixels";
+  double exposure_sum = 0;
+
+  Pipeline<TonemapItem>::Stages stages;
+  stages.make = [&](std::size_t i) {
+    auto item = std::make_unique<TonemapItem>();
+    item->name = inputs[i];
+    item->input_index = input_indices[i];
+    return item;
+  };
+  stages.load = [&](TonemapItem& item) { load_stage(item, s, rt); };
+  stages.compute_init = [&](int w) {
+    rt.bind_thread();
+    backends[w] = rt.gpu() ? make_gpu_backend(rt, w) : make_cpu_backend();
+  };
+  stages.compute = [&](TonemapItem& item, int w) {
+    compute_with_retry(item, s, rt, *backends[w], admission, ctx.progress);
+  };
+  stages.save = [&](TonemapItem& item) { save_stage(item, s); };
+  stages.done = [&](const TonemapItem& item) {
+    {
+      std::lock_guard<std::mutex> lock(outcome_mutex);
+      outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
+      if (!item.failed) {
+        outcome.work_units += double(item.plan.width) * item.plan.height / 1e6;
+        exposure_sum += item.exposure_scale;
+      }
+    }
+    ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+  };
+
+  Pipeline<TonemapItem> pipeline(po, stages);
+  auto result = pipeline.run(inputs.size());
+  outcome.processed = result.processed;
+  outcome.failures = std::move(result.failures);
+  outcome.cancelled = result.cancelled;
+  std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  const std::size_t ok = outcome.processed - outcome.failures.size();
+  outcome.extra = {{"oiio_version", io::oiio_version()},
+                   {"workers", {{"load", po.load_threads}, {"compute", po.compute_workers}, {"save", po.save_threads},
+                                {"max_in_flight", po.max_in_flight}}},
+                   {"gpu_batch_final", admission.limit()},
+                   {"mean_exposure_scale", ok ? exposure_sum / ok : 0.0}};
+  return outcome;
+}
+
+}  // namespace
+
+std::unique_ptr<BatchCommand> make_command() { return std::make_unique<TonemapCommand>(); }
+
+}  // namespace gp::tonemap

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# End-to-end checks of the gpuproc CLI on data-samples: exit codes, config errors, outputs,
+# resume, sharding, per-item errors, reports, progress lines and compare.
+# usage: end_to_end.sh GPUPROC_BINARY SOURCE_DIR
+set -uo pipefail
+gpuproc=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$src"
+failures=0
+passes=0
+
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name=$1 expected=$2
+  shift 2
+  "$@" >"$work/stdout" 2>"$work/stderr"
+  local rc=$?
+  if [[ $rc -ne $expected ]]; then
+    echo "FAIL: $name: exit $rc, expected $expected"; sed 's/^/  | /' "$work/stderr" | head -20
+    failures=$((failures + 1))
+    return 1
+  fi
+  passes=$((passes + 1))
+}
+expect_text() {  # expect_text NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then passes=$((passes + 1)); else
+    echo "FAIL: $1: '$3' not in output:"; sed 's/^/  | /' "$2" | head -20; failures=$((failures + 1)); fi
+}
+json_check() {  # json_check NAME FILE PYTHON_EXPR (j = the parsed JSON)
+  if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
+    passes=$((passes + 1)); else echo "FAIL: $1: $3 is false for $2"; failures=$((failures + 1)); fi
+}
+
+cfg=configs/tonemap-exr.json
+n_samples=$(ls data-samples/exr/*.exr | wc -l)
+run=(tonemap-exr --config "$cfg" --device cpu --progress json --set thumbnail.size=64)
+
+check "version" 0 "$gpuproc" --version
+expect_text "version text" "$work/stdout" "gpuproc"
+check "help" 0 "$gpuproc" tonemap-exr --help
+check "no subcommand is a usage error" 2 "$gpuproc"
+check "info" 0 "$gpuproc" info --json
+check "validate example config" 0 "$gpuproc" validate "$cfg"
+
+# Config errors: exit 2 before any work, message names the file and field.
+check "wrong type" 2 "$gpuproc" "${run[@]}" --set output.quality='"high"' --set output.dir="$work/x"
+expect_text "wrong type message" "$work/stderr" "$cfg: /output/quality: expected integer 1..100, got \"high\""
+check "unknown key" 2 "$gpuproc" "${run[@]}" --set output.qualty=3 --set output.dir="$work/x"
+expect_text "did you mean" "$work/stderr" 'did you mean "quality"'
+check "escape from output dir" 2 "$gpuproc" "${run[@]}" --set output.name=../escape.png --set output.dir="$work/x"
+check "absolute output name" 2 "$gpuproc" "${run[@]}" --set output.name=/tmp/abs.png --set output.dir="$work/x"
+[[ ! -e $work/escape.png ]] && passes=$((passes + 1)) || { echo "FAIL: wrote outside the output dir"; failures=$((failures + 1)); }
+check "missing input" 2 "$gpuproc" "${run[@]}" "$work/none.exr" --set output.dir="$work/x"
+check "missing GPU index" 3 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:99 --set output.dir="$work/x" --progress none
+
+# --print-config is a complete, valid config once inputs are given.
+"$gpuproc" tonemap-exr --print-config >"$work/printed.json"
+check "printed config runs dry" 0 "$gpuproc" tonemap-exr --config "$work/printed.json" --dry-run data-samples/exr
+
+# Dry run lists outputs and writes nothing.
+check "dry run" 0 "$gpuproc" "${run[@]}" --dry-run --set output.dir="$work/dry"
+expect_text "dry run lists outputs" "$work/stdout" "  -> $work/dry/"
+[[ ! -e $work/dry ]] && passes=$((passes + 1)) || { echo "FAIL: dry run wrote files"; failures=$((failures + 1)); }
+
+# A real run on the CPU path.
+out=$work/cpu
+check "cpu run" 0 "$gpuproc" "${run[@]}" --set output.dir="$out" --report "$work/report.json" --trace "$work/trace.json"
+json_check "report status" "$work/report.json" "j['status']=='ok' and j['items']['succeeded']==$n_samples"
+json_check "report stages" "$work/report.json" "all(s in j['stages'] for s in ('decode','compute','encode'))"
+json_check "report outputs" "$work/report.json" "j['outputs']['count'] >= 3*$n_samples"
+json_check "trace events" "$work/trace.json" "len(j['traceEvents']) > 10"
+expect_text "json progress" "$work/stderr" '"event":"finish"'
+[[ -z $(find "$out" -name '*.part-*') ]] && passes=$((passes + 1)) || { echo "FAIL: temporaries left"; failures=$((failures + 1)); }
+
+# Resume: nothing left to do; a deleted output is redone.
+check "resume all complete" 0 "$gpuproc" "${run[@]}" --set output.dir="$out" --resume --report "$work/resume.json"
+json_check "resume skipped all" "$work/resume.json" "j['items']['skipped_complete']==$n_samples and j['items']['processed']==0"
+rm "$(ls "$out"/*_thumb.jpg | head -1)"
+check "resume one missing" 0 "$gpuproc" "${run[@]}" --set output.dir="$out" --resume --report "$work/resume2.json"
+json_check "resume redid one" "$work/resume2.json" "j['items']['processed']==1"
+
+# Same inputs and settings give identical images (compare exits 0), a changed one differs (1).
+check "deterministic rerun" 0 "$gpuproc" "${run[@]}" --set output.dir="$work/cpu2" --progress none
+check "compare identical folders" 0 "$gpuproc" compare "$out" "$work/cpu2"
+check "another exposure" 0 "$gpuproc" "${run[@]}" --set output.dir="$work/cpu3" --set exposure.ev=1 --progress none
+first=$(cd "$out" && ls *.png | head -1)
+check "compare different images" 1 "$gpuproc" compare "$out/$first" "$work/cpu3/$first"
+
+# A corrupt input among good ones: exit 1, the error names the file, the others complete.
+mkdir -p "$work/mixed"
+cp data-samples/exr/*.exr "$work/mixed/"
+head -c 3000 "$(ls data-samples/exr/*.exr | head -1)" >"$work/mixed/truncated.exr"
+echo "not an image" >"$work/mixed/text.exr"
+check "corrupt inputs" 1 "$gpuproc" tonemap-exr --config "$cfg" --device cpu --progress json "$work/mixed" \
+  --set output.dir="$work/mixed-out" --report "$work/mixed.json"
+expect_text "error names file" "$work/stderr" "truncated.exr"
+json_check "others completed" "$work/mixed.json" "j['items']['succeeded']==$n_samples and j['items']['failed']==2"
+check "on_error fail stops" 1 "$gpuproc" tonemap-exr --config "$cfg" --device cpu --progress none "$work/mixed" \
+  --set output.dir="$work/mixed-fail" --set run.on_error=fail --set run.load_threads=1 --set run.max_in_flight=1
+
+# Shards cover every input exactly once; Slurm's variables pick the shard.
+for i in 0 1; do
+  check "shard $i" 0 "$gpuproc" "${run[@]}" --shard $i/2 --set output.dir="$work/shards" --report "$work/shard$i.json" --progress none
+done
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=2 \
+  check "slurm shard" 0 "$gpuproc" "${run[@]}" --dry-run --set output.dir="$work/shards"
+python3 - "$work/shard0.json" "$work/shard1.json" "$n_samples" <<'PY' && passes=$((passes + 1)) || { echo "FAIL: shards"; failures=$((failures + 1)); }
+import json, sys
+a, b = (json.load(open(p))["inputs"]["files"] for p in sys.argv[1:3])
+assert not set(a) & set(b) and len(a) + len(b) == int(sys.argv[3]), (a, b)
+PY
+
+# GPU path when a GPU is present: same images as the CPU path within 1 LSB.
+if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['gpus'] else 1)"; then
+  check "gpu run" 0 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0 --progress none --set thumbnail.size=64 \
+    --set output.dir="$work/gpu" --report "$work/gpu.json"
+  json_check "gpu stages timed" "$work/gpu.json" "j['stages']['tonemap']['gpu_s'] > 0"
+  check "gpu equals cpu within 1 LSB" 0 "$gpuproc" compare "$out" "$work/gpu" --tolerance 0.0040
+  check "gpu memory limit falls back" 0 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0 --progress none \
+    --set output.dir="$work/gpu-small" --set run.batch=8 --gpu-memory-limit 8M --report "$work/small.json"
+else
+  echo "SKIPPED: GPU end-to-end checks (no GPU on this machine)"
+fi
+
+echo "cli end-to-end: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]

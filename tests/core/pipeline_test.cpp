@@ -1,0 +1,189 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "core/pipeline.hpp"
+
+namespace {
+
+struct TestItem : gp::PipelineItem {
+  int value = 0;
+};
+
+using TestPipeline = gp::Pipeline<TestItem>;
+
+TestPipeline::Stages counting_stages(std::vector<std::size_t>& done_order, std::mutex& m) {
+  TestPipeline::Stages s;
+  s.make = [](std::size_t i) {
+    auto item = std::make_unique<TestItem>();
+    item->name = "item" + std::to_string(i);
+    return item;
+  };
+  s.load = [](TestItem& it) { it.value = int(it.index) * 2; };
+  s.compute = [](TestItem& it, int) { it.value += 1; };
+  s.save = [](TestItem&) {};
+  s.done = [&](const TestItem& it) {
+    std::lock_guard<std::mutex> lock(m);
+    done_order.push_back(it.index);
+  };
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline processes every item once", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  o.load_threads = 3;
+  o.compute_workers = 2;
+  o.save_threads = 3;
+  o.max_in_flight = 4;
+  TestPipeline p(o, counting_stages(order, m));
+  auto r = p.run(200);
+  CHECK(r.processed == 200);
+  CHECK(r.failures.empty());
+  std::set<std::size_t> unique(order.begin(), order.end());
+  CHECK(unique.size() == 200);
+}
+
+TEST_CASE("ordered pipeline saves in input order even when compute finishes out of order", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  o.load_threads = 4;
+  o.compute_workers = 4;
+  o.save_threads = 1;
+  o.max_in_flight = 8;
+  o.ordered = true;
+  auto stages = counting_stages(order, m);
+  stages.compute = [](TestItem& it, int) {
+    // Early items are slow, so later ones overtake them in compute.
+    std::this_thread::sleep_for(std::chrono::milliseconds(it.index % 4 == 0 ? 5 : 0));
+  };
+  TestPipeline p(o, stages);
+  p.run(64);
+  REQUIRE(order.size() == 64);
+  for (std::size_t i = 0; i < order.size(); ++i) CHECK(order[i] == i);
+}
+
+TEST_CASE("pipeline keeps at most max_in_flight items alive", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  std::atomic<int> alive{0}, peak{0};
+  gp::PipelineOptions o;
+  o.load_threads = 8;
+  o.compute_workers = 1;
+  o.save_threads = 1;
+  o.max_in_flight = 3;
+  auto stages = counting_stages(order, m);
+  stages.load = [&](TestItem&) {
+    int now = ++alive;
+    int p = peak.load();
+    while (now > p && !peak.compare_exchange_weak(p, now)) {
+    }
+  };
+  stages.compute = [](TestItem&, int) { std::this_thread::sleep_for(std::chrono::milliseconds(1)); };
+  stages.save = [&](TestItem&) { --alive; };
+  TestPipeline p(o, stages);
+  p.run(50);
+  CHECK(peak.load() <= 3);
+  CHECK(order.size() == 50);
+}
+
+TEST_CASE("a failing stage marks the item and skips its later stages", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  std::atomic<int> saved{0};
+  gp::PipelineOptions o;
+  auto stages = counting_stages(order, m);
+  stages.load = [](TestItem& it) {
+    if (it.index == 3) throw gp::ItemError(it.name, "decode", "truncated file");
+  };
+  stages.compute = [](TestItem& it, int) {
+    if (it.index == 5) throw std::runtime_error("bad pixels");
+  };
+  stages.save = [&](TestItem&) { ++saved; };
+  TestPipeline p(o, stages);
+  auto r = p.run(10);
+  CHECK(r.processed == 10);
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].index == 3);
+  CHECK(r.failures[0].stage == "decode");
+  CHECK(r.failures[0].message == "item3: decode: truncated file");
+  CHECK(r.failures[1].index == 5);
+  CHECK(r.failures[1].stage == "compute");
+  CHECK(r.failures[1].message == "item5: compute: bad pixels");
+  CHECK(saved == 8);
+}
+
+TEST_CASE("stop_on_error stops admitting items", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  o.load_threads = 1;
+  o.compute_workers = 1;
+  o.save_threads = 1;
+  o.max_in_flight = 1;
+  o.stop_on_error = true;
+  auto stages = counting_stages(order, m);
+  stages.load = [](TestItem& it) {
+    if (it.index == 2) throw std::runtime_error("boom");
+  };
+  TestPipeline p(o, stages);
+  auto r = p.run(100);
+  CHECK(r.cancelled);
+  CHECK(r.processed == 3);
+  CHECK(r.failures.size() == 1);
+}
+
+TEST_CASE("a GPU error is fatal and rethrown after draining", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  auto stages = counting_stages(order, m);
+  stages.compute = [](TestItem& it, int) {
+    if (it.index == 1) throw gp::GpuError("illegal address");
+  };
+  TestPipeline p(o, stages);
+  CHECK_THROWS_AS(p.run(1000), gp::GpuError);
+  CHECK(order.size() < 1000);
+}
+
+TEST_CASE("out of GPU memory fails only the item", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  auto stages = counting_stages(order, m);
+  stages.compute = [](TestItem& it, int) {
+    if (it.index == 1) throw gp::GpuOutOfMemory("too big", 1 << 30);
+  };
+  TestPipeline p(o, stages);
+  auto r = p.run(10);
+  CHECK(r.failures.size() == 1);
+  CHECK_FALSE(r.cancelled);
+}
+
+TEST_CASE("bounded queue blocks producers when full and drains after close", "[pipeline]") {
+  gp::BoundedQueue<int> q(2);
+  CHECK(q.push(1));
+  CHECK(q.push(2));
+  std::atomic<bool> third_pushed{false};
+  std::thread producer([&] {
+    q.push(3);
+    third_pushed = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK_FALSE(third_pushed);
+  CHECK(q.pop().value() == 1);
+  producer.join();
+  CHECK(third_pushed);
+  q.close();
+  CHECK(q.pop().value() == 2);
+  CHECK(q.pop().value() == 3);
+  CHECK_FALSE(q.pop().has_value());
+  CHECK_FALSE(q.push(4));
+}
