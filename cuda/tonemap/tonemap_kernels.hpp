@@ -29,7 +29,7 @@ struct ChannelMap {
 
 struct ToneParams {
   Operator op = Operator::aces_hill;
-  float white = 4.0f;  // reinhard_extended: scene value that maps to 1.0; hable: linear white W
+  float white = 11.2f;  // reinhard_extended: scene value that maps to 1.0; hable: linear white W
 };
 
 struct AutoExposureParams {

@@ -4,11 +4,18 @@
 #include <cstddef>
 #include <cstdint>
 
+// Usable in kernels too.
+#ifdef __CUDACC__
+#define GP_VIEW_HD __host__ __device__
+#else
+#define GP_VIEW_HD
+#endif
+
 namespace gp {
 
 enum class PixelType : std::uint8_t { u8, u16, f16, f32 };
 
-inline std::size_t pixel_type_bytes(PixelType t) {
+GP_VIEW_HD inline std::size_t pixel_type_bytes(PixelType t) {
   switch (t) {
     case PixelType::u8: return 1;
     case PixelType::u16: return 2;
@@ -27,10 +34,10 @@ struct ImageView {
   PixelType type = PixelType::f32;
   std::size_t pitch = 0;  // bytes between row starts
 
-  std::size_t row_bytes() const { return std::size_t(width) * channels * pixel_type_bytes(type); }
-  std::size_t bytes() const { return pitch * std::size_t(height); }
+  GP_VIEW_HD std::size_t row_bytes() const { return std::size_t(width) * channels * pixel_type_bytes(type); }
+  GP_VIEW_HD std::size_t bytes() const { return pitch * std::size_t(height); }
   template <class T>
-  T* row(int y) const { return reinterpret_cast<T*>(static_cast<char*>(data) + pitch * std::size_t(y)); }
+  GP_VIEW_HD T* row(int y) const { return reinterpret_cast<T*>(static_cast<char*>(data) + pitch * std::size_t(y)); }
 };
 
 // Tightly packed view over `data` (pitch = row bytes).

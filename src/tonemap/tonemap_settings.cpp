@@ -35,7 +35,7 @@ config::Schema make_schema() {
   s.choice("/tonemap/operator", "aces_hill", operator_names,
            "operator: linear (clamp), reinhard, reinhard_extended, hable (Uncharted 2), aces_narkowicz, "
            "aces_hill (fitted RRT+ODT), agx, pbr_neutral (Khronos)");
-  s.number("/tonemap/white", 4.0, 0.01, 1e6, "reinhard_extended: value mapped to white; hable: linear white point");
+  s.number("/tonemap/white", 11.2, 0.01, 1e6, "reinhard_extended: value mapped to white; hable: linear white point");
 
   s.object("/output", "written images");
   s.string("/output/dir", "out/tonemap-exr", "output folder (created); every output name is relative to it");

@@ -31,7 +31,7 @@ void collect_leaves(const gp::config::json& j, const std::string& prefix, std::s
 
 TEST_CASE("MIP chains halve down to 1x1", "[tonemap]") {
   auto chain = gp::tonemap::mip_chain({3840, 2160});
-  REQUIRE(chain.size() == 13);
+  REQUIRE(chain.size() == 12);
   CHECK(chain[1].width == 1920);
   CHECK(chain[1].height == 1080);
   CHECK(chain[4].width == 240);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# On the GPU machine: build natively, run every test (GPU tests included), compute-sanitizer over
+# the GPU tests, and the benchmarks. Logs and results go to $1 (default $OUT or ./gpu-check).
+# Expects the dependencies of scripts/debian-packages.txt (on the lent machine: the bundle from
+# ../shared/device/make-bundle.sh, unpacked to /opt/gpuproc-deps).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-${OUT:-$root/gpu-check}}
+mkdir -p "$out"
+cd "$root"
+[[ -f /opt/gpuproc-deps/env.sh ]] && source /opt/gpuproc-deps/env.sh
+[[ -d /opt/torch/.venv/bin ]] && export PATH=$PATH:/opt/torch/.venv/bin
+build=${GPUPROC_BUILD:-build-gpu}
+step() { echo "== $* ($(date +%T))" | tee -a "$out/steps.log"; }
+
+step configure
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=native >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+step build
+timeout 400 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -30; exit 1; }
+step ctest
+timeout 300 ctest --test-dir "$build" --output-on-failure -j 4 >"$out/ctest.log" 2>&1
+echo "ctest exit $?" | tee -a "$out/steps.log"; tail -15 "$out/ctest.log"
+if [[ ${GPU_CHECK_SANITIZER:-1} == 1 ]] && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool"
+    timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$build/tests/gpuproc_gpu_tests" >"$out/sanitizer-$tool.log" 2>&1
+    echo "compute-sanitizer $tool exit $?" | tee -a "$out/steps.log"; tail -3 "$out/sanitizer-$tool.log"
+  done
+fi
+if [[ ${GPU_CHECK_BENCH:-1} == 1 ]]; then
+  for bench in scripts/bench/*.sh; do
+    step "bench $bench"
+    GPUPROC_BUILD=$build timeout 400 bash "$bench" "$out/$(basename "$bench" .sh).json" >"$out/$(basename "$bench" .sh).log" 2>&1
+    echo "$bench exit $?" | tee -a "$out/steps.log"; tail -25 "$out/$(basename "$bench" .sh).log"
+  done
+fi
+step done
