@@ -1,1 +1,198 @@
-int main() { return 0; }
+// gpuproc-bench-codec: the codec floor of a tonemap-exr run, through the same gp::io calls gpuproc
+// makes. (a) decode every input (default RGBA selection) on T threads; (b) encode, on T threads, an
+// 8-bit RGBA PNG for every image gpuproc would write with MIP files on: the full size and each MIP
+// level (max(1, floor(n/2)) down to 1x1). The PNG contents are prepared from the decoded inputs
+// before timing. decode_s + encode_s = codec_limit_s is what a perfectly overlapped, compute-free
+// run would take with T decode/encode threads.
+//   gpuproc-bench-codec [--threads T] [--png-compression 1] [--direct] --out DIR FILE.exr...
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "io/image_io.hpp"
+
+namespace {
+
+struct Options {
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  int png_compression = 1;
+  bool atomic_writes = true;  // as gpuproc writes (temporary, fsync, rename); --direct: plain writes
+  std::string out_dir;
+  std::vector<std::string> inputs;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  auto value = [&](int& i) {
+    if (i + 1 >= argc) throw gp::UsageError(std::string(argv[i]) + " needs a value");
+    return std::string(argv[++i]);
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--threads") o.threads = unsigned(std::max(1, std::stoi(value(i))));
+    else if (arg == "--png-compression") o.png_compression = std::clamp(std::stoi(value(i)), 0, 9);
+    else if (arg == "--out") o.out_dir = value(i);
+    else if (arg == "--direct") o.atomic_writes = false;
+    else if (arg.rfind("--", 0) == 0) throw gp::UsageError("unknown option " + arg);
+    else o.inputs.push_back(arg);
+  }
+  if (o.out_dir.empty() || o.inputs.empty())
+    throw gp::UsageError("usage: gpuproc-bench-codec [--threads T] [--png-compression N] [--direct] --out DIR FILE.exr...");
+  return o;
+}
+
+// Runs job(0) .. job(n-1) on `threads` threads, each taking the next index; rethrows the first error.
+template <class Job>
+void run_parallel(std::size_t n, unsigned threads, Job job) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(threads);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        for (std::size_t i; (i = next++) < n;) job(i);
+      } catch (...) {
+        errors[t] = std::current_exception();
+        next = n;  // stop the others early
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+template <class F>
+double wall_seconds(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Rgba8 {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> pixels;
+  gp::ImageView view() { return gp::packed_view(pixels.data(), width, height, 4, gp::PixelType::u8); }
+};
+
+// Realistic 8-bit content: Reinhard, then a 2.2 gamma (roughly what tonemap-exr writes).
+std::uint8_t display_value(float linear) {
+  const float v = std::max(0.f, linear);
+  return std::uint8_t(std::pow(v / (1.f + v), 1.f / 2.2f) * 255.f + 0.5f);
+}
+
+// 2x2 box average down to max(1, floor(n/2)), clamping at odd edges.
+Rgba8 half_size(const Rgba8& src) {
+  Rgba8 dst{std::max(1, src.width / 2), std::max(1, src.height / 2), {}};
+  dst.pixels.resize(std::size_t(dst.width) * dst.height * 4);
+  auto at = [&](int x, int y, int c) {
+    return int(src.pixels[(std::size_t(std::min(y, src.height - 1)) * src.width + std::min(x, src.width - 1)) * 4 + c]);
+  };
+  for (int y = 0; y < dst.height; ++y)
+    for (int x = 0; x < dst.width; ++x)
+      for (int c = 0; c < 4; ++c)
+        dst.pixels[(std::size_t(y) * dst.width + x) * 4 + c] = std::uint8_t(
+            (at(2 * x, 2 * y, c) + at(2 * x + 1, 2 * y, c) + at(2 * x, 2 * y + 1, c) + at(2 * x + 1, 2 * y + 1, c) + 2) / 4);
+  return dst;
+}
+
+// The full-size image and its MIP chain down to 1x1, from the decoded input.
+std::vector<Rgba8> prepare_outputs(const std::string& path) {
+  gp::io::HdrReader reader(path);
+  gp::io::ReadPlan plan = reader.plan({});
+  plan.type = gp::PixelType::f32;  // floats are simpler to quantise; this part is not timed
+  std::vector<float> source(plan.bytes() / sizeof(float));
+  reader.read(plan, source.data(), plan.row_bytes());
+  const int nch = plan.channel_end - plan.channel_begin;
+  Rgba8 full{plan.width, plan.height, {}};
+  full.pixels.resize(std::size_t(plan.width) * plan.height * 4);
+  for (std::size_t p = 0; p < std::size_t(plan.width) * plan.height; ++p)
+    for (int c = 0; c < 4; ++c) {
+      const int src = plan.rgba_index[c];
+      const float v = src < 0 ? 1.f : source[p * nch + src];
+      full.pixels[p * 4 + c] = c == 3 ? std::uint8_t(std::clamp(v, 0.f, 1.f) * 255.f + 0.5f) : display_value(v);
+    }
+  std::vector<Rgba8> levels{std::move(full)};
+  while (levels.back().width > 1 || levels.back().height > 1) levels.push_back(half_size(levels.back()));
+  return levels;
+}
+
+void decode_only(const std::string& path) {
+  gp::io::HdrReader reader(path);
+  const gp::io::ReadPlan plan = reader.plan({});
+  std::vector<unsigned char> pixels(plan.bytes());
+  reader.read(plan, pixels.data(), plan.row_bytes());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse_options(argc, argv);
+    std::filesystem::create_directories(o.out_dir);
+
+    std::vector<std::vector<Rgba8>> images(o.inputs.size());
+    run_parallel(o.inputs.size(), o.threads, [&](std::size_t i) { images[i] = prepare_outputs(o.inputs[i]); });
+
+    struct EncodeJob {
+      Rgba8* image;
+      std::string path;
+    };
+    std::vector<EncodeJob> jobs;
+    std::uint64_t pixels_in = 0, pixels_out = 0;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      const std::string stem = std::filesystem::path(o.inputs[i]).stem().string() + "-" + std::to_string(i);
+      pixels_in += std::uint64_t(images[i][0].width) * images[i][0].height;
+      for (std::size_t l = 0; l < images[i].size(); ++l) {
+        const std::string name = l == 0 ? stem + ".png" : stem + "_mip" + std::to_string(l) + ".png";
+        jobs.push_back({&images[i][l], (std::filesystem::path(o.out_dir) / name).string()});
+        pixels_out += std::uint64_t(images[i][l].width) * images[i][l].height;
+      }
+    }
+
+    const double decode_s =
+        wall_seconds([&] { run_parallel(o.inputs.size(), o.threads, [&](std::size_t i) { decode_only(o.inputs[i]); }); });
+
+    gp::io::WriteOptions write;
+    write.png_compression = o.png_compression;
+    const double encode_s = wall_seconds([&] {
+      run_parallel(jobs.size(), o.threads, [&](std::size_t j) {
+        const gp::ImageView view = jobs[j].image->view();
+        if (o.atomic_writes)
+          gp::write_atomically(jobs[j].path, [&](const std::string& tmp) { gp::io::write_image(tmp, view, write); });
+        else
+          gp::io::write_image(jobs[j].path, view, write);
+      });
+    });
+
+    std::uintmax_t bytes_out = 0;
+    for (auto& j : jobs) bytes_out += std::filesystem::file_size(j.path);
+    const nlohmann::ordered_json report = {
+        {"decode_s", decode_s},         {"encode_s", encode_s},
+        {"codec_limit_s", decode_s + encode_s},
+        {"files", o.inputs.size()},     {"outputs", jobs.size()},
+        {"threads", o.threads},         {"png_compression", o.png_compression},
+        {"writes", o.atomic_writes ? "atomic" : "direct"},
+        {"pixels_in", pixels_in},       {"pixels_out", pixels_out},
+        {"bytes_out", bytes_out},       {"oiio_version", gp::io::oiio_version()}};
+    std::cout << report.dump(2) << "\n";
+    return 0;
+  } catch (const gp::UsageError& e) {
+    std::cerr << "gpuproc-bench-codec: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "gpuproc-bench-codec: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -17,9 +17,13 @@ namespace {
 using gp::ExitCode;
 
 void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) {
-  sub.add_option("inputs", o.inputs, "input files, folders, globs or @list files (replace the config's \"inputs\")");
+  // A later occurrence of a single-valued option wins, so scripts can append to a base command.
+  sub.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  sub.add_option("inputs", o.inputs, "input files, folders, globs or @list files (replace the config's \"inputs\")")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.add_option("-c,--config", o.config_path, "job config (JSON; see --print-config)");
-  sub.add_option("--set", o.overrides, "override a config field: key.path=value (repeatable)");
+  sub.add_option("--set", o.overrides, "override a config field: key.path=value (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.add_option("--device", o.device, "auto (GPU when present), cpu, or cuda:N")->capture_default_str();
   sub.add_option("--report", o.report_path, "write a JSON run report here");
   sub.add_option("--trace", o.trace_path, "write a Chrome/Perfetto trace of the stages here");

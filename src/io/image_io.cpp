@@ -192,6 +192,11 @@ ReadPlan HdrReader::plan(const ChannelSelection& selection) const {
     if (i < selected.size()) all_half = all_half && spec.channelformat(selected[i]) == TypeDesc::HALF;
   }
   plan.type = all_half ? PixelType::f16 : PixelType::f32;
+  // A damaged header can claim any size; refuse before the caller allocates it.
+  const double limit_mb = OIIO::get_int_attribute("limits:imagesize_MB", 32768);
+  if (plan.width < 1 || plan.height < 1 || double(plan.bytes()) > limit_mb * 1024 * 1024)
+    throw ItemError(path_, "decode", "implausible image size " + std::to_string(plan.width) + "x" +
+                                         std::to_string(plan.height) + " (damaged header?)");
   const std::string part = part_name(spec);
   plan.layer_name = part.empty() ? layer : layer.empty() ? part : part + "." + layer;
   for (std::size_t i = 0; i < selected.size(); ++i)
@@ -263,14 +268,34 @@ void close_output(ImageOutput& out, const std::string& path) {
   if (!out.close()) throw ItemError(path, "encode", oiio_message(out.geterror(), "closing the file failed"));
 }
 
+// Grey (+alpha) as RGB(A), for writers without grey images (WebP).
+std::vector<unsigned char> grey_to_rgb(const ImageView& grey, ImageView& rgb) {
+  const int channels = grey.channels + 2;
+  const std::size_t value_bytes = pixel_type_bytes(grey.type);
+  std::vector<unsigned char> pixels(std::size_t(grey.width) * grey.height * channels * value_bytes);
+  rgb = packed_view(pixels.data(), grey.width, grey.height, channels, grey.type);
+  for (int y = 0; y < grey.height; ++y)
+    for (int x = 0; x < grey.width; ++x) {
+      const unsigned char* src = grey.row<unsigned char>(y) + std::size_t(x) * grey.channels * value_bytes;
+      unsigned char* dst = rgb.row<unsigned char>(y) + std::size_t(x) * channels * value_bytes;
+      for (int c = 0; c < channels; ++c)
+        std::copy_n(src + (c < 3 ? 0 : value_bytes), value_bytes, dst + c * value_bytes);
+    }
+  return pixels;
+}
+
 }  // namespace
 
 void write_image(const std::string& path, const ImageView& image, const WriteOptions& options) {
   check_view(path, image);
   auto out = create_output(path);
-  if (!out->open(path, output_spec(image, out->format_name(), options)))
+  const std::string format = out->format_name();
+  ImageView source = image;
+  std::vector<unsigned char> expanded;
+  if (format == "webp" && image.channels < 3) expanded = grey_to_rgb(image, source);
+  if (!out->open(path, output_spec(source, format, options)))
     throw ItemError(path, "encode", oiio_message(out->geterror(), "cannot create the file"));
-  write_pixels(*out, path, image);
+  write_pixels(*out, path, source);
   close_output(*out, path);
 }
 

@@ -399,6 +399,16 @@ TEST_CASE("PNG compression level and JPEG quality are applied", "[io]") {
     CHECK(size_of("q95.webp", {95, 6, "zip"}) > size_of("q20.webp", {20, 6, "zip"}));
 }
 
+TEST_CASE("WebP takes grey images as RGB", "[io]") {
+  if (!gp::io::can_write_extension(".webp")) return;  // optional in OpenImageIO builds
+  const auto dir = gp::test::scratch_dir("io-webp");
+  for (int channels : {1, 2}) {
+    const std::string path = (dir / ("grey" + std::to_string(channels) + ".webp")).string();
+    gp::io::write_image(path, TestImage(16, 8, channels, gp::PixelType::u8).view, {100, 6, "zip"});
+    CHECK(read_back(path).levels.at(0).nchannels == channels + 2);
+  }
+}
+
 TEST_CASE("write errors are ItemErrors naming the file", "[io]") {
   const auto dir = gp::test::scratch_dir("io-write-errors");
   const TestImage image(8, 8, 3, gp::PixelType::u8);
