@@ -23,6 +23,7 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.add_option("-c,--config", o.config_path, "job config (JSON; see --print-config)");
   sub.add_option("--set", o.overrides, "override a config field: key.path=value (repeatable)")
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sub.add_option("--device", o.device, "auto (GPU when present), cpu, or cuda:N")->capture_default_str();
   sub.add_option("--report", o.report_path, "write a JSON run report here");

@@ -87,6 +87,7 @@ struct SceneParams {
   float cloud_drift = 0;
   float lit_windows = 0.3f;      // fraction of windows lit
   bool chart = false;            // colour and exposure ramps along the bottom
+  bool soft_matte = true;        // alpha fading out at the borders; false: opaque everywhere
 };
 
 // What a renderer would output per pixel: reflected light, emitted light and coverage.
@@ -190,7 +191,7 @@ ScenePixel shade(float x, float y, float aspect, const SceneParams& p) {
   else
     px = shade_ground(x, y, aspect, inside_building ? b : Building{false, 0, 0, 0}, p);
   // A soft-edged matte: opaque, fading to 0 over the outer 5% (of the height) of each border.
-  px.alpha = smoothstep(0.f, 0.05f, std::min({x, aspect - x, y, 1.f - y}));
+  if (p.soft_matte) px.alpha = smoothstep(0.f, 0.05f, std::min({x, aspect - x, y, 1.f - y}));
   return px;
 }
 
@@ -319,7 +320,7 @@ int make_samples(const std::filesystem::path& dir) {
 
   SceneParams noon;
   noon.seed = 2, noon.frame_seed = 2, noon.sun_x = 0.4f, noon.sun_y = 0.12f, noon.sun_strength = 2.f,
-  noon.sky_level = 3.f, noon.lit_windows = 0.05f;
+  noon.sky_level = 3.f, noon.lit_windows = 0.05f, noon.soft_matte = false;  // written without alpha
   const Frame b = render(320, 180, noon);
   ok &= write_exr(exr("noon_float_piz.exr"), b.width, b.height, {{"", kRgb, rgb_of(b)}}, {"piz", TypeDesc::FLOAT, 0});
 
@@ -341,7 +342,9 @@ int make_samples(const std::filesystem::path& dir) {
                     interleave(d, {&d.beauty, &d.diffuse, &d.emission})}},
                   {"piz", TypeDesc::HALF, 0});
 
-  ok &= write_hdr((dir / "hdr" / "sunset_sky.hdr").string(), render(256, 128, sunset));
+  SceneParams opaque_sunset = sunset;
+  opaque_sunset.soft_matte = false;  // Radiance files have no alpha
+  ok &= write_hdr((dir / "hdr" / "sunset_sky.hdr").string(), render(256, 128, opaque_sunset));
   return ok ? 0 : 1;
 }
 

@@ -41,7 +41,7 @@ __global__ void tonemap_kernel(ImageView src, ImageView dst, ToneParams p, const
   if (x >= src.width || y >= src.height) return;
   const float s = scale[0];
   const float4 in = src.row<const float4>(y)[x];
-  const Rgb c = math::apply_operator(Rgb{in.x * s, in.y * s, in.z * s}, p);
+  const Rgb c = math::tonemap_pixel(in.x, in.y, in.z, in.w, s, p);
   dst.row<float4>(y)[x] = make_float4(c.r, c.g, c.b, in.w);
 }
 
@@ -50,7 +50,8 @@ __global__ void encode_kernel(ImageView src, ImageView dst, EncodeParams p, floa
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= src.width || y >= src.height) return;
   const float4 in = src.row<const float4>(y)[x];
-  const float v[4] = {in.x, in.y, in.z, in.w};
+  float v[4] = {in.x, in.y, in.z, in.w};
+  math::unpremultiply_for_output(v, dst.channels, p);
   T* out = dst.row<T>(y) + std::size_t(x) * dst.channels;
   for (int c = 0; c < dst.channels; ++c) out[c] = T(math::quantize(v[c], c == 3, x, y, c, max_code, p));
 }

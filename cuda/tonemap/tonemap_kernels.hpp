@@ -30,6 +30,9 @@ struct ChannelMap {
 struct ToneParams {
   Operator op = Operator::aces_hill;
   float white = 11.2f;  // reinhard_extended: scene value that maps to 1.0; hable: linear white W
+  // Colours are premultiplied by alpha (the EXR convention): the curve is applied to the
+  // un-premultiplied colour and the result premultiplied again, so filtering stays correct.
+  bool premultiplied = true;
 };
 
 struct AutoExposureParams {
@@ -44,6 +47,9 @@ struct EncodeParams {
   float gamma = 2.2f;          // for Transfer::gamma: out = in^(1/gamma)
   bool dither = false;         // triangular-PDF dither of +-1 LSB before rounding (8-bit output)
   unsigned seed = 0;           // dither pattern seed (deterministic; same on GPU and CPU)
+  // Divide colour by alpha before encoding 4-channel output (PNG/TIFF store straight alpha);
+  // 3-channel output keeps premultiplied colour, i.e. composited over black.
+  bool unpremultiply = true;
 };
 
 // ---- source -> RGBA float ---------------------------------------------------------------------
@@ -63,7 +69,7 @@ void auto_exposure_gpu(const ImageView& rgba, const AutoExposureParams& p, float
 void auto_exposure_cpu(const ImageView& rgba, const AutoExposureParams& p, float base_scale, float* out_scale);
 
 // ---- tone mapping -----------------------------------------------------------------------------
-// dst = op(src.rgb * scale[0]) with alpha copied; src and dst f32x4 of the same size and may alias.
+// dst = op(src.rgb * scale[0]) with alpha copied (see ToneParams::premultiplied); src and dst f32x4 of the same size and may alias.
 // `scale` points to one float (device memory for _gpu).
 void tonemap_gpu(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale,
                  cudaStream_t stream);

@@ -90,7 +90,7 @@ void tonemap_cpu(const ImageView& src, const ImageView& dst, const ToneParams& p
     Float4* out = dst.row<Float4>(y);
     for (int x = 0; x < src.width; ++x) {
       const Float4 v = in[x];
-      const Rgb c = math::apply_operator({v.x * s, v.y * s, v.z * s}, p);
+      const Rgb c = math::tonemap_pixel(v.x, v.y, v.z, v.w, s, p);
       out[x] = {c.r, c.g, c.b, v.w};
     }
   });
@@ -131,7 +131,8 @@ void encode_cpu(const ImageView& src, const ImageView& dst, const EncodeParams& 
   for_rows(src.height, [&](int y) {
     const Float4* in = src.row<const Float4>(y);
     for (int x = 0; x < src.width; ++x) {
-      const float v[4] = {in[x].x, in[x].y, in[x].z, in[x].w};
+      float v[4] = {in[x].x, in[x].y, in[x].z, in[x].w};
+      math::unpremultiply_for_output(v, dst.channels, p);
       for (int c = 0; c < dst.channels; ++c) {
         const std::uint32_t q = math::quantize(v[c], c == 3, x, y, c, max_code, p);
         const std::size_t i = std::size_t(x) * dst.channels + c;

@@ -129,6 +129,18 @@ GP_HD Rgb apply_operator(Rgb c, const ToneParams& p) {
   return clamp01(c);
 }
 
+// One pixel through exposure and the curve; alpha unchanged.
+GP_HD Rgb tonemap_pixel(float r, float g, float b, float a, float scale, const ToneParams& p) {
+  Rgb c{r * scale, g * scale, b * scale};
+  if (p.premultiplied && a != 1.0f) {
+    const float inv = a > 0.0f ? 1.0f / a : 0.0f;  // fully transparent: no colour to recover
+    c = apply_operator(Rgb{c.r * inv, c.g * inv, c.b * inv}, p);
+    const float k = fminf(fmaxf(a, 0.0f), 1.0f);
+    return {c.r * k, c.g * k, c.b * k};
+  }
+  return apply_operator(c, p);
+}
+
 // ---- output transfer and quantisation --------------------------------------------------------
 
 GP_HD float srgb_oetf(float x) { return x <= 0.0031308f ? 12.92f * x : 1.055f * powf(x, 1.0f / 2.4f) - 0.055f; }
@@ -167,6 +179,15 @@ GP_HD std::uint32_t quantize(float v, bool is_alpha, int x, int y, int c, float 
   if (p.dither && !is_alpha) q += tpdf_dither(x, y, c, p.seed);
   q = fminf(fmaxf(floorf(q + 0.5f), 0.0f), max_code);
   return std::uint32_t(q);
+}
+
+// Straight colour for 4-channel output of premultiplied data; v = {r, g, b, a}.
+GP_HD void unpremultiply_for_output(float* v, int channels, const EncodeParams& p) {
+  if (!p.unpremultiply || channels != 4 || v[3] >= 1.0f) return;
+  const float inv = v[3] > 0.0f ? 1.0f / v[3] : 0.0f;
+  v[0] *= inv;
+  v[1] *= inv;
+  v[2] *= inv;
 }
 
 // ---- resampling filters ------------------------------------------------------------------------

@@ -3,21 +3,45 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.hpp"
 
 namespace gp::config {
 namespace {
 
+namespace fs = std::filesystem;
 using pointer = json::json_pointer;
 
-std::string shown(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+// Field::min/max defaults: anything beyond these means "no bound".
+constexpr double unbounded = 1e307;
+
+// ---- small text helpers -------------------------------------------------------------------------
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
+// A user value as JSON text for messages, shortened (without splitting a UTF-8 sequence).
+std::string shown(const json& value) {
+  // Values set with --set may hold invalid UTF-8: replace rather than throw while reporting.
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  constexpr std::size_t limit = 60;
+  if (text.size() <= limit) return text;
+  std::size_t cut = limit - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
 }
 
 std::string number_text(double v) {
@@ -25,334 +49,427 @@ std::string number_text(double v) {
   return fmt::format("{}", v);
 }
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
+// A key as a JSON pointer token ("a/b" -> "a~1b"), so reported pointers stay unambiguous.
+std::string pointer_token(const std::string& key) {
   std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
   return out;
 }
 
+std::string parent_of(const std::string& p) { return p.substr(0, p.find_last_of('/')); }
+std::string key_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+// True when `p` is `ancestor` or lies below it.
+bool is_within(const std::string& p, const std::string& ancestor) {
+  return p == ancestor || (p.size() > ancestor.size() && p.compare(0, ancestor.size(), ancestor) == 0 &&
+                           p[ancestor.size()] == '/');
+}
+
+// ---- what a field accepts -----------------------------------------------------------------------
+
+bool has_range(const Field& f) { return f.min > -unbounded || f.max < unbounded; }
+
+std::string range_text(const Field& f) { return number_text(f.min) + ".." + number_text(f.max); }
+
+// Integers may be written 3 or 3.0, not 3.5 (and booleans are never numbers).
 bool is_whole(const json& v) {
-  if (v.is_number_integer() || v.is_number_unsigned()) return true;
+  if (v.is_number_integer()) return true;
   if (!v.is_number_float()) return false;
   const double d = v.get<double>();
   return std::isfinite(d) && d == std::floor(d);
 }
 
-// What is wrong with `value` for `field`, or "" when it is fine.
-std::string check_value(const Field& f, const json& value) {
-  auto range = [&](const char* what) {
-    if (f.min <= -1e307 && f.max >= 1e307) return std::string("expected ") + what;
-    return fmt::format("expected {} {}..{}", what, number_text(f.min), number_text(f.max));
-  };
+bool in_range(const Field& f, const json& v) {
+  const double d = v.get<double>();
+  return d >= f.min && d <= f.max;
+}
+
+bool is_string_list(const json& v) {
+  return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& item) { return item.is_string(); });
+}
+
+bool accepts(const Field& f, const json& v) {
   switch (f.type) {
-    case Type::boolean:
-      return value.is_boolean() ? "" : "expected true or false";
-    case Type::integer:
-      if (!is_whole(value) || value.is_boolean()) return range("integer");
-      if (value.get<double>() < f.min || value.get<double>() > f.max) return range("integer");
-      return "";
-    case Type::number:
-      if (!value.is_number() || value.is_boolean()) return range("number");
-      if (!std::isfinite(value.get<double>()) || value.get<double>() < f.min || value.get<double>() > f.max)
-        return range("number");
-      return "";
+    case Type::boolean: return v.is_boolean();
+    case Type::integer: return is_whole(v) && in_range(f, v);
+    case Type::number: return v.is_number() && std::isfinite(v.get<double>()) && in_range(f, v);
     case Type::string:
-      if (!value.is_string()) return f.choices.empty() ? "expected a string" : "expected one of " + join(f.choices, ", ");
-      if (!f.choices.empty() && std::find(f.choices.begin(), f.choices.end(), value.get<std::string>()) == f.choices.end())
-        return "expected one of " + join(f.choices, ", ");
-      return "";
-    case Type::string_list:
-      if (!value.is_array()) return "expected a list of strings";
-      for (auto& item : value)
-        if (!item.is_string()) return "expected a list of strings";
-      return "";
-    case Type::object:
-      return value.is_object() ? "" : "expected an object";
+      return v.is_string() &&
+             (f.choices.empty() || std::find(f.choices.begin(), f.choices.end(), v.get<std::string>()) != f.choices.end());
+    case Type::string_list: return is_string_list(v);
+    case Type::object: return v.is_object();
+  }
+  return false;
+}
+
+// What the field expects, as in "expected integer 1..100".
+std::string expectation(const Field& f) {
+  switch (f.type) {
+    case Type::boolean: return "true or false";
+    case Type::integer: return has_range(f) ? "integer " + range_text(f) : "integer";
+    case Type::number: return has_range(f) ? "number " + range_text(f) : "number";
+    case Type::string: return f.choices.empty() ? "a string" : "one of " + join(f.choices, ", ");
+    case Type::string_list: return "a list of strings";
+    case Type::object: return "an object";
   }
   return "";
 }
 
-// Pointer of the parent object ("" for the root).
-std::string parent_of(const std::string& p) { return p.substr(0, p.find_last_of('/')); }
-std::string key_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+bool is_required(const Field& f) { return f.type != Type::object && f.default_value.is_null(); }
+
+// ---- validation helpers -------------------------------------------------------------------------
+
+// Collects "source: /pointer: what" lines; all of them are thrown together.
+class Problems {
+ public:
+  explicit Problems(std::string source) : source_(std::move(source)) {}
+  void add(const std::string& at, const std::string& what) { lines_.push_back(source_ + ": " + at + ": " + what); }
+  void throw_if_any() const {
+    if (!lines_.empty()) throw UsageError(join(lines_, "\n"));
+  }
+
+ private:
+  std::string source_;
+  std::vector<std::string> lines_;
+};
+
+std::vector<std::string> child_keys(const std::vector<Field>& fields, const std::string& parent) {
+  std::vector<std::string> keys;
+  for (const auto& f : fields)
+    if (parent_of(f.pointer) == parent) keys.push_back(key_of(f.pointer));
+  if (parent.empty()) keys.push_back("command");
+  return keys;
+}
+
+const Field* find_field(const std::vector<Field>& fields, const std::string& p) {
+  auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.pointer == p; });
+  return it == fields.end() ? nullptr : &*it;
+}
+
+// Reports the keys of `object` (at pointer `at`) that the schema does not know, in document order,
+// descending into known sub-objects.
+void report_unknown_keys(const std::vector<Field>& fields, const json& object, const std::string& at,
+                         Problems& problems) {
+  const std::vector<std::string> known = child_keys(fields, at);
+  for (const auto& [key, value] : object.items()) {
+    const std::string p = at + "/" + pointer_token(key);
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      const std::string guess = did_you_mean(key, known);
+      problems.add(p, guess.empty() ? "unknown key" : "unknown key (did you mean \"" + guess + "\"?)");
+      continue;
+    }
+    const Field* f = find_field(fields, p);
+    if (f && f->type == Type::object && value.is_object()) report_unknown_keys(fields, value, p, problems);
+  }
+}
+
+void check_command(const json& user, const std::string& command, Problems& problems) {
+  if (!user.contains("command")) return;
+  const json& given = user["command"];
+  if (!given.is_string()) problems.add("/command", "expected \"" + command + "\", got " + shown(given));
+  else if (given.get<std::string>() != command)
+    problems.add("/command", "this config is for " + given.get<std::string>() + ", not " + command);
+}
+
+// ---- documented example -------------------------------------------------------------------------
+
+// The comment above a field: its doc plus what the reader needs to pick a valid value.
+std::string field_comment(const Field& f) {
+  std::vector<std::string> notes;
+  if ((f.type == Type::integer || f.type == Type::number) && has_range(f)) notes.push_back(expectation(f));
+  if (!f.choices.empty()) notes.push_back(expectation(f));
+  if (is_required(f)) notes.push_back("required");
+  std::string comment = f.doc;
+  if (!notes.empty()) comment += (comment.empty() ? "(" : " (") + join(notes, "; ") + ")";
+  return comment;
+}
+
+void write_comment(std::ostream& out, const std::string& indent, const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) out << indent << "// " << line << "\n";
+}
+
+// Writes the members of the object at `parent` (declaration order), one level deeper than `indent`.
+void write_example_members(std::ostream& out, const std::vector<Field>& fields, const std::string& parent,
+                           const std::string& indent) {
+  std::vector<const Field*> members;
+  for (const auto& f : fields)
+    if (parent_of(f.pointer) == parent) members.push_back(&f);
+  const std::string inner = indent + "  ";
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const Field& f = *members[i];
+    write_comment(out, inner, field_comment(f));
+    out << inner << json(key_of(f.pointer)).dump() << ": ";
+    if (f.type == Type::object) {
+      out << "{\n";
+      write_example_members(out, fields, f.pointer, inner);
+      out << inner << "}";
+    } else {
+      // A required list has no default; an empty one keeps the example valid and shows the type.
+      out << (f.default_value.is_null() ? json::array() : f.default_value).dump();
+    }
+    out << (i + 1 < members.size() ? ",\n" : "\n");
+  }
+}
+
+// ---- config files -------------------------------------------------------------------------------
+
+std::string read_config_text(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw UsageError(path + ": no such config file");
+  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a folder, not a config file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot read the config file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "path:line:column: invalid JSON: <reason>", with nlohmann's own position when it gives one.
+std::string syntax_error_message(const std::string& path, const std::string& text, const json::parse_error& e) {
+  static const std::regex located(R"(parse error at line (\d+), column (\d+): (.*))");
+  std::smatch m;
+  const std::string what = e.what();
+  if (std::regex_search(what, m, located))
+    return fmt::format("{}:{}:{}: invalid JSON: {}", path, m[1].str(), m[2].str(), m[3].str());
+  // No position in the message: derive it from the byte offset of the last character read.
+  const std::size_t end = std::min<std::size_t>(e.byte, text.size());
+  const std::size_t line = 1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(end), '\n');
+  const std::size_t line_start = text.rfind('\n', end ? end - 1 : 0);
+  const std::size_t column = line_start == std::string::npos || end == 0 ? end : end - line_start - 1;
+  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, std::max<std::size_t>(column, 1), what);
+}
+
+// ---- overrides ----------------------------------------------------------------------------------
+
+// "a~1b" -> "a/b", "a~0b" -> "a~b"; false for any other "~".
+bool unescape_pointer_token(std::string& token) {
+  std::string out;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    if (token[i] != '~') {
+      out += token[i];
+      continue;
+    }
+    if (i + 1 == token.size() || (token[i + 1] != '0' && token[i + 1] != '1')) return false;
+    out += token[++i] == '0' ? '~' : '/';
+  }
+  token = out;
+  return true;
+}
+
+// "a.b.c" or "/a/b/c" (JSON pointer escapes ~0 ~1 honoured) as the keys to follow.
+std::vector<std::string> override_keys(const std::string& path, const std::string& assignment) {
+  const bool is_pointer = path[0] == '/';
+  const char separator = is_pointer ? '/' : '.';
+  std::vector<std::string> keys;
+  std::size_t start = is_pointer ? 1 : 0;
+  while (true) {
+    const std::size_t end = path.find(separator, start);
+    std::string key = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (key.empty()) throw UsageError("--set " + assignment + ": empty key in \"" + path + "\"");
+    if (is_pointer && !unescape_pointer_token(key))
+      throw UsageError("--set " + assignment + ": bad escape in \"" + path + "\" (~0 is ~, ~1 is /)");
+    keys.push_back(key);
+    if (end == std::string::npos) return keys;
+    start = end + 1;
+  }
+}
+
+json override_value(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception&) {  // parse_error, or out_of_range for 1e999
+    return text;                      // plain words are strings: --set tonemap.operator=agx
+  }
+}
 
 }  // namespace
 
 // ---- schema building ----------------------------------------------------------------------------
 
-const Field* Schema::find(const std::string& p) const {
-  for (auto& f : fields_)
-    if (f.pointer == p) return &f;
-  return nullptr;
-}
+const Field* Schema::find(const std::string& p) const { return find_field(fields_, p); }
 
-Schema& Schema::object(const std::string& p, const std::string& doc) {
-  if (!find(p)) {
-    Field f;
-    f.pointer = p;
-    f.type = Type::object;
-    f.default_value = json::object();
-    f.doc = doc;
-    fields_.push_back(f);
-  }
+Schema& Schema::add(Field field) {
+  const std::string parent = parent_of(field.pointer);
+  if (!parent.empty() && !find(parent)) object(parent, "");
+  if (find(field.pointer)) throw std::logic_error("config schema: " + field.pointer + " declared twice");
+  if (!field.default_value.is_null() && !accepts(field, field.default_value))
+    throw std::logic_error("config schema: the default of " + field.pointer + " is not " + expectation(field));
+  fields_.push_back(std::move(field));
   return *this;
 }
 
-namespace {
-Field make_field(const std::string& p, Type t, json def, const std::string& doc) {
+Schema& Schema::object(const std::string& p, const std::string& doc) {
+  // Children may have declared it implicitly (without a doc) already.
+  auto existing = std::find_if(fields_.begin(), fields_.end(), [&](const Field& f) { return f.pointer == p; });
+  if (existing != fields_.end() && existing->type == Type::object) {
+    if (existing->doc.empty()) existing->doc = doc;
+    return *this;
+  }
   Field f;
   f.pointer = p;
-  f.type = t;
-  f.default_value = std::move(def);
+  f.type = Type::object;
+  f.default_value = json::object();
+  f.doc = doc;
+  return add(std::move(f));
+}
+
+namespace {
+Field make_field(const std::string& p, Type type, json default_value, const std::string& doc) {
+  Field f;
+  f.pointer = p;
+  f.type = type;
+  f.default_value = std::move(default_value);
   f.doc = doc;
   return f;
 }
 }  // namespace
 
-#define GP_ADD_FIELD(f)                                            \
-  do {                                                             \
-    const std::string parent = parent_of((f).pointer);             \
-    if (!parent.empty() && !find(parent)) object(parent, "");      \
-    fields_.push_back(f);                                          \
-  } while (0)
-
 Schema& Schema::boolean(const std::string& p, bool def, const std::string& doc) {
-  GP_ADD_FIELD(make_field(p, Type::boolean, def, doc));
-  return *this;
+  return add(make_field(p, Type::boolean, def, doc));
 }
 
 Schema& Schema::integer(const std::string& p, long long def, long long min, long long max, const std::string& doc) {
   Field f = make_field(p, Type::integer, def, doc);
   f.min = double(min);
   f.max = double(max);
-  GP_ADD_FIELD(f);
-  return *this;
+  return add(std::move(f));
 }
 
 Schema& Schema::number(const std::string& p, double def, double min, double max, const std::string& doc) {
   Field f = make_field(p, Type::number, def, doc);
   f.min = min;
   f.max = max;
-  GP_ADD_FIELD(f);
-  return *this;
+  return add(std::move(f));
 }
 
 Schema& Schema::string(const std::string& p, const std::string& def, const std::string& doc) {
-  GP_ADD_FIELD(make_field(p, Type::string, def, doc));
-  return *this;
+  return add(make_field(p, Type::string, def, doc));
 }
 
 Schema& Schema::choice(const std::string& p, const std::string& def, std::vector<std::string> choices,
                        const std::string& doc) {
   Field f = make_field(p, Type::string, def, doc);
   f.choices = std::move(choices);
-  GP_ADD_FIELD(f);
-  return *this;
+  return add(std::move(f));
 }
 
 Schema& Schema::string_list(const std::string& p, std::vector<std::string> def, const std::string& doc) {
-  GP_ADD_FIELD(make_field(p, Type::string_list, json(def), doc));
-  return *this;
+  return add(make_field(p, Type::string_list, json(def), doc));
 }
 
 Schema& Schema::required_string_list(const std::string& p, const std::string& doc) {
-  GP_ADD_FIELD(make_field(p, Type::string_list, nullptr, doc));
-  return *this;
+  return add(make_field(p, Type::string_list, nullptr, doc));
 }
-
-#undef GP_ADD_FIELD
 
 // ---- validation ---------------------------------------------------------------------------------
 
 json Schema::validate(const json& user, const std::string& source) const {
-  std::vector<std::string> problems;
-  auto problem = [&](const std::string& p, const std::string& what) { problems.push_back(source + ": " + p + ": " + what); };
-  if (!user.is_object()) throw UsageError(source + ": expected a JSON object at the top level");
+  if (!user.is_object()) throw UsageError(source + ": expected a JSON object at the top level, got " + shown(user));
+  Problems problems(source);
+  report_unknown_keys(fields_, user, "", problems);
+  check_command(user, command_, problems);
 
-  // Unknown keys, walking the user's objects against the schema's children.
-  std::map<std::string, std::vector<std::string>> children;  // parent pointer -> keys
-  for (auto& f : fields_) children[parent_of(f.pointer)].push_back(key_of(f.pointer));
-  children[""].push_back("command");
-  std::vector<std::pair<std::string, const json*>> stack{{"", &user}};
-  while (!stack.empty()) {
-    auto [at, obj] = stack.back();
-    stack.pop_back();
-    const auto& known = children[at];
-    for (auto& [key, value] : obj->items()) {
-      const std::string p = at + "/" + key;
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        const std::string guess = did_you_mean(key, known);
-        problem(p, guess.empty() ? "unknown key" : "unknown key (did you mean \"" + guess + "\"?)");
-        continue;
-      }
-      const Field* f = find(p);
-      if (f && f->type == Type::object && value.is_object()) stack.push_back({p, &value});
-    }
-  }
-
-  if (user.contains("command") && (!user["command"].is_string() || user["command"].get<std::string>() != command_)) {
-    const std::string got = user["command"].is_string() ? user["command"].get<std::string>() : shown(user["command"]);
-    problem("/command", "this config is for " + got + ", not " + command_);
-  }
-
-  json out = user;
-  out["command"] = command_;
-  for (auto& f : fields_) {
-    const pointer ptr(f.pointer);
-    // A parent that is not an object was already reported; do not pile up messages under it.
-    const std::string parent = parent_of(f.pointer);
-    if (!parent.empty() && out.contains(pointer(parent)) && !out.at(pointer(parent)).is_object()) continue;
-    if (!out.contains(ptr)) {
-      if (f.default_value.is_null()) problem(f.pointer, "required");
-      else out[ptr] = f.default_value;
+  // Built in declaration order, so the completed config reads like the documented example.
+  json completed = json::object();
+  completed["command"] = command_;
+  std::vector<std::string> unusable_objects;  // reported already; their members are not checked
+  for (const Field& f : fields_) {
+    const bool below_unusable = std::any_of(unusable_objects.begin(), unusable_objects.end(),
+                                            [&](const std::string& o) { return is_within(f.pointer, o); });
+    if (below_unusable) continue;
+    const pointer at(f.pointer);
+    if (!user.contains(at)) {
+      if (is_required(f)) problems.add(f.pointer, "required");
+      else completed[at] = f.default_value;
       continue;
     }
-    const json& value = out.at(ptr);
-    const std::string what = check_value(f, value);
-    if (!what.empty()) problem(f.pointer, what + ", got " + shown(value));
-    else if (f.type == Type::integer && value.is_number_float()) out[ptr] = static_cast<long long>(value.get<double>());
+    const json& value = user.at(at);
+    if (!accepts(f, value)) {
+      problems.add(f.pointer, "expected " + expectation(f) + ", got " + shown(value));
+      if (f.type == Type::object) unusable_objects.push_back(f.pointer);
+      continue;
+    }
+    if (f.type == Type::object) completed[at] = json::object();  // members follow
+    else if (f.type == Type::integer && value.is_number_float()) completed[at] = static_cast<long long>(value.get<double>());
+    else completed[at] = value;
   }
-  if (!problems.empty()) throw UsageError(join(problems, "\n"));
-  // Keep the schema's key order (user key order is irrelevant; the report shows it this way).
-  json ordered = json::object();
-  ordered["command"] = command_;
-  for (auto& f : fields_) ordered[pointer(f.pointer)] = out.at(pointer(f.pointer));
-  return ordered;
+  problems.throw_if_any();
+  return completed;
 }
 
 // ---- documented example -------------------------------------------------------------------------
 
 std::string Schema::documented_example() const {
   std::ostringstream out;
-  out << "// gpuproc " << command_ << " job config: every field with its default.\n"
-      << "// Fields marked (required) have no default. Comments are allowed in config files.\n";
-  // Emit objects recursively in declaration order.
-  std::function<void(const std::string&, int)> emit = [&](const std::string& parent, int depth) {
-    std::vector<const Field*> kids;
-    for (auto& f : fields_)
-      if (parent_of(f.pointer) == parent) kids.push_back(&f);
-    const std::string pad(2 * depth, ' ');
-    if (parent.empty()) {
-      out << "{\n" << pad << "  \"command\": \"" << command_ << "\",\n";
-    }
-    for (std::size_t i = 0; i < kids.size(); ++i) {
-      const Field& f = *kids[i];
-      std::string doc = f.doc;
-      if (f.type == Type::integer || f.type == Type::number)
-        if (f.min > -1e307 || f.max < 1e307) doc += "; " + number_text(f.min) + ".." + number_text(f.max);
-      if (!f.choices.empty()) doc += " [" + join(f.choices, ", ") + "]";
-      if (f.type != Type::object && f.default_value.is_null()) doc += " (required)";
-      if (!doc.empty()) out << pad << "  // " << doc << "\n";
-      out << pad << "  \"" << key_of(f.pointer) << "\": ";
-      if (f.type == Type::object) {
-        out << "{\n";
-        emit(f.pointer, depth + 1);
-        out << pad << "  }";
-      } else if (f.default_value.is_null()) {
-        out << "[]";
-      } else {
-        out << f.default_value.dump();
-      }
-      out << (i + 1 < kids.size() ? ",\n" : "\n");
-    }
-    if (parent.empty()) out << "}\n";
-  };
-  emit("", 0);
+  out << "// gpuproc " << command_ << " job config: every field with its default value.\n"
+      << "// Comments like these are allowed in config files; unknown keys are errors.\n"
+      << "{\n"
+      << "  // the subcommand this config is for\n"
+      << "  \"command\": " << json(command_).dump() << (fields_.empty() ? "\n" : ",\n");
+  write_example_members(out, fields_, "", "");
+  out << "}\n";
   return out.str();
 }
 
 // ---- files and overrides ------------------------------------------------------------------------
 
 json load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path + ": cannot open the config file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_config_text(path);
   try {
-    return json::parse(text, nullptr, true, /*ignore_comments=*/true);
+    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
-    // Turn the byte offset into line:column.
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    std::string what = e.what();
-    const auto colon = what.rfind(": ");
-    throw UsageError(fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column,
-                                 colon == std::string::npos ? what : what.substr(colon + 2)));
+    throw UsageError(syntax_error_message(path, text, e));
   }
 }
 
 void apply_override(json& config, const std::string& assignment) {
   const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw UsageError("--set " + assignment + ": expected key.path=value");
-  std::string key = assignment.substr(0, eq);
-  const std::string text = assignment.substr(eq + 1);
-  if (key[0] != '/') {
-    std::replace(key.begin(), key.end(), '.', '/');
-    key = "/" + key;
-  }
-  if (key.find("//") != std::string::npos || key.back() == '/')
-    throw UsageError("--set " + assignment + ": empty key in \"" + assignment.substr(0, eq) + "\"");
-  json value;
-  try {
-    value = json::parse(text);
-  } catch (const json::parse_error&) {
-    value = text;  // plain words are strings: --set tonemap.operator=agx
-  }
-  if (!config.is_object()) config = json::object();
-  // Intermediate levels must be objects; replace nothing else silently.
+  if (eq == std::string::npos || eq == 0) throw UsageError("--set " + assignment + ": expected key.path=value");
+  const std::string path = assignment.substr(0, eq);
+  const std::vector<std::string> keys = override_keys(path, assignment);
+
+  if (config.is_null()) config = json::object();
+  if (!config.is_object()) throw UsageError("--set " + assignment + ": the config is not a JSON object");
+  json* node = &config;
   std::string at;
-  std::size_t pos = 1;
-  while (true) {
-    const auto next = key.find('/', pos);
-    if (next == std::string::npos) break;
-    at = key.substr(0, next);
-    const pointer ptr(at);
-    if (config.contains(ptr) && !config.at(ptr).is_object())
-      throw UsageError("--set " + assignment + ": " + at + " is not an object");
-    pos = next + 1;
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    at += "/" + pointer_token(keys[i]);
+    json& next = (*node)[keys[i]];  // creates a null member when missing
+    if (next.is_null()) next = json::object();
+    // Replacing a value with an object would silently drop a setting: refuse.
+    if (!next.is_object()) throw UsageError("--set " + assignment + ": " + at + " is not an object");
+    node = &next;
   }
-  try {
-    config[pointer(key)] = value;
-  } catch (const json::exception& e) {
-    throw UsageError("--set " + assignment + ": " + e.what());
-  }
+  (*node)[keys.back()] = override_value(assignment.substr(eq + 1));
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
-  // Damerau-Levenshtein (optimal string alignment) distance.
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+  };
+  // Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps.
   auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = int(i);
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = int(j);
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i)
       for (std::size_t j = 1; j <= b.size(); ++j) {
-        const int cost = std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1;
+        const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
         d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
         if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
       }
     return d[a.size()][b.size()];
   };
+  const std::string w = lower(word);
   std::string best;
-  int best_distance = 1 << 30;
-  for (auto& c : candidates) {
-    const int dist = distance(word, c);
-    if (dist < best_distance) {
-      best_distance = dist;
-      best = c;
-    }
+  for (const auto& candidate : candidates) {
+    const std::size_t dist = distance(w, lower(candidate));
+    const std::size_t allowed = std::max<std::size_t>(1, std::max(word.size(), candidate.size()) / 3);
+    if (dist <= allowed && (best.empty() || dist < distance(w, lower(best)))) best = candidate;
   }
-  // Close means at most a third of the longer word changed (and at least one edit allowed).
-  const int allowed = std::max<int>(1, int(std::max(word.size(), best.size()) / 3));
-  return best_distance <= allowed ? best : "";
+  return best;
 }
 
 }  // namespace gp::config

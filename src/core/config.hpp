@@ -44,28 +44,36 @@ class Schema {
   const std::vector<Field>& fields() const { return fields_; }
   const Field* find(const std::string& pointer) const;
 
-  // Checks `user` (source = file name used in messages) and returns it completed with defaults.
-  // The top-level "command" key must equal command() when present. Throws gp::UsageError listing
-  // every problem.
+  // Checks `user` (source = file name used in messages) and returns it completed with defaults,
+  // in the schema's key order. Integers written as 3.0 become 3. The top-level "command" key must
+  // equal command() when present. Throws gp::UsageError listing every problem, one per line.
   json validate(const json& user, const std::string& source) const;
 
-  // A complete example config: every field with its default and its doc as a // comment.
+  // A complete example config: every field with its default and its doc (plus range, choices or
+  // "required") as a // comment. It loads with load_file and validates as is.
   std::string documented_example() const;
 
  private:
+  // Appends a field, declaring its parent objects first; throws std::logic_error on a duplicate
+  // pointer or a default the field itself would reject (a bug in the command's schema).
+  Schema& add(Field field);
+
   std::string command_;
   std::vector<Field> fields_;  // in declaration order
 };
 
-// Reads a JSON config file (comments allowed). Throws gp::UsageError naming the file and the
-// line/column of a syntax error.
+// Reads a JSON config file (comments allowed). Throws gp::UsageError naming the file: missing,
+// unreadable, or "path:line:column: invalid JSON: ..." for a syntax error.
 json load_file(const std::string& path);
 
-// Applies `--set key.path=value` (dots or a JSON pointer). The value is parsed as JSON when it
-// parses (numbers, true/false, arrays), else taken as a string. Throws gp::UsageError.
+// Applies `--set key.path=value` (dots, or a JSON pointer when it starts with "/"). The value is
+// parsed as JSON when it parses (numbers, true/false, arrays, "quoted"), else taken as a string.
+// Missing intermediate objects are created. Throws gp::UsageError on bad syntax or when an
+// intermediate level exists and is not an object.
 void apply_override(json& config, const std::string& assignment);
 
-// The closest of `candidates` to `word` by edit distance, or "" when none is close.
+// The closest of `candidates` to `word` by case-insensitive Damerau-Levenshtein distance, or ""
+// when none is close (at most one edit per three characters of the longer word, at least one).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace gp::config

@@ -3,6 +3,7 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,80 +15,125 @@ namespace gp {
 namespace fs = std::filesystem;
 namespace {
 
+// List files may name other list files; this stops a file that names itself.
+constexpr int max_list_nesting = 8;
+
 bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+bool is_hidden(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return !name.empty() && name[0] == '.';
+}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
 }
 
-bool extension_accepted(const fs::path& p, const std::vector<std::string>& extensions) {
-  if (extensions.empty()) return true;
-  const std::string ext = lower(p.extension().string());
-  return std::find(extensions.begin(), extensions.end(), ext) != extensions.end();
+// "EXR", "exr" and ".exr" all mean ".exr".
+std::vector<std::string> normalised_extensions(const std::vector<std::string>& extensions) {
+  std::vector<std::string> out;
+  for (const auto& e : extensions)
+    if (!e.empty()) out.push_back(lower(e[0] == '.' ? e : "." + e));
+  return out;
 }
 
-void add_directory(const fs::path& dir, const InputSpec& spec, std::set<std::string>& out) {
+// Expansion state shared by the recursive helpers.
+struct Expansion {
+  std::vector<std::string> extensions;  // normalised
+  bool recursive = false;
+  std::set<std::string> files;  // sorted by bytes, duplicates gone
+
+  void add_file(const fs::path& p) { files.insert(p.lexically_normal().string()); }
+  bool extension_accepted(const fs::path& p) const {
+    return extensions.empty() ||
+           std::find(extensions.begin(), extensions.end(), lower(p.extension().string())) != extensions.end();
+  }
+};
+
+// Regular files of a folder with an accepted extension; hidden files and folders (temporaries,
+// .git, ...) are skipped.
+void add_directory(const fs::path& dir, Expansion& x) {
   std::error_code ec;
-  auto add = [&](const fs::directory_entry& e) {
-    if (e.is_regular_file() && extension_accepted(e.path(), spec.extensions) && e.path().filename().string()[0] != '.')
-      out.insert(e.path().string());
+  auto consider = [&](const fs::directory_entry& e) {
+    std::error_code type_ec;
+    if (!is_hidden(e.path()) && e.is_regular_file(type_ec) && x.extension_accepted(e.path())) x.add_file(e.path());
   };
-  if (spec.recursive) {
-    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) add(*it);
+  if (x.recursive) {
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      if (is_hidden(it->path()) && it->is_directory(ec)) it.disable_recursion_pending();
+      else consider(*it);
+    }
   } else {
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) add(*it);
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) consider(*it);
   }
   if (ec) throw UsageError(dir.string() + ": cannot list the folder: " + ec.message());
 }
 
-void add_pattern(const std::string& pattern, const InputSpec& spec, std::set<std::string>& out, int depth);
+void add_pattern(const std::string& pattern, Expansion& x, int nesting);
 
-void add_list_file(const std::string& list, const InputSpec& spec, std::set<std::string>& out, int depth) {
-  if (depth > 8) throw UsageError(list + ": list files nest too deeply");
+std::string trimmed(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// A list entry relative to the list file's folder (keeping a leading '@'), so lists can travel
+// with their data.
+std::string resolve_list_entry(const std::string& entry, const fs::path& list_folder) {
+  const bool is_list = entry[0] == '@';
+  const std::string name = is_list ? entry.substr(1) : entry;
+  if (list_folder.empty() || name.empty() || fs::path(name).is_absolute()) return entry;
+  return (is_list ? "@" : "") + (list_folder / name).string();
+}
+
+// One entry per line (any pattern kind, even another @list); lines starting with # are comments
+// (a # later in the line belongs to the file name).
+void add_list_file(const std::string& list, Expansion& x, int nesting) {
+  if (nesting > max_list_nesting) throw UsageError(list + ": list files nest too deeply (a list names itself?)");
   std::ifstream in(list);
   if (!in) throw UsageError(list + ": cannot read the list file");
-  const fs::path base = fs::path(list).parent_path();
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    line.erase(0, line.find_first_not_of(" \t\r"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (line.empty()) continue;
-    const fs::path p(line);
-    add_pattern(p.is_absolute() || base.empty() ? line : (base / p).string(), spec, out, depth + 1);
+  const fs::path folder = fs::path(list).parent_path();
+  for (std::string line; std::getline(in, line);) {
+    const std::string entry = trimmed(line);
+    if (entry.empty() || entry[0] == '#') continue;
+    add_pattern(resolve_list_entry(entry, folder), x, nesting + 1);
   }
 }
 
-void add_pattern(const std::string& pattern, const InputSpec& spec, std::set<std::string>& out, int depth) {
-  if (pattern.empty()) throw UsageError("inputs: empty input name");
-  if (pattern[0] == '@') return add_list_file(pattern.substr(1), spec, out, depth);
-  if (has_wildcard(pattern)) {
-    glob_t g{};
-    const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g);
-    std::vector<std::string> matches(g.gl_pathv, g.gl_pathv + g.gl_pathc);
-    globfree(&g);
-    if (rc == GLOB_NOMATCH || matches.empty()) throw UsageError(pattern + ": no file matches this pattern");
-    if (rc != 0) throw UsageError(pattern + ": cannot expand this pattern");
-    for (auto& m : matches) {
-      if (fs::is_directory(m)) add_directory(m, spec, out);
-      else out.insert(m);
-    }
-    return;
+void add_glob(const std::string& pattern, Expansion& x) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  const std::vector<std::string> matches(g.gl_pathv, g.gl_pathv + g.gl_pathc);
+  globfree(&g);
+  if (rc == GLOB_NOMATCH || (rc == 0 && matches.empty())) throw UsageError(pattern + ": no file matches this pattern");
+  if (rc != 0) throw UsageError(pattern + ": cannot expand this pattern (unreadable folder?)");
+  for (const auto& m : matches) {
+    if (fs::is_directory(m)) add_directory(m, x);
+    else x.add_file(m);
   }
+}
+
+void add_pattern(const std::string& pattern, Expansion& x, int nesting) {
+  if (pattern.empty()) throw UsageError("inputs: empty input name");
+  if (pattern[0] == '@') return add_list_file(pattern.substr(1), x, nesting);
+  if (has_wildcard(pattern)) return add_glob(pattern, x);
   std::error_code ec;
   const auto status = fs::status(pattern, ec);
-  if (ec || !fs::exists(status)) throw UsageError(pattern + ": no such file or folder");
-  if (fs::is_directory(status)) add_directory(pattern, spec, out);
-  else out.insert(pattern);
+  if (!fs::exists(status)) throw UsageError(pattern + ": no such file or folder");
+  if (fs::is_directory(status)) add_directory(pattern, x);
+  else x.add_file(pattern);  // named explicitly: taken whatever its extension
 }
 
-int parse_int(const std::string& text, const std::string& what) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0 || v > 1000000) throw UsageError(what + ": expected a non-negative integer, got \"" + text + "\"");
-  return int(v);
+// ---- shards -------------------------------------------------------------------------------------
+
+// Digits only (no sign, no spaces): shard numbers come from scripts, and a typo must not pass.
+int parse_count(const std::string& text, const std::string& what) {
+  const bool digits = !text.empty() && text.size() <= 9 &&
+                      std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (!digits) throw UsageError(what + ": expected a non-negative integer, got \"" + text + "\"");
+  return std::stoi(text);
 }
 
 const char* env(const char* name) {
@@ -95,41 +141,67 @@ const char* env(const char* name) {
   return v && *v ? v : nullptr;
 }
 
+void check_shard(const Shard& s, const std::string& source) {
+  if (s.count < 1) throw UsageError(source + ": the shard count must be at least 1");
+  if (s.index < 0 || s.index >= s.count)
+    throw UsageError(source + ": shard index " + std::to_string(s.index) + " must be less than the count " +
+                     std::to_string(s.count) + " (0-based)");
+}
+
+Shard shard_from_option(const std::string& text) {
+  const std::string source = "--shard " + text;
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw UsageError(source + ": expected i/N (0-based index / count), such as 0/8");
+  Shard s{parse_count(text.substr(0, slash), source + ": index"), parse_count(text.substr(slash + 1), source + ": count")};
+  check_shard(s, source);
+  return s;
+}
+
+// Arrays may start anywhere and step (--array=1-16:2): the shard is the task's rank in the array.
+Shard shard_from_slurm(const char* task_id) {
+  const char* count = env("SLURM_ARRAY_TASK_COUNT");
+  if (!count) throw UsageError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
+  const int id = parse_count(task_id, "SLURM_ARRAY_TASK_ID");
+  const int min = env("SLURM_ARRAY_TASK_MIN") ? parse_count(env("SLURM_ARRAY_TASK_MIN"), "SLURM_ARRAY_TASK_MIN") : 0;
+  const int step = env("SLURM_ARRAY_TASK_STEP") ? parse_count(env("SLURM_ARRAY_TASK_STEP"), "SLURM_ARRAY_TASK_STEP") : 1;
+  const std::string source = "Slurm array task " + std::string(task_id) + " (SLURM_ARRAY_TASK_MIN " +
+                             std::to_string(min) + ", SLURM_ARRAY_TASK_COUNT " + count + ")";
+  if (id < min || step < 1 || (id - min) % step != 0)
+    throw UsageError(source + ": the task is not on the array's min + k*step grid; use --shard i/N");
+  Shard s{(id - min) / step, parse_count(count, "SLURM_ARRAY_TASK_COUNT")};
+  check_shard(s, source);
+  return s;
+}
+
+Shard shard_from_job_index(const char* index, std::optional<int> shard_count) {
+  const char* count_env = env("GPUPROC_SHARD_COUNT");
+  if (!shard_count && !count_env)
+    throw UsageError("JOB_COMPLETION_INDEX is set: give the shard count with --shard-count N (or GPUPROC_SHARD_COUNT)");
+  Shard s{parse_count(index, "JOB_COMPLETION_INDEX"),
+          shard_count ? *shard_count : parse_count(count_env, "GPUPROC_SHARD_COUNT")};
+  check_shard(s, "JOB_COMPLETION_INDEX " + std::string(index));
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> expand_inputs(const InputSpec& spec) {
-  std::set<std::string> out;  // sorted by bytes, duplicates gone
-  for (const auto& p : spec.patterns) add_pattern(p, spec, out, 0);
-  return {out.begin(), out.end()};
+  Expansion x{normalised_extensions(spec.extensions), spec.recursive, {}};
+  for (const auto& p : spec.patterns) add_pattern(p, x, 0);
+  return {x.files.begin(), x.files.end()};
 }
 
 std::string Shard::str() const { return std::to_string(index) + "/" + std::to_string(count); }
 
 Shard resolve_shard(const std::optional<std::string>& cli_shard, std::optional<int> shard_count) {
-  Shard s;
-  if (cli_shard) {
-    const auto slash = cli_shard->find('/');
-    if (slash == std::string::npos) throw UsageError("--shard: expected i/N, got \"" + *cli_shard + "\"");
-    s.index = parse_int(cli_shard->substr(0, slash), "--shard");
-    s.count = parse_int(cli_shard->substr(slash + 1), "--shard");
-  } else if (const char* id = env("SLURM_ARRAY_TASK_ID")) {
-    const char* count = env("SLURM_ARRAY_TASK_COUNT");
-    if (!count) throw UsageError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
-    // Arrays may start at any index (--array=1-8): shards count from the first task.
-    const int min = env("SLURM_ARRAY_TASK_MIN") ? parse_int(env("SLURM_ARRAY_TASK_MIN"), "SLURM_ARRAY_TASK_MIN") : 0;
-    s.index = parse_int(id, "SLURM_ARRAY_TASK_ID") - min;
-    s.count = parse_int(count, "SLURM_ARRAY_TASK_COUNT");
-  } else if (const char* idx = env("JOB_COMPLETION_INDEX")) {
-    const char* count_env = env("GPUPROC_SHARD_COUNT");
-    if (!shard_count && !count_env)
-      throw UsageError("JOB_COMPLETION_INDEX is set: give the shard count with --shard-count N (or GPUPROC_SHARD_COUNT)");
-    s.index = parse_int(idx, "JOB_COMPLETION_INDEX");
-    s.count = shard_count ? *shard_count : parse_int(count_env, "GPUPROC_SHARD_COUNT");
-  }
-  if (s.count < 1) throw UsageError("shard count must be at least 1, got " + std::to_string(s.count));
-  if (s.index < 0 || s.index >= s.count)
-    throw UsageError("shard index " + std::to_string(s.index) + " is outside 0.." + std::to_string(s.count - 1));
-  return s;
+  if (cli_shard) return shard_from_option(*cli_shard);
+  if (const char* id = env("SLURM_ARRAY_TASK_ID")) return shard_from_slurm(id);
+  if (const char* index = env("JOB_COMPLETION_INDEX")) return shard_from_job_index(index, shard_count);
+  // A count alone would silently process everything in every task: N times the work.
+  if (shard_count && *shard_count != 1)
+    throw UsageError("--shard-count " + std::to_string(*shard_count) +
+                     " needs JOB_COMPLETION_INDEX (Kubernetes indexed jobs); otherwise use --shard i/N");
+  return Shard{};
 }
 
 std::vector<std::string> select_shard(const std::vector<std::string>& items, const Shard& shard) {

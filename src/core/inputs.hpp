@@ -9,13 +9,16 @@ namespace gp {
 
 struct InputSpec {
   std::vector<std::string> patterns;    // file, directory, glob (*, ?, [..]) or "@list.txt"
-  std::vector<std::string> extensions;  // for directories: accepted extensions, lower case with dot
+  std::vector<std::string> extensions;  // for directories: accepted extensions (".exr"; case ignored)
   bool recursive = false;               // descend into sub-directories of directory inputs
 };
 
-// Expands the patterns; duplicates removed, sorted by path (byte order). A pattern that matches
-// nothing, or an unreadable list file, throws gp::UsageError naming it. List files hold one path
-// per line (# comments, blank lines ignored); relative lines are relative to the list file.
+// Expands the patterns; paths lexically normalised ("./a.exr" -> "a.exr"), duplicates removed,
+// sorted by path (byte order). Folders give their regular files with an accepted extension, hidden
+// ones skipped; a file named explicitly is taken whatever its extension. A pattern that matches
+// nothing, a missing file or an unreadable list file throws gp::UsageError naming it. List files
+// hold one entry per line (lines starting with # and blank lines ignored); relative entries are
+// relative to the list file's folder.
 std::vector<std::string> expand_inputs(const InputSpec& spec);
 
 struct Shard {
@@ -25,9 +28,11 @@ struct Shard {
   std::string str() const;  // "2/8"
 };
 
-// "--shard i/N" (0-based i) when given; else Slurm's SLURM_ARRAY_TASK_ID (minus
-// SLURM_ARRAY_TASK_MIN) and SLURM_ARRAY_TASK_COUNT; else Kubernetes' JOB_COMPLETION_INDEX with
-// `shard_count` (from --shard-count) as the count; else 0/1. Throws gp::UsageError on bad values.
+// "--shard i/N" (0-based i) when given; else Slurm's SLURM_ARRAY_TASK_ID (its rank from
+// SLURM_ARRAY_TASK_MIN by SLURM_ARRAY_TASK_STEP) and SLURM_ARRAY_TASK_COUNT; else Kubernetes'
+// JOB_COMPLETION_INDEX with `shard_count` (from --shard-count, else GPUPROC_SHARD_COUNT) as the
+// count; else 0/1. Throws gp::UsageError on bad values, and for a shard_count other than 1 with
+// nothing to pair it with (every task would process everything).
 Shard resolve_shard(const std::optional<std::string>& cli_shard, std::optional<int> shard_count);
 
 // Items k with k % count == index, in order: a deterministic 1/N that balances sizes well when the

@@ -4,56 +4,97 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <regex>
 
 #include "core/error.hpp"
 
 namespace gp {
 namespace fs = std::filesystem;
+namespace {
+
+std::string known_variables(const std::map<std::string, std::string>& vars) {
+  std::string known;
+  for (const auto& entry : vars) known += (known.empty() ? "{" : ", {") + entry.first + "}";
+  return known.empty() ? "none" : known;
+}
+
+// {name:05} -> value zero-padded to 5 characters ({name:5}: space-padded).
+std::string padded(const std::string& value, const std::string& width, const std::string& pattern,
+                   const std::string& variable) {
+  if (width.empty() || width.size() > 3 || width.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError("name template \"" + pattern + "\": bad width in {" + variable + ":" + width +
+                     "} (expected digits, such as {" + variable + ":05})");
+  const std::size_t w = std::stoul(width);
+  if (value.size() >= w) return value;
+  return std::string(w - value.size(), width[0] == '0' ? '0' : ' ') + value;
+}
+
+// The value of the "{...}" that starts at `open`; `close` receives the position of its '}'.
+std::string expand_variable(const std::string& pattern, std::size_t open, std::size_t& close,
+                            const std::map<std::string, std::string>& vars) {
+  close = pattern.find('}', open);
+  if (close == std::string::npos)
+    throw UsageError("name template \"" + pattern + "\": unclosed { (write {{ for a literal brace)");
+  const std::string inside = pattern.substr(open + 1, close - open - 1);
+  const auto colon = inside.find(':');
+  const std::string variable = inside.substr(0, colon);
+  const auto it = vars.find(variable);
+  if (it == vars.end())
+    throw UsageError("name template \"" + pattern + "\": unknown {" + variable + "}; known: " + known_variables(vars));
+  if (colon == std::string::npos) return it->second;
+  return padded(it->second, inside.substr(colon + 1), pattern, variable);
+}
+
+// True when `path` lies strictly inside `dir` (both in the same form: lexical or canonical).
+bool is_inside(const fs::path& path, const fs::path& dir) {
+  const fs::path rel = path.lexically_relative(dir);
+  return !rel.empty() && rel != "." && *rel.begin() != "..";
+}
+
+void fsync_path(const std::string& path, int flags, const std::string& what) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) throw Error(what + ": cannot open " + path + " to flush it: " + std::strerror(errno));
+  const int synced = ::fsync(fd);
+  const int saved_errno = errno;
+  ::close(fd);
+  if (synced != 0) throw Error(what + ": cannot flush " + path + " to disk: " + std::strerror(saved_errno));
+}
+
+// The rename itself is made durable by flushing the folder; some file systems refuse, which only
+// weakens the crash guarantee, so failures are ignored.
+void fsync_folder_best_effort(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// ".<name>.part-<pid>-<n><ext>", as made by temporary_path_for.
+bool is_temporary_name(const std::string& name) {
+  static const std::regex temporary(R"(\..+\.part-\d+-\d+(\.[^.]*)?)");
+  return std::regex_match(name, temporary);
+}
+
+}  // namespace
 
 std::string expand_template(const std::string& pattern, const std::map<std::string, std::string>& vars) {
   std::string out;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
-    if (c == '{' && i + 1 < pattern.size() && pattern[i + 1] == '{') {
-      out += '{';
-      ++i;
-      continue;
-    }
-    if (c == '}' && i + 1 < pattern.size() && pattern[i + 1] == '}') {
-      out += '}';
-      ++i;
-      continue;
-    }
-    if (c != '{') {
+    const bool doubled = i + 1 < pattern.size() && pattern[i + 1] == c;
+    if ((c == '{' || c == '}') && doubled) {  // "{{" and "}}" are literal braces
       out += c;
-      continue;
+      ++i;
+    } else if (c == '{') {
+      std::size_t close = 0;
+      out += expand_variable(pattern, i, close, vars);
+      i = close;
+    } else {
+      out += c;
     }
-    const auto close = pattern.find('}', i);
-    if (close == std::string::npos) throw UsageError("name template \"" + pattern + "\": unclosed {");
-    std::string name = pattern.substr(i + 1, close - i - 1);
-    std::string width;
-    if (auto colon = name.find(':'); colon != std::string::npos) {
-      width = name.substr(colon + 1);
-      name.erase(colon);
-    }
-    auto it = vars.find(name);
-    if (it == vars.end()) {
-      std::string known;
-      for (auto& [k, v] : vars) known += (known.empty() ? "{" : ", {") + k + "}";
-      throw UsageError("name template \"" + pattern + "\": unknown {" + name + "}; known: " + known);
-    }
-    std::string value = it->second;
-    if (!width.empty()) {
-      // {index:05}: zero-padded to 5 digits.
-      if (width.find_first_not_of("0123456789") != std::string::npos || width.size() > 3)
-        throw UsageError("name template \"" + pattern + "\": bad width in {" + name + ":" + width + "}");
-      const std::size_t w = std::stoul(width);
-      if (value.size() < w) value.insert(0, w - value.size(), width[0] == '0' ? '0' : ' ');
-    }
-    out += value;
-    i = close;
   }
   return out;
 }
@@ -62,32 +103,36 @@ std::string checked_relative_name(const std::string& name, const std::string& fi
   if (name.empty()) throw UsageError(field + ": output name is empty");
   if (name.find('\0') != std::string::npos) throw UsageError(field + ": output name contains a NUL byte");
   const fs::path p(name);
-  if (p.is_absolute()) throw UsageError(field + ": output names must be relative to the output folder, got \"" + name + "\"");
+  if (p.is_absolute())
+    throw UsageError(field + ": output names must be relative to the output folder, got \"" + name + "\"");
   for (const auto& part : p)
     if (part == "..") throw UsageError(field + ": output names must not contain \"..\", got \"" + name + "\"");
   const std::string normal = p.lexically_normal().string();
   if (normal.empty() || normal == "." || normal.back() == '/')
-    throw UsageError(field + ": output name \"" + name + "\" names no file");
+    throw UsageError(field + ": output name \"" + name + "\" names a folder, not a file");
   return normal;
 }
 
 std::string output_path(const std::string& dir, const std::string& relative_name, const std::string& field) {
   const std::string rel = checked_relative_name(relative_name, field);
-  const fs::path base = fs::path(dir).lexically_normal();
+  const fs::path base = fs::path(dir.empty() ? "." : dir).lexically_normal();
   const fs::path full = (base / rel).lexically_normal();
-  // Defence in depth: the joined path must still start with the output folder.
-  auto b = base.begin(), f = full.begin();
-  for (; b != base.end() && !b->empty(); ++b, ++f)
-    if (f == full.end() || *b != *f) throw UsageError(field + ": \"" + relative_name + "\" leaves the output folder");
+  const std::string leaves = field + ": \"" + relative_name + "\" leaves the output folder " + base.string();
+  if (!is_inside(full, base)) throw UsageError(leaves);
+  // Symbolic links already in the output folder could still point elsewhere: resolve what exists.
+  std::error_code ec_base, ec_full;
+  const fs::path real_base = fs::weakly_canonical(base, ec_base);
+  const fs::path real_full = fs::weakly_canonical(full, ec_full);
+  if (!ec_base && !ec_full && !is_inside(real_full, real_base)) throw UsageError(leaves + " through a symbolic link");
   return full.string();
 }
 
 std::string temporary_path_for(const std::string& final_path) {
-  static std::atomic<unsigned> counter{0};
+  static std::atomic<unsigned long> counter{0};
   const fs::path p(final_path);
-  const std::string tmp_name = "." + p.filename().string() + ".part-" + std::to_string(::getpid()) + "-" +
-                               std::to_string(counter++) + p.extension().string();
-  return (p.parent_path() / tmp_name).string();
+  const std::string name = "." + p.filename().string() + ".part-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter++) + p.extension().string();
+  return (p.parent_path() / name).string();
 }
 
 void write_atomically(const std::string& final_path, const std::function<void(const std::string&)>& write) {
@@ -97,37 +142,39 @@ void write_atomically(const std::string& final_path, const std::function<void(co
     fs::create_directories(parent, ec);
     if (ec) throw Error(final_path + ": cannot create the folder " + parent.string() + ": " + ec.message());
   }
-  const std::string tmp = temporary_path_for(final_path);
+  const std::string temp = temporary_path_for(final_path);
   try {
-    write(tmp);
-    // Data on disk before the rename, so a crash leaves the old file or the new one, never a torn one.
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd < 0) throw Error(final_path + ": the writer produced no file");
-    const int synced = ::fsync(fd);
-    ::close(fd);
-    if (synced != 0) throw Error(final_path + ": fsync failed (disk full?)");
-    fs::rename(tmp, final_path, ec);
-    if (ec) throw Error(final_path + ": cannot rename the finished file into place: " + ec.message());
+    write(temp);
+    if (!fs::is_regular_file(temp, ec)) throw Error(final_path + ": the writer produced no file");
+    // Data on disk before the rename: a crash leaves the old file or the new one, never a torn one.
+    fsync_path(temp, O_RDONLY, final_path);
+    fs::rename(temp, final_path, ec);
+    if (ec) throw Error(final_path + ": cannot move the finished file into place: " + ec.message());
   } catch (...) {
-    fs::remove(tmp, ec);
+    fs::remove(temp, ec);
     throw;
   }
+  fsync_folder_best_effort(parent);
 }
 
 bool output_complete(const std::string& path) {
   std::error_code ec;
-  return fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0 && !ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  const auto size = fs::file_size(path, ec);
+  return !ec && size > 0;
 }
 
-int remove_stale_temporaries(const std::string& dir) {
+int remove_stale_temporaries(const std::string& dir, std::chrono::seconds min_age) {
   int removed = 0;
+  const auto now = fs::file_time_type::clock::now();
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (it->is_regular_file() && name.size() > 1 && name[0] == '.' && name.find(".part-") != std::string::npos) {
-      std::error_code rm;
-      if (fs::remove(it->path(), rm)) ++removed;
-    }
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec) || !is_temporary_name(it->path().filename().string())) continue;
+    const auto modified = it->last_write_time(entry_ec);
+    if (entry_ec || now - modified < min_age) continue;  // possibly still being written by another task
+    if (fs::remove(it->path(), entry_ec)) ++removed;
   }
   return removed;
 }

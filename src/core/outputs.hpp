@@ -1,6 +1,7 @@
 #pragma once
 // Output naming and atomic writes: files appear under their final name only once complete, and
 // nothing is ever written outside the output folder.
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -8,15 +9,18 @@
 namespace gp {
 
 // Expands a naming template such as "{stem}_mip{level}.{ext}" with `vars` ({stem}, {name},
-// {index}, {index:05} zero-padded, and whatever the subcommand adds). Unknown {vars} throw
-// gp::UsageError.
+// {index}, {index:05} zero-padded, and whatever the subcommand adds); "{{" and "}}" are literal
+// braces. Unknown {vars} throw gp::UsageError listing the known ones.
 std::string expand_template(const std::string& pattern, const std::map<std::string, std::string>& vars);
 
-// Checks a config-supplied relative output name: rejects absolute paths, ".." components and empty
-// names (gp::UsageError naming `field`). Returns it normalised.
+// Checks a config-supplied relative output name: rejects absolute paths, ".." components, NUL
+// bytes, empty names and names of folders (gp::UsageError naming `field`). Returns it normalised
+// ("./a//b.png" -> "a/b.png").
 std::string checked_relative_name(const std::string& name, const std::string& field);
 
-// Joins dir and a checked relative name, and verifies the result stays inside dir.
+// Joins dir ("" = the current folder) and a checked relative name, and verifies the result stays
+// inside dir, lexically and after resolving symbolic links that already exist. Returns the
+// lexically normal path ("out/a.png").
 std::string output_path(const std::string& dir, const std::string& relative_name, const std::string& field);
 
 // A hidden temporary name beside `final_path`, in the same folder (so rename is atomic) and with
@@ -30,7 +34,9 @@ void write_atomically(const std::string& final_path, const std::function<void(co
 // True when the file exists, is a regular file and is not empty (complete, since writes are atomic).
 bool output_complete(const std::string& path);
 
-// Removes leftover temporaries ("*.part-*") in dir from killed runs; returns how many.
-int remove_stale_temporaries(const std::string& dir);
+// Removes leftover temporaries (".name.part-<pid>-<n>.ext", see temporary_path_for) under dir from
+// killed runs; returns how many. Only those unmodified for `min_age`: other tasks of a Slurm
+// array may be writing into the same folder right now.
+int remove_stale_temporaries(const std::string& dir, std::chrono::seconds min_age = std::chrono::hours(1));
 
 }  // namespace gp

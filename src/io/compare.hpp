@@ -1,6 +1,6 @@
 #pragma once
-// What `gpuproc compare` checks, for CI regression runs: images (any format OIIO reads), CSV and
-// JSON tables, or whole folders of them.
+// The engine of `gpuproc compare A B`, for CI regression runs: images (any format OIIO reads),
+// CSV tables and JSON files, or whole folders of them.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -9,19 +9,36 @@
 namespace gp::io {
 
 struct CompareOptions {
-  double tolerance = 0;           // images: max |a-b| in [0,1] units; tables: absolute number tolerance
-  double relative_tolerance = 0;  // tables: relative number tolerance (either one passing is enough)
+  // Images: largest allowed |a-b| per sample, in units where integer formats span [0,1] (1/255 is
+  // one 8-bit step; float formats compare their raw values). Tables: absolute number tolerance.
+  // 0 = exact.
+  double tolerance = 0;
+  // Tables (CSV, JSON): relative number tolerance, |a-b| <= r * max(|a|,|b|). A number passes
+  // when either tolerance accepts it.
+  double relative_tolerance = 0;
 };
 
 struct CompareResult {
   bool equal = true;
-  std::vector<std::string> differences;  // one line each, naming the file and where
-  nlohmann::ordered_json details = nlohmann::ordered_json::object();  // per file: metrics
+  // One line per problem, "<file>: <what>": the file is path A for two files, the relative name
+  // for folders. Images: pixels over tolerance, per-channel max difference, PSNR; CSV: the first
+  // differing cell (row, column, line) and how many differ; JSON: the JSON pointer of the first
+  // difference; folders: "only in A" / "only in B"; unreadable files: why.
+  std::vector<std::string> differences;
+  // {"a", "b", "tolerance", "relative_tolerance", "equal",
+  //  "files": {<name>: {"kind": "image"|"csv"|"json", "equal", metrics...}},
+  //  "only_in_a": [...], "only_in_b": [...]}   (the last two for folders)
+  // Image metrics: width, height, channels, max_abs_difference {channel: value},
+  // differing_pixels, pixels_over_tolerance, psnr_db (null when identical), worst {x, y, channel}.
+  nlohmann::ordered_json details = nlohmann::ordered_json::object();
 };
 
-// Compares two files (by extension: .csv, .json/.jsonl, else image) or two folders (files with
-// the same relative names; missing or extra files are differences). Throws gp::UsageError when a
-// path does not exist or the kinds differ.
-CompareResult compare_paths(const std::string& a, const std::string& b, const CompareOptions& options);
+// Compares two files or two folders (recursively: files with the same relative names; hidden
+// files are skipped). A file's kind comes from its extension: .csv, .json/.jsonl/.ndjson (JSON
+// lines compare as an array of lines), anything else is an image. A file that cannot be read or
+// parsed is a difference, not an error. Throws gp::UsageError when a path does not exist, when
+// one is a file and the other a folder, when two files are of different kinds, or when a
+// tolerance is negative or not a number.
+CompareResult compare_paths(const std::string& a, const std::string& b, const CompareOptions& options = {});
 
 }  // namespace gp::io

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <tuple>
 
 #include "core/error.hpp"
 
@@ -104,6 +106,26 @@ std::vector<int> default_channels(const ImageSpec& spec, const std::vector<int>&
   return a >= 0 && a != grey ? std::vector<int>{grey, grey, grey, a} : std::vector<int>{grey, grey, grey};
 }
 
+// Where a requested layer is: the EXR part of that name (whole part, layer ""), else the first
+// part with channels named "<requested>.*" (layer = requested). Nothing when neither exists.
+std::optional<std::pair<int, std::string>> find_layer(const std::vector<ImageSpec>& parts, const std::string& requested) {
+  for (std::size_t s = 0; s < parts.size(); ++s)
+    if (part_name(parts[s]) == requested) return std::make_pair(int(s), std::string());
+  for (std::size_t s = 0; s < parts.size(); ++s)
+    for (auto& channel : parts[s].channelnames)
+      if (starts_with(channel, requested + ".")) return std::make_pair(int(s), requested);
+  return std::nullopt;
+}
+
+// An explicitly named channel: "<layer>.<name>" exactly, else `name` within the layer in any case; -1 if none.
+int find_channel(const ImageSpec& spec, const std::vector<int>& candidates, const std::string& layer,
+                 const std::string& name) {
+  const std::string full = layer.empty() ? name : layer + "." + name;
+  auto exact = std::find(spec.channelnames.begin(), spec.channelnames.end(), full);
+  return exact != spec.channelnames.end() ? int(exact - spec.channelnames.begin())
+                                          : find_in_layer(spec, candidates, layer, name);
+}
+
 }  // namespace
 
 std::size_t ReadPlan::row_bytes() const {
@@ -133,22 +155,12 @@ ReadPlan HdrReader::plan(const ChannelSelection& selection) const {
     return ItemError(path_, "decode", what + "; " + describe_contents(parts));
   };
 
-  // The layer names an EXR part first, else a channel-name prefix in the first part that has it.
   int subimage = 0;
   std::string layer;
   if (!selection.layer.empty()) {
-    auto is_part = [&](const ImageSpec& s) { return part_name(s) == selection.layer; };
-    auto has_layer = [&](const ImageSpec& s) {
-      return std::any_of(s.channelnames.begin(), s.channelnames.end(),
-                         [&](const std::string& c) { return starts_with(c, selection.layer + "."); });
-    };
-    auto part = std::find_if(parts.begin(), parts.end(), is_part);
-    if (part == parts.end()) {
-      part = std::find_if(parts.begin(), parts.end(), has_layer);
-      if (part == parts.end()) throw missing("no part or layer " + quoted(selection.layer));
-      layer = selection.layer;
-    }
-    subimage = int(part - parts.begin());
+    const auto found = find_layer(parts, selection.layer);
+    if (!found) throw missing("no part or layer " + quoted(selection.layer));
+    std::tie(subimage, layer) = *found;
   }
   const ImageSpec& spec = parts[subimage];
   if (spec.deep) throw ItemError(path_, "decode", "deep images are not supported");
@@ -170,11 +182,8 @@ ReadPlan HdrReader::plan(const ChannelSelection& selection) const {
     if (n != 1 && n != 3 && n != 4)
       throw ItemError(path_, "decode", "select 1 (grey), 3 (RGB) or 4 (RGBA) channels, not " + std::to_string(n));
     for (auto& name : selection.channels) {
-      const std::string full = layer.empty() ? name : layer + "." + name;
-      auto exact = std::find(spec.channelnames.begin(), spec.channelnames.end(), full);
-      int c = exact != spec.channelnames.end() ? int(exact - spec.channelnames.begin())
-                                                : find_in_layer(spec, candidates, layer, name);
-      if (c < 0) throw missing("no channel " + quoted(full));
+      const int c = find_channel(spec, candidates, layer, name);
+      if (c < 0) throw missing("no channel " + quoted(layer.empty() ? name : layer + "." + name));
       selected.push_back(c);
     }
     if (n == 1) selected = {selected[0], selected[0], selected[0]};

@@ -23,6 +23,8 @@ config::Schema make_schema() {
   s.string("/input/layer", "", "EXR part name or channel-name prefix to read (\"\" = the default RGB(A) layer)");
   s.string_list("/input/channels", {}, "explicit channel names: 1 (grey), 3 (RGB) or 4 (RGBA); [] = R,G,B(,A)");
   s.boolean("/input/recursive", false, "descend into sub-folders of folder inputs");
+  s.boolean("/input/premultiplied", true,
+            "colour is premultiplied by alpha (the EXR convention): tone-map straight colour, write straight alpha");
 
   s.object("/exposure", "scene exposure before tone mapping");
   s.number("/exposure/ev", 0.0, -30, 30, "exposure compensation in stops (multiplies by 2^ev)");
@@ -90,6 +92,7 @@ Settings read_settings(const config::json& c) {
   if (n_channels != 0 && n_channels != 1 && n_channels != 3 && n_channels != 4)
     throw UsageError("/input/channels: expected 0, 1, 3 or 4 channel names, got " + std::to_string(n_channels));
   s.recursive = flag(c, "/input/recursive");
+  s.tone.premultiplied = s.encode.unpremultiply = flag(c, "/input/premultiplied");
 
   s.exposure_ev = float(num(c, "/exposure/ev"));
   s.auto_exposure = flag(c, "/exposure/auto");

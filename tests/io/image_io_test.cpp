@@ -4,6 +4,7 @@
 
 #include <OpenImageIO/imageio.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -254,6 +255,30 @@ TEST_CASE("default channels: RGB(A) in any case, else Y, else the first channel"
   CHECK(first.plan.channel_names.size() == 1);
   CHECK(first.plan.rgba_index[3] == -1);
   CHECK(first.plan.rgba_index[0] == first.plan.rgba_index[2]);
+
+  // Only prefixed channels: the first channel's layer is the default one.
+  const Decoded prefixed = plan_of({"beauty.R", "beauty.G", "beauty.B", "beauty.A", "depth.Z"});
+  CHECK(prefixed.plan.layer_name == "beauty");
+  CHECK(prefixed.plan.channel_names == std::vector<std::string>{"beauty.R", "beauty.G", "beauty.B", "beauty.A"});
+}
+
+TEST_CASE("the committed samples decode", "[io]") {
+  struct Sample { const char* path; const char* layer; int width, height; bool alpha; };
+  for (const Sample& s : {Sample{"exr/sunset_half_zip.exr", "", 512, 256, true},
+                          Sample{"exr/noon_float_piz.exr", "", 320, 180, false},
+                          Sample{"exr/dusk_half_dwaa_tiled.exr", "", 480, 270, true},
+                          Sample{"exr/render_multipart.exr", "", 320, 180, true},
+                          Sample{"exr/render_multipart.exr", "diffuse", 320, 180, false},
+                          Sample{"exr/render_multilayer.exr", "", 320, 180, true},
+                          Sample{"exr/render_multilayer.exr", "emission", 320, 180, false},
+                          Sample{"hdr/sunset_sky.hdr", "", 256, 128, false}}) {
+    INFO(s.path << " " << s.layer);
+    const Decoded d = decode(gp::test::source_path(std::string("data-samples/") + s.path), {s.layer, {}});
+    CHECK(d.plan.width == s.width);
+    CHECK(d.plan.height == s.height);
+    CHECK((d.plan.rgba_index[3] >= 0) == s.alpha);
+    CHECK(*std::max_element(d.rgba.begin(), d.rgba.end()) > 2.f);  // high dynamic range
+  }
 }
 
 TEST_CASE("Radiance .hdr and float TIFF sources", "[io]") {

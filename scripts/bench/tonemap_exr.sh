@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# tonemap-exr benchmark, for a GPU machine: N generated EXR frames (half RGBA, ZIP and PIZ) through
+#   (a) gpuproc on the GPU (after an untimed warm-up run, whose time is reported too),
+#   (b) gpuproc's CPU path,
+#   (c) oiiotool doing the same work per frame (exposure, a Reinhard curve, sRGB, 8-bit PNG at zlib
+#       level 1, every MIP level as a file, box filter), T frames at a time,
+#   (d) gpuproc-bench-codec: decode + encode alone with T threads (the codec floor),
+# each timed by wall clock, and writes one JSON with the times, ratios, targets and the machine.
+#   scripts/bench/tonemap_exr.sh [RESULT.json]   (default: $OUT/bench_tonemap_exr.json, else ./bench_tonemap_exr.json)
+# Environment:
+#   GPUPROC_BUILD    build folder, absolute or relative to the repository (default build-gpu)
+#   BENCH_N, BENCH_W, BENCH_H   frames and their size (default 20, 3840x2160)
+#   BENCH_THREADS    CPU threads for (b), (c) and (d) (default: nproc)
+#   BENCH_DEVICE     device of (a) (default cuda:0)
+#   BENCH_MAKETX=1   also time maketx making a tiled MIP-mapped TIFF per frame (informational)
+#   BENCH_KEEP=1     keep the work folder (frames, outputs, logs)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+if [[ -f /opt/gpuproc-deps/env.sh ]]; then
+  set +u; source /opt/gpuproc-deps/env.sh; set -u  # oiiotool and maketx on the GPU machine
+fi
+
+build=${GPUPROC_BUILD:-build-gpu}
+[[ $build == /* ]] || build=$root/$build
+gpuproc=$build/apps/gpuproc/gpuproc
+make_samples=$build/apps/make-samples/gpuproc-make-samples
+bench_codec=$build/apps/bench-codec/gpuproc-bench-codec
+config=$root/scripts/bench/tonemap_exr_bench.json
+n=${BENCH_N:-20} width=${BENCH_W:-3840} height=${BENCH_H:-2160}
+threads=${BENCH_THREADS:-$(nproc)}
+device=${BENCH_DEVICE:-cuda:0}
+result=${1:-${OUT:-.}/bench_tonemap_exr.json}
+mkdir -p "$(dirname "$result")"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuproc-bench.XXXXXX")
+if [[ ${BENCH_KEEP:-0} == 1 ]]; then echo "work folder: $work"; else trap 'rm -rf "$work"' EXIT; fi
+mkdir -p "$work/logs"
+runs=$work/runs.tsv  # name, seconds, exit code, outputs, output bytes, note
+: >"$runs"
+
+# Settings shared with the baseline, read from the bench config (// comment lines stripped).
+read -r ev png_level < <(python3 - "$config" <<'PY'
+import json, re, sys
+c = json.loads("\n".join(l for l in open(sys.argv[1]) if not re.match(r"\s*//", l)))
+print(c.get("exposure", {}).get("ev", 0), c.get("output", {}).get("png_compression", 6))
+PY
+)
+
+skip() { printf '%s\t\t\t\t\t%s\n' "$1" "$2" >>"$runs"; echo "  $1: skipped ($2)"; }
+
+# timed NAME OUTPUT_DIR COMMAND...: runs it (stdout in logs/NAME.out, stderr in logs/NAME.err),
+# records the wall time, exit code and what it wrote under OUTPUT_DIR, then removes OUTPUT_DIR.
+timed() {
+  local name=$1 outdir=$2 start end rc=0 count=0 bytes=0
+  shift 2
+  start=$(date +%s.%N)
+  "$@" >"$work/logs/$name.out" 2>"$work/logs/$name.err" || rc=$?
+  end=$(date +%s.%N)
+  if [[ -d $outdir ]]; then
+    count=$(find "$outdir" -type f | wc -l)
+    bytes=$(du -sb "$outdir" | cut -f1)
+    rm -rf "$outdir"
+  fi
+  local seconds
+  seconds=$(python3 -c "print(round($end - $start, 3))")
+  printf '%s\t%s\t%s\t%s\t%s\t\n' "$name" "$seconds" "$rc" "$count" "$bytes" >>"$runs"
+  echo "  $name: ${seconds}s, exit $rc, $count files"
+  if ((rc != 0)); then tail -5 "$work/logs/$name.err" | sed 's/^/    | /'; fi
+  return 0
+}
+
+[[ -x $make_samples ]] || { echo "tonemap_exr.sh: $make_samples not built" >&2; exit 2; }
+echo "frames: $n x ${width}x${height}, $threads threads, work folder on $(df -h "$work" | awk 'NR==2{print $1}')"
+timed generate "" "$make_samples" bench "$work/in" "$n" "$width" "$height"
+frames=("$work"/in/*.exr)
+[[ -f ${frames[0]} ]] || { echo "tonemap_exr.sh: no frames generated" >&2; cat "$work/logs/generate.err" >&2; exit 1; }
+
+# (a) and (b): gpuproc. Inputs go before the options (--set takes several values).
+gpuproc_run() {  # gpuproc_run NAME DEVICE
+  timed "$1" "$work/out-$1" "$gpuproc" tonemap-exr "$work/in" --config "$config" --device "$2" \
+    --threads "$threads" --set output.dir="$work/out-$1" --progress none --report "$work/report-$1.json"
+}
+has_gpu=0
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
+if [[ ! -x $gpuproc ]]; then
+  skip gpu_warmup "no $gpuproc"; skip gpu "no $gpuproc"; skip cpu "no $gpuproc"
+else
+  if ((has_gpu)); then
+    gpuproc_run gpu_warmup "$device"  # first CUDA launch (context, module loading) is not timed
+    gpuproc_run gpu "$device"
+  else
+    skip gpu_warmup "no GPU"; skip gpu "no GPU"
+  fi
+  gpuproc_run cpu cpu
+fi
+
+# (c) oiiotool: one process per frame, T at a time, single-threaded each. The tone curve is
+# Reinhard, x/(1+x) on RGB (alpha divided by 1); each level is resized from the previous float
+# level, then converted to sRGB and written as 8-bit PNG.
+if command -v oiiotool >/dev/null; then
+  gain=$(python3 -c "print(2 ** $ev)")
+  save="--colorconvert linear sRGB --attrib png:compressionLevel $png_level -o"
+  for frame in "${frames[@]}"; do
+    stem=$(basename "$frame" .exr)
+    cmd="oiiotool --threads 1 $frame --ch R,G,B,A --mulc $gain,$gain,$gain,1 --dup --addc 1,1,1,0 --ch R,G,B,A=1.0 --div -d uint8"
+    w=$width h=$height level=0
+    while :; do
+      out=$work/out-oiiotool/$stem$([[ $level == 0 ]] || echo "_mip$level").png
+      if ((w == 1 && h == 1)); then cmd+=" $save $out"; break; fi
+      cmd+=" --dup $save $out --pop"
+      w=$((w / 2 > 1 ? w / 2 : 1)) h=$((h / 2 > 1 ? h / 2 : 1)) level=$((level + 1))
+      cmd+=" --resize:filter=box ${w}x${h}"
+    done
+    echo "$cmd"
+  done >"$work/oiiotool-commands.txt"
+  mkdir -p "$work/out-oiiotool"
+  # Each line is one shell command: xargs hands it to sh -c, T at a time.
+  timed oiiotool "$work/out-oiiotool" xargs -P "$threads" -d '\n' -n 1 sh -c <"$work/oiiotool-commands.txt"
+  if [[ ${BENCH_MAKETX:-0} == 1 ]] && command -v maketx >/dev/null; then
+    mkdir -p "$work/out-maketx"
+    for frame in "${frames[@]}"; do
+      echo "maketx --threads 1 --filter box $frame -o $work/out-maketx/$(basename "$frame" .exr).tx"
+    done >"$work/maketx-commands.txt"
+    timed maketx "$work/out-maketx" xargs -P "$threads" -d '\n' -n 1 sh -c <"$work/maketx-commands.txt"
+  fi
+else
+  skip oiiotool "no oiiotool on PATH"
+fi
+
+# (d) the codec floor, through gp::io like gpuproc.
+if [[ -x $bench_codec ]]; then
+  timed codec "$work/out-codec" "$bench_codec" --threads "$threads" --png-compression "$png_level" \
+    --out "$work/out-codec" "${frames[@]}"
+else
+  skip codec "no $bench_codec"
+fi
+
+for r in gpu cpu; do [[ -f $work/report-$r.json ]] && cp "$work/report-$r.json" "${result%.json}.report-$r.json"; done
+
+python3 - "$runs" "$work/logs/codec.out" "$result" <<PY
+import json, os, platform, subprocess, sys
+runs_path, codec_path, result_path = sys.argv[1:4]
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip() or None
+    except Exception:
+        return None
+
+runs = {}
+for line in open(runs_path):
+    name, seconds, rc, count, size, note = line.rstrip("\n").split("\t")
+    runs[name] = ({"skipped": note} if note else
+                  {"wall_s": float(seconds), "exit_code": int(rc), "outputs": int(count), "output_bytes": int(size)})
+
+def ok_time(name):
+    r = runs.get(name, {})
+    return r["wall_s"] if r.get("exit_code") == 0 else None
+
+codec = None
+if os.path.exists(codec_path) and runs.get("codec", {}).get("exit_code") == 0:
+    codec = json.load(open(codec_path))
+a, b, c = ok_time("gpu"), ok_time("cpu"), ok_time("oiiotool")
+d = codec["codec_limit_s"] if codec else None
+ratio = lambda x, y: round(x / y, 3) if x is not None and y else None
+target = lambda value, goal, passed: {"value": value, "target": goal, "pass": None if value is None else passed(value)}
+
+frames = [f for f in os.listdir("$work/in") if f.endswith(".exr")]
+result = {
+    "benchmark": "tonemap-exr",
+    "frames": {"count": len(frames), "width": $width, "height": $height, "type": "half RGBA, ZIP and PIZ alternating",
+               "bytes": sum(os.path.getsize(os.path.join("$work/in", f)) for f in frames)},
+    "threads": $threads,
+    "config": os.path.relpath("$config", "$root"),
+    "times_s": {"generate": ok_time("generate"), "gpu_warmup": ok_time("gpu_warmup"), "a_gpu": a, "b_cpu": b,
+                "c_oiiotool": c, "d_codec_limit": d and round(d, 3), "maketx": ok_time("maketx")},
+    "ratios": {"c_over_a": ratio(c, a), "a_over_d": ratio(a, d), "b_over_a": ratio(b, a)},
+    "targets": {"a_under_1s": target(a, "< 1 s", lambda v: v < 1),
+                "c_over_a_at_least_8": target(ratio(c, a), ">= 8", lambda v: v >= 8),
+                "a_over_d_at_most_1.3": target(ratio(a, d), "<= 1.3", lambda v: v <= 1.3)},
+    "runs": runs,
+    "codec": codec,
+    "machine": {"gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
+                "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),
+                "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
+                "nproc": os.cpu_count(), "host": platform.node(),
+                "oiiotool": sh("oiiotool --version"), "gpuproc": sh("'$gpuproc' --version")},
+}
+json.dump(result, open(result_path, "w"), indent=2)
+print(json.dumps({"times_s": result["times_s"], "ratios": result["ratios"],
+                  "targets": {k: v["pass"] for k, v in result["targets"].items()}}, indent=2))
+print("wrote", result_path)
+PY

@@ -1,0 +1,195 @@
+// gp::expand_inputs (files, folders, globs, @lists) and sharding (--shard, Slurm, Kubernetes).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/inputs.hpp"
+#include "support/test_data.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gp::InputSpec;
+using gp::Shard;
+using gp::UsageError;
+using Catch::Matchers::Contains;
+using Strings = std::vector<std::string>;
+
+void touch(const fs::path& p) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << "x";
+}
+
+// A folder of inputs: a.exr b.EXR c.png sub/d.exr .hidden.exr .git/e.exr
+fs::path make_tree() {
+  const fs::path dir = gp::test::scratch_dir("inputs");
+  for (const char* name : {"a.exr", "b.EXR", "c.png", "sub/d.exr", ".hidden.exr", ".git/e.exr"}) touch(dir / name);
+  return dir;
+}
+
+std::string s(const fs::path& p) { return p.string(); }
+
+// Sets environment variables for one scope, and clears every sharding variable before and after.
+class ShardEnvironment {
+ public:
+  explicit ShardEnvironment(std::vector<std::pair<const char*, const char*>> vars) {
+    clear();
+    for (auto& [name, value] : vars) ::setenv(name, value, 1);
+  }
+  ~ShardEnvironment() { clear(); }
+
+ private:
+  static void clear() {
+    for (const char* name : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT",
+                             "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "GPUPROC_SHARD_COUNT"})
+      ::unsetenv(name);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("plain files are taken as named; missing ones name themselves", "[inputs]") {
+  const fs::path dir = make_tree();
+  CHECK(gp::expand_inputs({{s(dir / "c.png"), s(dir / "a.exr")}, {".exr"}, false}) ==
+        Strings{s(dir / "a.exr"), s(dir / "c.png")});  // sorted; explicit files ignore the extension filter
+  const std::string missing = s(dir / "nope.exr");
+  CHECK_THROWS_AS(gp::expand_inputs({{missing}, {}, false}), UsageError);
+  CHECK_THROWS_WITH(gp::expand_inputs({{missing}, {}, false}), missing + ": no such file or folder");
+  CHECK_THROWS_WITH(gp::expand_inputs({{""}, {}, false}), Contains("empty input name"));
+}
+
+TEST_CASE("duplicates are removed and paths normalised", "[inputs]") {
+  const fs::path dir = make_tree();
+  const Strings got = gp::expand_inputs({{s(dir / "a.exr"), s(dir) + "/./a.exr", s(dir) + "//a.exr", s(dir / "*.exr")}, {}, false});
+  CHECK(got == Strings{s(dir / "a.exr")});
+}
+
+TEST_CASE("folders give their files with accepted extensions, case-insensitively", "[inputs]") {
+  const fs::path dir = make_tree();
+  CHECK(gp::expand_inputs({{s(dir)}, {".exr"}, false}) == Strings{s(dir / "a.exr"), s(dir / "b.EXR")});
+  CHECK(gp::expand_inputs({{s(dir)}, {"EXR"}, false}) == Strings{s(dir / "a.exr"), s(dir / "b.EXR")});
+  CHECK(gp::expand_inputs({{s(dir)}, {".exr", ".png"}, false}) ==
+        Strings{s(dir / "a.exr"), s(dir / "b.EXR"), s(dir / "c.png")});
+  CHECK(gp::expand_inputs({{s(dir)}, {}, false}) == Strings{s(dir / "a.exr"), s(dir / "b.EXR"), s(dir / "c.png")});
+}
+
+TEST_CASE("recursive folders descend, skipping hidden files and folders", "[inputs]") {
+  const fs::path dir = make_tree();
+  CHECK(gp::expand_inputs({{s(dir)}, {".exr"}, true}) ==
+        Strings{s(dir / "a.exr"), s(dir / "b.EXR"), s(dir / "sub/d.exr")});
+}
+
+TEST_CASE("globs expand with glob(3)", "[inputs]") {
+  const fs::path dir = make_tree();
+  CHECK(gp::expand_inputs({{s(dir / "*.exr")}, {}, false}) == Strings{s(dir / "a.exr")});
+  CHECK(gp::expand_inputs({{s(dir / "[ab].*")}, {}, false}) == Strings{s(dir / "a.exr"), s(dir / "b.EXR")});
+  CHECK(gp::expand_inputs({{s(dir / "?.png")}, {}, false}) == Strings{s(dir / "c.png")});
+  CHECK(gp::expand_inputs({{s(dir / "s*")}, {".exr"}, false}) == Strings{s(dir / "sub/d.exr")});  // a matched folder
+  const std::string nothing = s(dir / "*.tif");
+  CHECK_THROWS_AS(gp::expand_inputs({{nothing}, {}, false}), UsageError);
+  CHECK_THROWS_WITH(gp::expand_inputs({{nothing}, {}, false}), nothing + ": no file matches this pattern");
+}
+
+TEST_CASE("@list files hold one entry per line, relative to the list", "[inputs]") {
+  const fs::path dir = make_tree();
+  std::ofstream(dir / "sub/more.txt") << "d.exr\n";
+  std::ofstream(dir / "list.txt") << "# inputs\n\n  a.exr  \nc.png\r\n" << s(dir / "b.EXR") << "\n@sub/more.txt\n";
+  CHECK(gp::expand_inputs({{"@" + s(dir / "list.txt")}, {}, false}) ==
+        Strings{s(dir / "a.exr"), s(dir / "b.EXR"), s(dir / "c.png"), s(dir / "sub/d.exr")});
+
+  std::ofstream(dir / "bad.txt") << "a.exr\nmissing.exr\n";
+  CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "bad.txt")}, {}, false}), s(dir / "missing.exr") + ": no such file or folder");
+  CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "none.txt")}, {}, false}),
+                    s(dir / "none.txt") + ": cannot read the list file");
+  std::ofstream(dir / "self.txt") << "@self.txt\n";
+  CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "self.txt")}, {}, false}), Contains("nest too deeply"));
+}
+
+TEST_CASE("--shard i/N is parsed strictly", "[inputs]") {
+  ShardEnvironment env({});
+  const Shard s = gp::resolve_shard(std::string("2/8"), std::nullopt);
+  CHECK(s.index == 2);
+  CHECK(s.count == 8);
+  CHECK(s.active());
+  CHECK(s.str() == "2/8");
+  CHECK_FALSE(gp::resolve_shard(std::string("0/1"), std::nullopt).active());
+
+  CHECK_THROWS_WITH(gp::resolve_shard(std::string("8/8"), std::nullopt),
+                    "--shard 8/8: shard index 8 must be less than the count 8 (0-based)");
+  CHECK_THROWS_WITH(gp::resolve_shard(std::string("0/0"), std::nullopt), "--shard 0/0: the shard count must be at least 1");
+  CHECK_THROWS_WITH(gp::resolve_shard(std::string("3"), std::nullopt),
+                    "--shard 3: expected i/N (0-based index / count), such as 0/8");
+  CHECK_THROWS_WITH(gp::resolve_shard(std::string("a/4"), std::nullopt),
+                    "--shard a/4: index: expected a non-negative integer, got \"a\"");
+  CHECK_THROWS_WITH(gp::resolve_shard(std::string("1/4.5"), std::nullopt),
+                    "--shard 1/4.5: count: expected a non-negative integer, got \"4.5\"");
+  for (const char* bad : {"-1/4", "1/-4", "/4", "1/", " 1/4", "1/4/2", "+1/4"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(gp::resolve_shard(std::string(bad), std::nullopt), UsageError);
+  }
+}
+
+TEST_CASE("--shard wins over the environment; no sharding without one", "[inputs]") {
+  ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "4"}});
+  CHECK(gp::resolve_shard(std::string("1/2"), std::nullopt).str() == "1/2");
+  ShardEnvironment none({});
+  CHECK(gp::resolve_shard(std::nullopt, std::nullopt).str() == "0/1");
+  CHECK(gp::resolve_shard(std::nullopt, 1).str() == "0/1");
+  CHECK_THROWS_WITH(gp::resolve_shard(std::nullopt, 4), Contains("--shard-count 4 needs JOB_COMPLETION_INDEX"));
+}
+
+TEST_CASE("Slurm array variables give the shard", "[inputs]") {
+  {
+    ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "8"}});
+    CHECK(gp::resolve_shard(std::nullopt, std::nullopt).str() == "3/8");
+  }
+  {  // --array=1-8: task ids count from the minimum
+    ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "8"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_COUNT", "8"}});
+    CHECK(gp::resolve_shard(std::nullopt, std::nullopt).str() == "7/8");
+  }
+  {  // --array=10-16:2 -> ids 10 12 14 16
+    ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "14"}, {"SLURM_ARRAY_TASK_MIN", "10"},
+                          {"SLURM_ARRAY_TASK_STEP", "2"}, {"SLURM_ARRAY_TASK_COUNT", "4"}});
+    CHECK(gp::resolve_shard(std::nullopt, std::nullopt).str() == "2/4");
+  }
+  {
+    ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "3"}});
+    CHECK_THROWS_WITH(gp::resolve_shard(std::nullopt, std::nullopt),
+                      "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
+  }
+  {  // --array=1,3,7: not a grid the shard index can come from
+    ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}});
+    CHECK_THROWS_WITH(gp::resolve_shard(std::nullopt, std::nullopt), Contains("shard index 6 must be less than the count 3"));
+  }
+  {
+    ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "3"}});
+    CHECK_THROWS_WITH(gp::resolve_shard(std::nullopt, std::nullopt),
+                      "SLURM_ARRAY_TASK_ID: expected a non-negative integer, got \"x\"");
+  }
+}
+
+TEST_CASE("Kubernetes JOB_COMPLETION_INDEX pairs with the shard count", "[inputs]") {
+  {
+    ShardEnvironment env({{"JOB_COMPLETION_INDEX", "5"}});
+    CHECK(gp::resolve_shard(std::nullopt, 6).str() == "5/6");
+    CHECK_THROWS_WITH(gp::resolve_shard(std::nullopt, std::nullopt), Contains("--shard-count N"));
+    CHECK_THROWS_WITH(gp::resolve_shard(std::nullopt, 5),
+                      "JOB_COMPLETION_INDEX 5: shard index 5 must be less than the count 5 (0-based)");
+  }
+  {
+    ShardEnvironment env({{"JOB_COMPLETION_INDEX", "1"}, {"GPUPROC_SHARD_COUNT", "3"}});
+    CHECK(gp::resolve_shard(std::nullopt, std::nullopt).str() == "1/3");
+  }
+}
+
+TEST_CASE("select_shard deals items round-robin, covering each exactly once", "[inputs]") {
+  const Strings items = {"0", "1", "2", "3", "4", "5", "6"};
+  CHECK(gp::select_shard(items, Shard{0, 3}) == Strings{"0", "3", "6"});
+  CHECK(gp::select_shard(items, Shard{1, 3}) == Strings{"1", "4"});
+  CHECK(gp::select_shard(items, Shard{2, 3}) == Strings{"2", "5"});
+  CHECK(gp::select_shard(items, Shard{}) == items);
+  CHECK(gp::select_shard(items, Shard{7, 8}).empty());
+}
