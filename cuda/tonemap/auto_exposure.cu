@@ -1,121 +1,132 @@
-// Auto exposure on the GPU without a host round trip: log2 luminance per pixel, a CUB histogram,
-// percentile bounds from one small kernel, a CUB sum of the clamped log-luminances, and a final
-// kernel that writes the exposure scale where the tone-mapping kernel reads it.
+// Auto exposure on the GPU without a host round trip: log2 luminance per pixel into scratch, a CUB
+// histogram of it, percentile bounds from one block scanning the histogram, a CUB sum (in double)
+// of the log-luminances clamped to those bounds, and a one-thread kernel that writes the exposure
+// scale where the tone-mapping kernel reads it.
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <thrust/iterator/transform_iterator.h>
+#include <cuda/std/functional>
 
-#include <string>
+#include <algorithm>
+#include <climits>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/tonemap/tonemap_math.hpp"
+#include "cuda/tonemap/exposure_math.hpp"
+#include "cuda/tonemap/kernel_launch.cuh"
+#include "cuda/tonemap/view_checks.hpp"
 
 namespace gp::tonemap {
 namespace {
 
 using math::log_lum_bins;
-using math::log_lum_max;
-using math::log_lum_min;
 
-__global__ void log_luminance_kernel(ImageView rgba, float* out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= rgba.width || y >= rgba.height) return;
+// Packed (unpitched) log2 luminances, so CUB can read them as a flat array.
+__global__ void log_luminance_kernel(ImageView rgba, float* log_lum) {
+  int x, y;
+  if (!launch::pixel_of_thread(rgba.width, rgba.height, x, y)) return;
   const float4 p = rgba.row<const float4>(y)[x];
-  out[std::size_t(y) * rgba.width + x] = math::log2_luminance({p.x, p.y, p.z});
+  log_lum[std::size_t(y) * rgba.width + x] = math::log2_luminance({p.x, p.y, p.z});
 }
 
-// One thread: scans the histogram for the percentile bins. bounds = {low, high} in log2 units.
-__global__ void percentile_bounds_kernel(const int* histogram, long long n, float p_low, float p_high, float* bounds) {
-  const float bin_width = (log_lum_max - log_lum_min) / log_lum_bins;
-  bounds[0] = -1e30f;
-  bounds[1] = 1e30f;
-  const double low_count = double(p_low) / 100.0 * double(n), high_count = double(p_high) / 100.0 * double(n);
-  long long cumulative = 0;
-  bool low_found = p_low <= 0.0f, high_found = p_high >= 100.0f;
-  for (int b = 0; b < log_lum_bins && !(low_found && high_found); ++b) {
-    cumulative += histogram[b];
-    if (!low_found && double(cumulative) >= low_count) {
-      bounds[0] = log_lum_min + b * bin_width;
-      low_found = true;
-    }
-    if (!high_found && double(cumulative) >= high_count) {
-      bounds[1] = log_lum_min + (b + 1) * bin_width;
-      high_found = true;
-    }
-  }
+// One block, one thread per bin: an inclusive scan gives each bin its cumulative count, and the
+// bin holding each percentile target writes its edge. Exactly one bin holds each target (n > 0).
+__global__ void __launch_bounds__(log_lum_bins) percentile_bounds_kernel(const int* histogram, int n,
+                                                                         AutoExposureParams p, math::LogBounds* bounds) {
+  using Scan = cub::BlockScan<int, log_lum_bins>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  const int bin = int(threadIdx.x);
+  const int count = histogram[bin];
+  int through;
+  Scan(scan_storage).InclusiveSum(count, through);
+  if (math::bin_holds(through - count, through, math::percentile_target(p.percentile_low, n)))
+    bounds->low = math::log_lum_bin_start(bin);
+  if (math::bin_holds(through - count, through, math::percentile_target(p.percentile_high, n)))
+    bounds->high = math::log_lum_bin_start(bin + 1);
 }
 
 struct ClampToBounds {
-  const float* bounds;
-  __device__ double operator()(float v) const { return double(fminf(fmaxf(v, bounds[0]), bounds[1])); }
+  const math::LogBounds* bounds;
+  __device__ double operator()(float l) const { return double(math::clamp_to_bounds(l, *bounds)); }
 };
 
-__global__ void exposure_scale_kernel(const double* log_sum, long long n, AutoExposureParams p, float base,
+__global__ void exposure_scale_kernel(const double* log_sum, int n, AutoExposureParams p, float base_scale,
                                       float* out_scale) {
-  const float log_average = exp2f(float(*log_sum / double(n)));
-  out_scale[0] = fminf(fmaxf(base * p.key / log_average, p.min_scale), p.max_scale);
-  out_scale[1] = log_average;
+  math::exposure_result(n > 0 ? *log_sum : 0.0, n, p, base_scale, out_scale);
 }
 
-// Scratch layout, each part 256-byte aligned.
-struct Layout {
-  std::size_t log_lum, histogram, bounds, sum, cub_temp, total;
+// Scratch: [log2 luminances | histogram | bounds | sum | CUB temporary storage], each part at a
+// 256-byte offset. CUB's storage is sized for the larger of its two calls, which run one after
+// the other on the same stream.
+struct ScratchLayout {
+  std::size_t histogram, bounds, sum, cub_temp, cub_temp_bytes, total;
 };
-std::size_t align(std::size_t v) { return (v + 255) & ~std::size_t(255); }
+constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
 
-std::size_t cub_temp_bytes(int n) {
-  std::size_t hist_bytes = 0, sum_bytes = 0;
-  GP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, hist_bytes, static_cast<const float*>(nullptr),
-                                                    static_cast<int*>(nullptr), log_lum_bins + 1, log_lum_min,
-                                                    log_lum_max, n),
-                "size CUB histogram");
-  auto it = thrust::make_transform_iterator(static_cast<const float*>(nullptr), ClampToBounds{nullptr});
-  GP_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, sum_bytes, it, static_cast<double*>(nullptr), n), "size CUB sum");
-  return std::max(hist_bytes, sum_bytes);
+ScratchLayout scratch_layout(int n) {
+  std::size_t histogram_temp = 0, sum_temp = 0;
+  GP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, histogram_temp, static_cast<const float*>(nullptr),
+                                                    static_cast<int*>(nullptr), log_lum_bins + 1, math::log_lum_min,
+                                                    math::log_lum_max, n),
+                "size the auto-exposure histogram");
+  GP_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, sum_temp, static_cast<const float*>(nullptr),
+                                                   static_cast<double*>(nullptr), n, ::cuda::std::plus<double>{},
+                                                   ClampToBounds{nullptr}, 0.0),
+                "size the auto-exposure sum");
+  ScratchLayout l{};
+  l.histogram = align_up(std::size_t(n) * sizeof(float));
+  l.bounds = l.histogram + align_up(log_lum_bins * sizeof(int));
+  l.sum = l.bounds + align_up(sizeof(math::LogBounds));
+  l.cub_temp = l.sum + align_up(sizeof(double));
+  l.cub_temp_bytes = std::max(histogram_temp, sum_temp);
+  l.total = l.cub_temp + align_up(l.cub_temp_bytes);
+  return l;
 }
 
-Layout layout_for(int width, int height) {
-  const int n = width * height;
-  Layout l{};
-  l.log_lum = 0;
-  l.histogram = align(std::size_t(n) * sizeof(float));
-  l.bounds = l.histogram + align(log_lum_bins * sizeof(int));
-  l.sum = l.bounds + align(2 * sizeof(float));
-  l.cub_temp = l.sum + align(sizeof(double));
-  l.total = l.cub_temp + align(cub_temp_bytes(n));
-  return l;
+int pixel_count(int width, int height) {
+  const long long n = (long long)std::max(width, 0) * std::max(height, 0);
+  if (n > INT_MAX) throw Error("auto exposure: image of " + std::to_string(n) + " pixels is too large");
+  return int(n);
 }
 
 }  // namespace
 
-std::size_t auto_exposure_scratch_bytes(int width, int height) { return layout_for(width, height).total; }
+std::size_t auto_exposure_scratch_bytes(int width, int height) {
+  return scratch_layout(pixel_count(width, height)).total;
+}
 
 void auto_exposure_gpu(const ImageView& rgba, const AutoExposureParams& p, float base_scale, float* out_scale,
                        void* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
-  const Layout l = layout_for(rgba.width, rgba.height);
-  if (scratch_bytes < l.total) throw GpuError("auto_exposure_gpu: scratch too small");
-  const int n = rgba.width * rgba.height;
+  checks::require_rgba_f32(rgba, "auto_exposure_gpu", "rgba");
+  const int n = pixel_count(rgba.width, rgba.height);
+  const ScratchLayout l = scratch_layout(n);
+  checks::require(scratch_bytes >= l.total && checks::aligned(scratch, 16), "auto_exposure_gpu",
+                  "scratch must be auto_exposure_scratch_bytes() = " + std::to_string(l.total) + " bytes, 16-aligned");
   auto* base = static_cast<char*>(scratch);
-  auto* log_lum = reinterpret_cast<float*>(base + l.log_lum);
+  auto* log_lum = reinterpret_cast<float*>(base);
   auto* histogram = reinterpret_cast<int*>(base + l.histogram);
-  auto* bounds = reinterpret_cast<float*>(base + l.bounds);
-  auto* sum = reinterpret_cast<double*>(base + l.sum);
-  void* temp = base + l.cub_temp;
-  std::size_t temp_bytes = l.total - l.cub_temp;
-  const std::string sz = std::to_string(rgba.width) + "x" + std::to_string(rgba.height);
+  auto* bounds = reinterpret_cast<math::LogBounds*>(base + l.bounds);
+  auto* log_sum = reinterpret_cast<double*>(base + l.sum);
+  void* cub_temp = base + l.cub_temp;
+  const std::string size = checks::size_text(rgba);
 
-  log_luminance_kernel<<<dim3((rgba.width + 31) / 32, (rgba.height + 7) / 8), dim3(32, 8), 0, stream>>>(rgba, log_lum);
-  GP_CUDA_CHECK_LAUNCH("log_luminance_kernel " + sz);
-  GP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, log_lum, histogram, log_lum_bins + 1,
-                                                    log_lum_min, log_lum_max, n, stream),
-                "auto-exposure histogram " + sz);
-  percentile_bounds_kernel<<<1, 1, 0, stream>>>(histogram, n, p.percentile_low, p.percentile_high, bounds);
-  GP_CUDA_CHECK_LAUNCH("percentile_bounds_kernel");
-  temp_bytes = l.total - l.cub_temp;
-  auto clamped = thrust::make_transform_iterator(static_cast<const float*>(log_lum), ClampToBounds{bounds});
-  GP_CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, clamped, sum, n, stream), "auto-exposure sum " + sz);
-  exposure_scale_kernel<<<1, 1, 0, stream>>>(sum, n, p, base_scale, out_scale);
-  GP_CUDA_CHECK_LAUNCH("exposure_scale_kernel");
+  if (n > 0) {
+    log_luminance_kernel<<<launch::pixel_grid(rgba.width, rgba.height), launch::pixel_block(), 0, stream>>>(rgba,
+                                                                                                           log_lum);
+    GP_CUDA_CHECK_LAUNCH("log_luminance_kernel " + size);
+    const float* samples = log_lum;  // same CUB instantiations as in scratch_layout()
+    std::size_t temp_bytes = l.cub_temp_bytes;
+    GP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(cub_temp, temp_bytes, samples, histogram, log_lum_bins + 1,
+                                                      math::log_lum_min, math::log_lum_max, n, stream),
+                  "auto-exposure histogram " + size);
+    percentile_bounds_kernel<<<1, log_lum_bins, 0, stream>>>(histogram, n, p, bounds);
+    GP_CUDA_CHECK_LAUNCH("percentile_bounds_kernel " + std::to_string(log_lum_bins) + " bins, " + size);
+    temp_bytes = l.cub_temp_bytes;
+    GP_CUDA_CHECK(cub::DeviceReduce::TransformReduce(cub_temp, temp_bytes, samples, log_sum, n,
+                                                     ::cuda::std::plus<double>{}, ClampToBounds{bounds}, 0.0, stream),
+                  "auto-exposure sum " + size);
+  }
+  exposure_scale_kernel<<<1, 1, 0, stream>>>(log_sum, n, p, base_scale, out_scale);
+  GP_CUDA_CHECK_LAUNCH("exposure_scale_kernel " + size);
 }
 
 }  // namespace gp::tonemap

@@ -17,8 +17,13 @@
 
 namespace gp::tonemap {
 
+// Tone curves (formulas and sources in tonemap_math.hpp): linear = clamp; reinhard = x/(1+x) per
+// channel; reinhard_extended on luminance with white point; hable = Uncharted 2 with bias 2 and
+// linear white; aces_narkowicz / aces_hill = the two ACES fits; agx = Wrensch's minimal AgX;
+// pbr_neutral = Khronos PBR Neutral.
 enum class Operator { linear, reinhard, reinhard_extended, hable, aces_narkowicz, aces_hill, agx, pbr_neutral };
 enum class Transfer { srgb, gamma, linear };
+// box = pixel-area average (coverage weights), triangle = tent, lanczos3 = sinc-windowed sinc.
 enum class Filter { box, triangle, lanczos3 };
 
 // Which source channel feeds R, G, B, A; -1 for A means opaque (1.0). For a one-channel source
@@ -38,14 +43,15 @@ struct ToneParams {
 struct AutoExposureParams {
   float key = 0.18f;          // target log-average luminance (Reinhard's "key value")
   float percentile_low = 0;   // 0..100: log-luminances below this percentile are clamped to it
-  float percentile_high = 100;
+  float percentile_high = 100;  // (to the edge of its 1/16-stop histogram bin; exposure_math.hpp)
   float min_scale = 1.0f / 65536, max_scale = 65536;  // clamp of the resulting exposure scale
 };
 
 struct EncodeParams {
   Transfer transfer = Transfer::srgb;
   float gamma = 2.2f;          // for Transfer::gamma: out = in^(1/gamma)
-  bool dither = false;         // triangular-PDF dither of +-1 LSB before rounding (8-bit output)
+  bool dither = false;         // triangular-PDF dither of +-1 LSB before rounding (meant for 8-bit
+                               // output); exact black and white and alpha are never dithered
   unsigned seed = 0;           // dither pattern seed (deterministic; same on GPU and CPU)
   // Divide colour by alpha before encoding 4-channel output (PNG/TIFF store straight alpha);
   // 3-channel output keeps premultiplied colour, i.e. composited over black.
@@ -84,7 +90,9 @@ void resample_gpu(const ImageView& src, const ImageView& dst, Filter filter, voi
 void resample_cpu(const ImageView& src, const ImageView& dst, Filter filter);
 
 // ---- quantisation -----------------------------------------------------------------------------
-// src f32x4 display-linear -> dst u8 or u16 with dst.channels 3 (alpha dropped) or 4.
+// src f32x4 display-linear -> dst u8 or u16 with dst.channels 3 (alpha dropped) or 4. Colour goes
+// through the transfer; alpha is quantised linearly (no transfer, no dither). dst may start at
+// any byte (outputs are packed back to back).
 void encode_gpu(const ImageView& src, const ImageView& dst, const EncodeParams& p, cudaStream_t stream);
 void encode_cpu(const ImageView& src, const ImageView& dst, const EncodeParams& p);
 

@@ -1,17 +1,15 @@
 #pragma once
-// Per-pixel math shared by the kernels and their CPU references, so both compute the same thing
-// (tests compare them and check this math against hand-computed values).
+// Per-pixel math shared by the kernels and their CPU references, so both compute the same thing;
+// tests check it against hand-computed values. Tone curves take exposed scene-linear Rec.709 RGB
+// (negative values are treated as 0) and return display-linear RGB in [0, 1].
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <string>
+#include <type_traits>
 
+#include "core/error.hpp"
+#include "cuda/tonemap/host_device.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
-
-#ifdef __CUDACC__
-#define GP_HD __host__ __device__ __forceinline__
-#else
-#define GP_HD inline
-#endif
 
 namespace gp::tonemap::math {
 
@@ -19,144 +17,195 @@ struct Rgb {
   float r, g, b;
 };
 
-GP_HD float clamp01(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
+GP_HD float clamp01(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }  // NaN -> 0
 GP_HD Rgb clamp01(Rgb c) { return {clamp01(c.r), clamp01(c.g), clamp01(c.b)}; }
-GP_HD float luminance(Rgb c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
+GP_HD Rgb scaled(Rgb c, float k) { return {c.r * k, c.g * k, c.b * k}; }
 
-// Auto-exposure histogram: log2 of (Y + epsilon), clamped into the histogram's range so both
-// paths bin identically. epsilon keeps black pixels finite.
-constexpr float log_lum_epsilon = 1e-6f;
-constexpr float log_lum_min = -24.0f, log_lum_max = 24.0f;
-constexpr int log_lum_bins = 1024;
-GP_HD float log2_luminance(Rgb c) {
-  const float l = log2f(fmaxf(luminance(c), 0.0f) + log_lum_epsilon);
-  return fminf(fmaxf(l, log_lum_min), log_lum_max - 1e-4f);
-}
+// x^e for x in [0, 1] and e > 0, as exp2(e log2 x): a few ulp like powf but without its general
+// case handling, which made the transfer and AgX kernels compute-bound. pow_unit(0, e) = 0.
+GP_HD float pow_unit(float x, float e) { return exp2f(e * log2f(x)); }
 
-// ---- tone curves: exposed scene-linear RGB -> display-linear RGB in [0,1] ----------------------
+// Rec.709 luminance. Written with explicit fmaf so that host and device round identically (nvcc
+// would otherwise fuse the multiply-adds and g++ would not): auto exposure bins this value.
+GP_HD float luminance(Rgb c) { return fmaf(0.0722f, c.b, fmaf(0.7152f, c.g, 0.2126f * c.r)); }
 
-GP_HD Rgb reinhard(Rgb c) { return {c.r / (1 + c.r), c.g / (1 + c.g), c.b / (1 + c.b)}; }
+// ---- tone curves -------------------------------------------------------------------------------
 
-// Reinhard et al. 2002, eq. 4, on luminance (keeps hue): L_d = L (1 + L / W^2) / (1 + L).
+// Reinhard 2002, eq. 3, per channel: x / (1 + x).
+GP_HD float reinhard(float x) { return x / (1.0f + x); }
+
+// Reinhard 2002, eq. 4, on luminance L with white point W: L (1 + L/W^2) / (1 + L), and the RGB
+// scaled by the same factor so hue and saturation are kept (L = W maps to 1). Saturated colours
+// can leave [0, 1] and are clipped per channel.
 GP_HD Rgb reinhard_extended(Rgb c, float white) {
   const float l = luminance(c);
-  if (l <= 0) return {0, 0, 0};
-  const float ld = l * (1 + l / (white * white)) / (1 + l);
-  const float k = ld / l;
-  return clamp01(Rgb{c.r * k, c.g * k, c.b * k});
+  if (!(l > 0.0f)) return {0, 0, 0};
+  return clamp01(scaled(c, (1.0f + l / (white * white)) / (1.0f + l)));
 }
 
-// John Hable's Uncharted 2 curve, with his exposure bias 2.0 and white point W.
-GP_HD float hable_partial(float x) {
-  const float A = 0.15f, B = 0.50f, C = 0.10f, D = 0.20f, E = 0.02f, F = 0.30f;
-  return ((x * (A * x + C * B) + D * E) / (x * (A * x + B) + D * F)) - E / F;
+// John Hable's Uncharted 2 filmic curve ("Filmic Tonemapping Operators", 2010), per channel:
+// f(bias * x) / f(W) with his exposure bias 2.0, so scene value W/2 maps to 1.
+GP_HD float hable_curve(float x) {
+  constexpr float A = 0.15f, B = 0.50f, C = 0.10f, D = 0.20f, E = 0.02f, F = 0.30f;
+  return (x * (A * x + C * B) + D * E) / (x * (A * x + B) + D * F) - E / F;
 }
 GP_HD Rgb hable(Rgb c, float white) {
-  const float bias = 2.0f;
-  const float w = 1.0f / hable_partial(white);
-  return clamp01(Rgb{hable_partial(bias * c.r) * w, hable_partial(bias * c.g) * w, hable_partial(bias * c.b) * w});
+  constexpr float exposure_bias = 2.0f;
+  const float white_scale = 1.0f / hable_curve(white);
+  return clamp01(Rgb{hable_curve(exposure_bias * c.r) * white_scale, hable_curve(exposure_bias * c.g) * white_scale,
+                     hable_curve(exposure_bias * c.b) * white_scale});
 }
 
-// Krzysztof Narkowicz's 2015 ACES filmic fit.
-GP_HD float aces_narkowicz(float x) { return clamp01((x * (2.51f * x + 0.03f)) / (x * (2.43f * x + 0.59f) + 0.14f)); }
+// Krzysztof Narkowicz's 2015 fit of the ACES RRT+ODT, per channel. The fit is pre-exposed
+// (1.0 maps to about 0.8); his note's "multiply by 0.6" for the original curve is left to the
+// exposure setting.
+GP_HD float aces_narkowicz(float x) {
+  return clamp01((x * (2.51f * x + 0.03f)) / (x * (2.43f * x + 0.59f) + 0.14f));
+}
 
-// Stephen Hill's fit of the ACES RRT+ODT (sRGB), as in MJP's BakingLab.
-GP_HD float rrt_odt_fit(float v) {
+// Stephen Hill's fit of the ACES RRT+ODT for sRGB displays (MJP's BakingLab, ACES.hlsl):
+// ACESInputMat (sRGB -> AP1 with the RRT's saturation), RRTAndODTFit per channel, ACESOutputMat.
+GP_HD float rrt_and_odt_fit(float v) {
   const float a = v * (v + 0.0245786f) - 0.000090537f;
   const float b = v * (0.983729f * v + 0.4329510f) + 0.238081f;
   return a / b;
 }
 GP_HD Rgb aces_hill(Rgb c) {
-  const Rgb i{0.59719f * c.r + 0.35458f * c.g + 0.04823f * c.b, 0.07600f * c.r + 0.90834f * c.g + 0.01566f * c.b,
+  const Rgb i{0.59719f * c.r + 0.35458f * c.g + 0.04823f * c.b,  //
+              0.07600f * c.r + 0.90834f * c.g + 0.01566f * c.b,  //
               0.02840f * c.r + 0.13383f * c.g + 0.83777f * c.b};
-  const Rgb f{rrt_odt_fit(i.r), rrt_odt_fit(i.g), rrt_odt_fit(i.b)};
-  return clamp01(Rgb{1.60475f * f.r - 0.53108f * f.g - 0.07367f * f.b, -0.10208f * f.r + 1.10813f * f.g - 0.00605f * f.b,
+  const Rgb f{rrt_and_odt_fit(i.r), rrt_and_odt_fit(i.g), rrt_and_odt_fit(i.b)};
+  return clamp01(Rgb{1.60475f * f.r - 0.53108f * f.g - 0.07367f * f.b,   //
+                     -0.10208f * f.r + 1.10813f * f.g - 0.00605f * f.b,  //
                      -0.00327f * f.r - 0.07276f * f.g + 1.07602f * f.b});
 }
 
-// AgX, Benjamin Wrensch's minimal version (inset matrix, log2 encoding, 6th-order sigmoid fit,
-// outset matrix), then the 2.2 display EOTF so the result is display-linear like the others.
+// AgX, Benjamin Wrensch's "minimal AgX" (2024): inset matrix, log2 encoding between
+// min_ev = -12.47393 and max_ev = 4.026069, the 6th-order fit of the default contrast sigmoid, then
+// his agxEotf (outset matrix, 2.2 power) so the result is display-linear like the other curves.
+// The GLSL matrices are column-major; the rows below are their transposes.
+// The sigmoid fit 15.5 x^6 - 40.14 x^5 + 31.96 x^4 - 6.868 x^3 + 0.4298 x^2 + 0.1191 x - 0.00232,
+// in Horner form with explicit fmaf: its terms cancel near x = 1 (they are ~40 for a result ~1), so
+// the evaluation order matters, and this way host and device round alike.
 GP_HD float agx_contrast(float x) {
-  const float x2 = x * x, x4 = x2 * x2;
-  return 15.5f * x4 * x2 - 40.14f * x4 * x + 31.96f * x4 - 6.868f * x2 * x + 0.4298f * x2 + 0.1191f * x - 0.00232f;
+  float p = fmaf(15.5f, x, -40.14f);
+  p = fmaf(p, x, 31.96f);
+  p = fmaf(p, x, -6.868f);
+  p = fmaf(p, x, 0.4298f);
+  p = fmaf(p, x, 0.1191f);
+  return fmaf(p, x, -0.00232f);
 }
-GP_HD float agx_encode(float v) {
-  const float min_ev = -12.47393f, max_ev = 4.026069f;
-  const float l = fminf(fmaxf(log2f(fmaxf(v, 1e-10f)), min_ev), max_ev);
-  return agx_contrast((l - min_ev) / (max_ev - min_ev));
+GP_HD float agx_log_encode(float v) {
+  constexpr float min_ev = -12.47393f, max_ev = 4.026069f;
+  const float ev = fminf(fmaxf(log2f(fmaxf(v, 1e-10f)), min_ev), max_ev);  // log2(0) would be -inf
+  return agx_contrast((ev - min_ev) / (max_ev - min_ev));
 }
 GP_HD Rgb agx(Rgb c) {
-  const Rgb i{0.842479062253094f * c.r + 0.0784335999999992f * c.g + 0.0792237451477643f * c.b,
-              0.0423282422610123f * c.r + 0.878468636469772f * c.g + 0.0791661274605434f * c.b,
-              0.0423756549057051f * c.r + 0.0784336f * c.g + 0.879142973793104f * c.b};
-  const Rgb e{agx_encode(i.r), agx_encode(i.g), agx_encode(i.b)};
-  const Rgb o{1.19687900512017f * e.r - 0.0980208811401368f * e.g - 0.0990297440797205f * e.b,
-              -0.0528968517574562f * e.r + 1.15190312990417f * e.g - 0.0989611768448433f * e.b,
-              -0.0529716355144438f * e.r - 0.0980434501171241f * e.g + 1.15107367264116f * e.b};
-  return {powf(clamp01(o.r), 2.2f), powf(clamp01(o.g), 2.2f), powf(clamp01(o.b), 2.2f)};
+  const Rgb inset{0.842479062253094f * c.r + 0.0784335999999992f * c.g + 0.0792237451477643f * c.b,
+                  0.0423282422610123f * c.r + 0.878468636469772f * c.g + 0.0791661274605434f * c.b,
+                  0.0423756549057051f * c.r + 0.0784336f * c.g + 0.879142973793104f * c.b};
+  const Rgb e{agx_log_encode(inset.r), agx_log_encode(inset.g), agx_log_encode(inset.b)};
+  const Rgb outset{1.19687900512017f * e.r - 0.0980208811401368f * e.g - 0.0990297440797205f * e.b,
+                   -0.0528968517574562f * e.r + 1.15190312990417f * e.g - 0.0989611768448433f * e.b,
+                   -0.0529716355144438f * e.r - 0.0980434501171241f * e.g + 1.15107367264116f * e.b};
+  return {pow_unit(clamp01(outset.r), 2.2f), pow_unit(clamp01(outset.g), 2.2f), pow_unit(clamp01(outset.b), 2.2f)};
 }
 
-// Khronos PBR Neutral (reference GLSL of the Khronos specification).
+// Khronos PBR Neutral (KhronosGroup/ToneMapping, PBR_Neutral/pbrNeutral.glsl): subtracts the 4%
+// Fresnel offset (less near black), is linear below the compression start 0.76 and compresses and
+// desaturates peaks above it.
 GP_HD Rgb pbr_neutral(Rgb c) {
-  const float start_compression = 0.8f - 0.04f;
-  const float desaturation = 0.15f;
+  constexpr float start_compression = 0.8f - 0.04f, desaturation = 0.15f;
   const float x = fminf(c.r, fminf(c.g, c.b));
   const float offset = x < 0.08f ? x - 6.25f * x * x : 0.04f;
   c = {c.r - offset, c.g - offset, c.b - offset};
   const float peak = fmaxf(c.r, fmaxf(c.g, c.b));
   if (peak < start_compression) return clamp01(c);
-  const float d = 1.0f - start_compression;
+  constexpr float d = 1.0f - start_compression;
   const float new_peak = 1.0f - d * d / (peak + d - start_compression);
-  const float s = new_peak / peak;
-  c = {c.r * s, c.g * s, c.b * s};
-  const float g = 1.0f - 1.0f / (desaturation * (peak - new_peak) + 1.0f);
+  c = scaled(c, new_peak / peak);
+  const float g = 1.0f - 1.0f / (desaturation * (peak - new_peak) + 1.0f);  // mix(c, new_peak, g)
   return clamp01(Rgb{c.r + (new_peak - c.r) * g, c.g + (new_peak - c.g) * g, c.b + (new_peak - c.b) * g});
 }
 
-GP_HD Rgb apply_operator(Rgb c, const ToneParams& p) {
-  // Negative scene values (from filtering or bad data) carry no light.
-  c = {fmaxf(c.r, 0.0f), fmaxf(c.g, 0.0f), fmaxf(c.b, 0.0f)};
-  switch (p.op) {
-    case Operator::linear: return clamp01(c);
-    case Operator::reinhard: return reinhard(c);
-    case Operator::reinhard_extended: return reinhard_extended(c, p.white);
-    case Operator::hable: return hable(c, p.white);
-    case Operator::aces_narkowicz: return {aces_narkowicz(c.r), aces_narkowicz(c.g), aces_narkowicz(c.b)};
-    case Operator::aces_hill: return aces_hill(c);
-    case Operator::agx: return agx(c);
-    case Operator::pbr_neutral: return pbr_neutral(c);
-  }
-  return clamp01(c);
+// The curve chosen at compile time (kernels are instantiated per operator, so no switch per pixel).
+// Inputs are limited to [0, 1e9]: negative light (from filtering or bad data) and NaN become 0;
+// inf and huge values saturate every curve long before 1e9, where each formula is still finite
+// (Hable's squares its input; inf / inf would be NaN, shown as black).
+GP_HD float curve_input(float x) { return fminf(fmaxf(x, 0.0f), 1e9f); }
+
+template <Operator Op>
+GP_HD Rgb tone_curve(Rgb c, float white) {
+  c = {curve_input(c.r), curve_input(c.g), curve_input(c.b)};
+  if constexpr (Op == Operator::linear) return clamp01(c);
+  else if constexpr (Op == Operator::reinhard) return {reinhard(c.r), reinhard(c.g), reinhard(c.b)};
+  else if constexpr (Op == Operator::reinhard_extended) return reinhard_extended(c, white);
+  else if constexpr (Op == Operator::hable) return hable(c, white);
+  else if constexpr (Op == Operator::aces_narkowicz) return {aces_narkowicz(c.r), aces_narkowicz(c.g), aces_narkowicz(c.b)};
+  else if constexpr (Op == Operator::aces_hill) return aces_hill(c);
+  else if constexpr (Op == Operator::agx) return agx(c);
+  else return pbr_neutral(c);
 }
 
-// One pixel through exposure and the curve; alpha unchanged.
-GP_HD Rgb tonemap_pixel(float r, float g, float b, float a, float scale, const ToneParams& p) {
-  Rgb c{r * scale, g * scale, b * scale};
-  if (p.premultiplied && a != 1.0f) {
-    const float inv = a > 0.0f ? 1.0f / a : 0.0f;  // fully transparent: no colour to recover
-    c = apply_operator(Rgb{c.r * inv, c.g * inv, c.b * inv}, p);
-    const float k = fminf(fmaxf(a, 0.0f), 1.0f);
-    return {c.r * k, c.g * k, c.b * k};
-  }
-  return apply_operator(c, p);
+// Straight colour of a premultiplied pixel (alpha 0 carries no colour: black); alpha unchanged.
+GP_HD float4 unpremultiplied(float4 v) {
+  const float inv = v.w > 0.0f ? 1.0f / v.w : 0.0f;
+  return float4{v.x * inv, v.y * inv, v.z * inv, v.w};
 }
 
-// ---- output transfer and quantisation --------------------------------------------------------
+// One RGBA pixel: rgb * scale through the curve, alpha copied. Premultiplied colour goes through
+// the curve straight (the curve is not linear) and is premultiplied again afterwards, so MIP
+// filtering keeps averaging premultiplied values.
+template <Operator Op>
+GP_HD float4 tonemap_pixel(float4 v, float scale, const ToneParams& p) {
+  const bool straighten = p.premultiplied && v.w != 1.0f;
+  const float4 s = straighten ? unpremultiplied(v) : v;
+  const Rgb c = tone_curve<Op>(Rgb{s.x * scale, s.y * scale, s.z * scale}, p.white);
+  const float k = straighten ? clamp01(v.w) : 1.0f;
+  return float4{c.r * k, c.g * k, c.b * k, v.w};
+}
 
-GP_HD float srgb_oetf(float x) { return x <= 0.0031308f ? 12.92f * x : 1.055f * powf(x, 1.0f / 2.4f) - 0.055f; }
+// Calls f(std::integral_constant<Operator, op>{}) so a runtime choice selects a specialised loop
+// or kernel.
+template <class F>
+decltype(auto) with_operator(Operator op, F&& f) {
+  using O = Operator;
+  switch (op) {
+    case O::linear: return f(std::integral_constant<O, O::linear>{});
+    case O::reinhard: return f(std::integral_constant<O, O::reinhard>{});
+    case O::reinhard_extended: return f(std::integral_constant<O, O::reinhard_extended>{});
+    case O::hable: return f(std::integral_constant<O, O::hable>{});
+    case O::aces_narkowicz: return f(std::integral_constant<O, O::aces_narkowicz>{});
+    case O::aces_hill: return f(std::integral_constant<O, O::aces_hill>{});
+    case O::agx: return f(std::integral_constant<O, O::agx>{});
+    case O::pbr_neutral: return f(std::integral_constant<O, O::pbr_neutral>{});
+  }
+  throw Error("unknown tone-mapping operator " + std::to_string(int(op)));
+}
 
-GP_HD float transfer(float x, const EncodeParams& p) {
+// Runtime-dispatched curve, for tests and one-off values.
+inline Rgb apply_tone_curve(Rgb c, const ToneParams& p) {
+  return with_operator(p.op, [&](auto op) { return tone_curve<decltype(op)::value>(c, p.white); });
+}
+
+// ---- output transfer and quantisation ----------------------------------------------------------
+
+// IEC 61966-2-1 sRGB encoding of a linear value in [0, 1].
+GP_HD float srgb_oetf(float x) { return x <= 0.0031308f ? 12.92f * x : 1.055f * pow_unit(x, 1.0f / 2.4f) - 0.055f; }
+
+GP_HD float transfer_encode(float x, const EncodeParams& p) {
   x = clamp01(x);
   switch (p.transfer) {
     case Transfer::srgb: return srgb_oetf(x);
-    case Transfer::gamma: return powf(x, 1.0f / p.gamma);
+    case Transfer::gamma: return pow_unit(x, 1.0f / p.gamma);
     case Transfer::linear: return x;
   }
   return x;
 }
 
-// lowbias32 (Chris Wellons): a well-mixed 32-bit integer hash, identical on host and device.
-GP_HD std::uint32_t hash32(std::uint32_t x) {
+// lowbias32 (Chris Wellons' hash-prospector): a well-mixed 32-bit integer hash; integer-only, so
+// host and device agree bit for bit.
+GP_HD std::uint32_t lowbias32(std::uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
   x ^= x >> 15;
@@ -164,86 +213,45 @@ GP_HD std::uint32_t hash32(std::uint32_t x) {
   x ^= x >> 16;
   return x;
 }
-GP_HD float uniform01(std::uint32_t h) { return float(h >> 8) * (1.0f / 16777216.0f); }
+GP_HD float unit_uniform(std::uint32_t h) { return float(h >> 8) * (1.0f / 16777216.0f); }  // [0, 1)
 
-// Triangular-PDF noise in (-1, 1) LSB for pixel (x, y), channel c.
-GP_HD float tpdf_dither(int x, int y, int c, unsigned seed) {
-  const std::uint32_t h = hash32(std::uint32_t(x) * 0x9E3779B1U ^ hash32(std::uint32_t(y) * 0x85EBCA77U ^ hash32(seed * 4U + std::uint32_t(c))));
-  return uniform01(h) + uniform01(hash32(h)) - 1.0f;
+// Triangular-PDF noise in (-1, 1) (LSB units) for pixel (x, y), channel c: the sum of two
+// independent uniforms minus 1, keyed on (x, y, c, seed) so the pattern is deterministic.
+GP_HD float tpdf_noise(int x, int y, int c, unsigned seed) {
+  std::uint32_t h = lowbias32(seed ^ 0x9e3779b9U);
+  h = lowbias32(h ^ std::uint32_t(x));
+  h = lowbias32(h ^ std::uint32_t(y));
+  h = lowbias32(h ^ std::uint32_t(c));
+  return unit_uniform(h) + unit_uniform(lowbias32(h ^ 0x68e31da4U)) - 1.0f;
 }
 
-// Display-linear value -> integer code in [0, max_code]; alpha (is_alpha) skips transfer and dither.
-GP_HD std::uint32_t quantize(float v, bool is_alpha, int x, int y, int c, float max_code, const EncodeParams& p) {
-  const float encoded = is_alpha ? clamp01(v) : transfer(v, p);
-  float q = encoded * max_code;
-  if (p.dither && !is_alpha) q += tpdf_dither(x, y, c, p.seed);
-  q = fminf(fmaxf(floorf(q + 0.5f), 0.0f), max_code);
-  return std::uint32_t(q);
+// Rounds code + noise to the nearest integer in [0, max_code].
+GP_HD std::uint32_t round_to_code(float code, float max_code) {
+  return std::uint32_t(fminf(fmaxf(floorf(code + 0.5f), 0.0f), max_code));
 }
 
-// Straight colour for 4-channel output of premultiplied data; v = {r, g, b, a}.
-GP_HD void unpremultiply_for_output(float* v, int channels, const EncodeParams& p) {
-  if (!p.unpremultiply || channels != 4 || v[3] >= 1.0f) return;
-  const float inv = v[3] > 0.0f ? 1.0f / v[3] : 0.0f;
-  v[0] *= inv;
-  v[1] *= inv;
-  v[2] *= inv;
-}
-
-// ---- resampling filters ------------------------------------------------------------------------
-
-GP_HD float filter_radius(Filter f) { return f == Filter::box ? 0.5f : f == Filter::triangle ? 1.0f : 3.0f; }
-
-GP_HD float sinc(float x) {
-  if (fabsf(x) < 1e-6f) return 1.0f;
-  const float px = 3.14159265358979f * x;
-  return sinf(px) / px;
-}
-
-GP_HD float filter_weight(Filter f, float t) {
-  switch (f) {
-    case Filter::box: return (t >= -0.5f && t < 0.5f) ? 1.0f : 0.0f;
-    case Filter::triangle: return fmaxf(0.0f, 1.0f - fabsf(t));
-    case Filter::lanczos3: return fabsf(t) < 3.0f ? sinc(t) * sinc(t / 3.0f) : 0.0f;
-  }
-  return 0.0f;
-}
-
-// Source taps of output sample `o` along an axis of `src_n` -> `dst_n` samples: pixel centres at
-// (i + 0.5) * scale; the filter widens by the scale when shrinking (antialiasing).
-struct Taps {
-  int first, last;  // inclusive, before clamping to the edge
-  float centre, inv_width;
+// Integer codes of one display-linear RGBA pixel. For output with alpha, premultiplied colour is
+// made straight first (p.unpremultiply; PNG and TIFF store straight alpha); output without alpha
+// keeps premultiplied colour, i.e. composited over black. Colour channels go through the transfer
+// and the optional dither; exact black and white are not dithered (noise there could only go one
+// way: it would lift blacks and dim whites). Alpha (a linear coverage value) is only clamped and
+// quantised: no transfer, and no dither, which would add noise to edges and make opaque pixels
+// non-opaque.
+struct Codes {
+  std::uint32_t c[4];
 };
-GP_HD Taps taps_for(int o, int src_n, int dst_n, Filter f) {
-  const float scale = float(src_n) / float(dst_n);
-  const float width = fmaxf(1.0f, scale);
-  const float centre = (float(o) + 0.5f) * scale;
-  const float support = filter_radius(f) * width;
-  return {int(floorf(centre - support - 0.5f)), int(ceilf(centre + support - 0.5f)), centre, 1.0f / width};
-}
-
-// half -> float for the CPU path (the GPU uses the hardware conversion).
-inline float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu, bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {  // subnormal: normalise
-    exponent = 113;
-    while (!(mantissa & 0x400u)) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+GP_HD Codes encode_pixel(float4 v, int x, int y, const EncodeParams& p, float max_code, bool with_alpha) {
+  if (with_alpha && p.unpremultiply && v.w < 1.0f) v = unpremultiplied(v);
+  const float rgb[3] = {v.x, v.y, v.z};
+  Codes out;
+  for (int c = 0; c < 3; ++c) {
+    const float linear = clamp01(rgb[c]);
+    const bool dither = p.dither && linear > 0.0f && linear < 1.0f;
+    const float noise = dither ? tpdf_noise(x, y, c, p.seed) : 0.0f;
+    out.c[c] = round_to_code(transfer_encode(linear, p) * max_code + noise, max_code);
   }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+  out.c[3] = round_to_code(clamp01(v.w) * max_code, max_code);
+  return out;
 }
 
 }  // namespace gp::tonemap::math

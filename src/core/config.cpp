@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,13 +46,6 @@ std::string shown(const json& value) {
 std::string number_text(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{}", v);
-}
-
-// A key as a JSON pointer token ("a/b" -> "a~1b"), so reported pointers stay unambiguous.
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
 }
 
 std::string parent_of(const std::string& p) { return p.substr(0, p.find_last_of('/')); }
@@ -152,7 +144,7 @@ void report_unknown_keys(const std::vector<Field>& fields, const json& object, c
                          Problems& problems) {
   const std::vector<std::string> known = child_keys(fields, at);
   for (const auto& [key, value] : object.items()) {
-    const std::string p = at + "/" + pointer_token(key);
+    const std::string p = (pointer(at) / key).to_string();  // escapes ~ and /
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       const std::string guess = did_you_mean(key, known);
       problems.add(p, guess.empty() ? "unknown key" : "unknown key (did you mean \"" + guess + "\"?)");
@@ -232,12 +224,13 @@ std::string syntax_error_message(const std::string& path, const std::string& tex
   const std::string what = e.what();
   if (std::regex_search(what, m, located))
     return fmt::format("{}:{}:{}: invalid JSON: {}", path, m[1].str(), m[2].str(), m[3].str());
-  // No position in the message: derive it from the byte offset of the last character read.
-  const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-  const std::size_t line = 1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(end), '\n');
-  const std::size_t line_start = text.rfind('\n', end ? end - 1 : 0);
-  const std::size_t column = line_start == std::string::npos || end == 0 ? end : end - line_start - 1;
-  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, std::max<std::size_t>(column, 1), what);
+  // No position in the message: count lines up to the last byte read (e.byte is 1-based).
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+    column = text[i] == '\n' ? 1 : column + 1;
+    line += text[i] == '\n';
+  }
+  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, what);
 }
 
 // ---- overrides ----------------------------------------------------------------------------------
@@ -432,13 +425,13 @@ void apply_override(json& config, const std::string& assignment) {
   if (config.is_null()) config = json::object();
   if (!config.is_object()) throw UsageError("--set " + assignment + ": the config is not a JSON object");
   json* node = &config;
-  std::string at;
+  pointer at;
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-    at += "/" + pointer_token(keys[i]);
+    at /= keys[i];
     json& next = (*node)[keys[i]];  // creates a null member when missing
     if (next.is_null()) next = json::object();
     // Replacing a value with an object would silently drop a setting: refuse.
-    if (!next.is_object()) throw UsageError("--set " + assignment + ": " + at + " is not an object");
+    if (!next.is_object()) throw UsageError("--set " + assignment + ": " + at.to_string() + " is not an object");
     node = &next;
   }
   (*node)[keys.back()] = override_value(assignment.substr(eq + 1));

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
 #include "core/error.hpp"
@@ -52,6 +53,17 @@ std::string expand_variable(const std::string& pattern, std::size_t open, std::s
 bool is_inside(const fs::path& path, const fs::path& dir) {
   const fs::path rel = path.lexically_relative(dir);
   return !rel.empty() && rel != "." && *rel.begin() != "..";
+}
+
+// `p` with the symbolic links of its existing part resolved; nullopt when that fails.
+std::optional<fs::path> resolved(const fs::path& p) {
+  std::error_code ec;
+  // Absolute first: weakly_canonical returns a relative path with no existing prefix unchanged.
+  const fs::path absolute = fs::absolute(p, ec);
+  if (ec) return std::nullopt;
+  fs::path real = fs::weakly_canonical(absolute, ec);
+  if (ec) return std::nullopt;
+  return real;
 }
 
 void fsync_path(const std::string& path, int flags, const std::string& what) {
@@ -120,10 +132,8 @@ std::string output_path(const std::string& dir, const std::string& relative_name
   const std::string leaves = field + ": \"" + relative_name + "\" leaves the output folder " + base.string();
   if (!is_inside(full, base)) throw UsageError(leaves);
   // Symbolic links already in the output folder could still point elsewhere: resolve what exists.
-  std::error_code ec_base, ec_full;
-  const fs::path real_base = fs::weakly_canonical(base, ec_base);
-  const fs::path real_full = fs::weakly_canonical(full, ec_full);
-  if (!ec_base && !ec_full && !is_inside(real_full, real_base)) throw UsageError(leaves + " through a symbolic link");
+  const auto real_base = resolved(base), real_full = resolved(full);
+  if (real_base && real_full && !is_inside(*real_full, *real_base)) throw UsageError(leaves + " through a symbolic link");
   return full.string();
 }
 

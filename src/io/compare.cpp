@@ -79,10 +79,13 @@ json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 // ---- images -------------------------------------------------------------------------------------
 
-// Float rounding of normalised integer samples ((k+1)/255.f - k/255.f is not exactly 1/255) must
-// not fail a comparison at exactly one step; far below a 16-bit step (1.5e-5). Only used for a
-// nonzero tolerance, so tolerance 0 stays exact.
-constexpr double rounding_slack = 1e-6;
+// Integer samples come out as k / (2^bits - 1) in float, so the same value stored at two bit
+// depths (8-bit PNG, 16-bit TIFF) may differ by a float rounding step (~6e-8), and one 8-bit step
+// is not exactly 1/255. Differences this small are noise for integer formats: far below one
+// 16-bit step (1.5e-5). Float formats get no slack, so tolerance 0 stays exact for them.
+constexpr double integer_rounding_slack = 1e-6;
+
+bool is_integer_format(const OIIO::ImageSpec& spec) { return !spec.format.is_floating_point(); }
 
 struct ImageDifference {
   std::vector<double> channel_max;  // largest |a-b| per channel
@@ -113,7 +116,8 @@ void read_row(const OIIO::ImageBuf& image, int y, std::vector<float>& row) {
     throw UnreadableFile(fmt::format("cannot read pixels of {}: {}", image.name(), image.geterror()));
 }
 
-ImageDifference measure(const OIIO::ImageBuf& a, const OIIO::ImageBuf& b, double limit) {
+// Samples differing by more than `noise` make a pixel differ; by more than `limit`, fail.
+ImageDifference measure(const OIIO::ImageBuf& a, const OIIO::ImageBuf& b, double noise, double limit) {
   const auto& spec = a.spec();
   const int channels = spec.nchannels;
   ImageDifference d;
@@ -132,7 +136,7 @@ ImageDifference measure(const OIIO::ImageBuf& a, const OIIO::ImageBuf& b, double
                                                               : std::fabs(va - vb);
         d.sum_squares += diff * diff;
         ++d.samples;
-        differs = differs || diff > 0;
+        differs = differs || diff > noise;
         over = over || diff > limit;
         d.channel_max[std::size_t(c)] = std::max(d.channel_max[std::size_t(c)], diff);
         if (diff > d.worst) {
@@ -154,6 +158,17 @@ std::string channel_name(const OIIO::ImageSpec& spec, int c) {
   return name.empty() ? "channel" + std::to_string(c) : name;
 }
 
+json image_metrics(const OIIO::ImageSpec& spec, const ImageDifference& d) {
+  json channel_max = json::object();
+  for (int c = 0; c < spec.nchannels; ++c) channel_max[channel_name(spec, c)] = finite_or_null(d.channel_max[std::size_t(c)]);
+  json metrics{{"max_abs_difference", channel_max},
+               {"differing_pixels", d.differing_pixels},
+               {"pixels_over_tolerance", d.pixels_over_tolerance},
+               {"psnr_db", finite_or_null(d.psnr_db())}};
+  if (d.worst > 0) metrics["worst"] = {{"x", d.worst_x}, {"y", d.worst_y}, {"channel", channel_name(spec, d.worst_channel)}};
+  return metrics;
+}
+
 FileComparison compare_images(const std::string& a, const std::string& b, const CompareOptions& o) {
   const OIIO::ImageBuf image_a = read_image(a), image_b = read_image(b);
   const auto& sa = image_a.spec();
@@ -165,24 +180,17 @@ FileComparison compare_images(const std::string& a, const std::string& b, const 
                               sa.nchannels, sb.width, sb.height, sb.nchannels, b));
     return result;
   }
-  const double limit = o.tolerance > 0 ? o.tolerance + rounding_slack : 0.0;
-  const ImageDifference d = measure(image_a, image_b, limit);
-  json channel_max = json::object();
-  std::vector<std::string> channel_text;
-  for (int c = 0; c < sa.nchannels; ++c) {
-    channel_max[channel_name(sa, c)] = finite_or_null(d.channel_max[std::size_t(c)]);
-    channel_text.push_back(fmt::format("{} {:.6g}", channel_name(sa, c), d.channel_max[std::size_t(c)]));
-  }
-  result.details["max_abs_difference"] = channel_max;
-  result.details["differing_pixels"] = d.differing_pixels;
-  result.details["pixels_over_tolerance"] = d.pixels_over_tolerance;
-  result.details["psnr_db"] = finite_or_null(d.psnr_db());
-  if (d.worst > 0) result.details["worst"] = {{"x", d.worst_x}, {"y", d.worst_y}, {"channel", channel_name(sa, d.worst_channel)}};
-  if (d.pixels_over_tolerance > 0)
-    result.differ(fmt::format("{} of {} pixels differ by more than {:.6g} (max abs difference {}; worst at x={} y={}; "
-                              "PSNR {:.2f} dB)",
-                              d.pixels_over_tolerance, std::size_t(sa.width) * std::size_t(sa.height), o.tolerance,
-                              fmt::join(channel_text, ", "), d.worst_x, d.worst_y, d.psnr_db()));
+  const double noise = is_integer_format(sa) || is_integer_format(sb) ? integer_rounding_slack : 0.0;
+  const ImageDifference d = measure(image_a, image_b, noise, o.tolerance + noise);
+  result.details.update(image_metrics(sa, d));
+  if (d.pixels_over_tolerance == 0) return result;
+  std::vector<std::string> channel_max;
+  for (int c = 0; c < sa.nchannels; ++c)
+    channel_max.push_back(fmt::format("{} {:.6g}", channel_name(sa, c), d.channel_max[std::size_t(c)]));
+  result.differ(fmt::format("{} of {} pixels differ by more than {:.6g} (max abs difference {}; worst at x={} y={}; "
+                            "PSNR {:.2f} dB)",
+                            d.pixels_over_tolerance, std::size_t(sa.width) * std::size_t(sa.height), o.tolerance,
+                            fmt::join(channel_max, ", "), d.worst_x, d.worst_y, d.psnr_db()));
   return result;
 }
 
@@ -321,12 +329,6 @@ json read_json(const std::string& path) {
   }
 }
 
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
-}
-
 std::string shown(const json& v) {
   std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
   return text.size() > 60 ? text.substr(0, 57) + "..." : text;
@@ -337,38 +339,38 @@ struct JsonDifference {
   std::string what;
 };
 
-std::optional<JsonDifference> first_difference(const json& x, const json& y, const std::string& at,
+std::optional<JsonDifference> first_difference(const json& x, const json& y, const json::json_pointer& at,
                                                const CompareOptions& o) {
   if (x.is_number() && y.is_number()) {
     if (x == y || numbers_close(x.get<double>(), y.get<double>(), o)) return std::nullopt;
-    return JsonDifference{at, shown(x) + " vs " + shown(y)};
+    return JsonDifference{at.to_string(), shown(x) + " vs " + shown(y)};
   }
-  if (x.type() != y.type()) return JsonDifference{at, shown(x) + " vs " + shown(y)};
+  if (x.type() != y.type()) return JsonDifference{at.to_string(), shown(x) + " vs " + shown(y)};
   if (x.is_object()) {
     for (const auto& [key, value] : x.items()) {
-      const std::string p = at + "/" + pointer_token(key);
-      if (!y.contains(key)) return JsonDifference{p, "missing in B"};
+      const json::json_pointer p = at / key;
+      if (!y.contains(key)) return JsonDifference{p.to_string(), "missing in B"};
       if (auto d = first_difference(value, y[key], p, o)) return d;
     }
     for (const auto& [key, value] : y.items())
-      if (!x.contains(key)) return JsonDifference{at + "/" + pointer_token(key), "only in B"};
+      if (!x.contains(key)) return JsonDifference{(at / key).to_string(), "only in B"};
     return std::nullopt;
   }
   if (x.is_array()) {
     for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i)
-      if (auto d = first_difference(x[i], y[i], at + "/" + std::to_string(i), o)) return d;
+      if (auto d = first_difference(x[i], y[i], at / i, o)) return d;
     if (x.size() == y.size()) return std::nullopt;
-    return JsonDifference{at + "/" + std::to_string(std::min(x.size(), y.size())),
+    return JsonDifference{(at / std::min(x.size(), y.size())).to_string(),
                           fmt::format("{} in B ({} items vs {})", x.size() > y.size() ? "missing" : "only", x.size(), y.size())};
   }
   if (x == y) return std::nullopt;
-  return JsonDifference{at, shown(x) + " vs " + shown(y)};
+  return JsonDifference{at.to_string(), shown(x) + " vs " + shown(y)};
 }
 
 FileComparison compare_json(const std::string& a, const std::string& b, const CompareOptions& o) {
   const json doc_a = read_json(a), doc_b = read_json(b);
   FileComparison result;
-  if (const auto d = first_difference(doc_a, doc_b, "", o)) {
+  if (const auto d = first_difference(doc_a, doc_b, json::json_pointer(), o)) {
     result.details["first_difference"] = {{"pointer", d->pointer}, {"what", d->what}};
     result.differ(fmt::format("first difference at {}: {}", d->pointer.empty() ? "the top level" : d->pointer, d->what));
   }

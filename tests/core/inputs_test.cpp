@@ -35,9 +35,9 @@ std::string s(const fs::path& p) { return p.string(); }
 // Sets environment variables for one scope, and clears every sharding variable before and after.
 class ShardEnvironment {
  public:
-  explicit ShardEnvironment(std::vector<std::pair<const char*, const char*>> vars) {
+  explicit ShardEnvironment(std::initializer_list<std::pair<const char*, const char*>> vars) {
     clear();
-    for (auto& [name, value] : vars) ::setenv(name, value, 1);
+    for (const auto& [name, value] : vars) ::setenv(name, value, 1);
   }
   ~ShardEnvironment() { clear(); }
 

@@ -1,0 +1,194 @@
+// gp output naming (templates, path safety) and atomic writes.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "support/test_data.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gp::UsageError;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+const std::map<std::string, std::string> vars = {
+    {"stem", "shot_010"}, {"name", "shot_010.exr"}, {"ext", "png"}, {"index", "7"}, {"level", "3"}};
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("name templates expand variables, widths and escaped braces", "[outputs]") {
+  CHECK(gp::expand_template("{stem}.{ext}", vars) == "shot_010.png");
+  CHECK(gp::expand_template("{name}", vars) == "shot_010.exr");
+  CHECK(gp::expand_template("{stem}_mip{level}.{ext}", vars) == "shot_010_mip3.png");
+  CHECK(gp::expand_template("{index:05}_{stem}", vars) == "00007_shot_010");
+  CHECK(gp::expand_template("{index:3}", vars) == "  7");
+  CHECK(gp::expand_template("{stem:2}", vars) == "shot_010");  // never truncated
+  CHECK(gp::expand_template("{{literal}}_{index}", vars) == "{literal}_7");
+  CHECK(gp::expand_template("plain", vars) == "plain");
+  CHECK(gp::expand_template("{custom}", {{"custom", "x"}}) == "x");
+}
+
+TEST_CASE("unknown template variables list the known ones", "[outputs]") {
+  CHECK_THROWS_AS(gp::expand_template("{stme}.png", vars), UsageError);
+  CHECK_THROWS_WITH(gp::expand_template("{stme}.png", vars),
+                    "name template \"{stme}.png\": unknown {stme}; known: {ext}, {index}, {level}, {name}, {stem}");
+  CHECK_THROWS_WITH(gp::expand_template("{stem", vars), Contains("unclosed {"));
+  CHECK_THROWS_WITH(gp::expand_template("{index:x}", vars), Contains("bad width in {index:x}"));
+  CHECK_THROWS_WITH(gp::expand_template("{index:}", vars), Contains("bad width"));
+  CHECK_THROWS_WITH(gp::expand_template("{}", vars), Contains("unknown {}"));
+}
+
+TEST_CASE("relative output names are checked and normalised", "[outputs]") {
+  CHECK(gp::checked_relative_name("a.png", "/output/name") == "a.png");
+  CHECK(gp::checked_relative_name("./a//b.png", "/output/name") == "a/b.png");
+  CHECK(gp::checked_relative_name("a/./b/c.png", "/output/name") == "a/b/c.png");
+
+  CHECK_THROWS_WITH(gp::checked_relative_name("../x", "/output/name"),
+                    "/output/name: output names must not contain \"..\", got \"../x\"");
+  CHECK_THROWS_WITH(gp::checked_relative_name("/abs", "/output/name"),
+                    "/output/name: output names must be relative to the output folder, got \"/abs\"");
+  CHECK_THROWS_WITH(gp::checked_relative_name("a/../../b", "/mip/name"),
+                    "/mip/name: output names must not contain \"..\", got \"a/../../b\"");
+  CHECK_THROWS_AS(gp::checked_relative_name("a/../b", "f"), UsageError);  // harmless, but never needed
+  CHECK_THROWS_WITH(gp::checked_relative_name("", "/output/name"), "/output/name: output name is empty");
+  CHECK_THROWS_WITH(gp::checked_relative_name(std::string("a\0b", 3), "f"), "f: output name contains a NUL byte");
+  for (const char* folder : {".", "./", "a/", "a/."}) {
+    INFO(folder);
+    CHECK_THROWS_WITH(gp::checked_relative_name(folder, "f"), Contains("names a folder, not a file"));
+  }
+}
+
+TEST_CASE("output paths stay inside the output folder", "[outputs]") {
+  CHECK(gp::output_path("out", "a.png", "f") == "out/a.png");
+  CHECK(gp::output_path("out/", "./sub//a.png", "f") == "out/sub/a.png");
+  CHECK(gp::output_path("./out", "a.png", "f") == "out/a.png");
+  CHECK(gp::output_path(".", "a.png", "f") == "a.png");
+  CHECK(gp::output_path("", "a.png", "f") == "a.png");
+  CHECK(gp::output_path("/data/out", "a.png", "f") == "/data/out/a.png");
+  CHECK(gp::output_path("../out", "a.png", "f") == "../out/a.png");
+  CHECK_THROWS_AS(gp::output_path("out", "../x", "f"), UsageError);
+  CHECK_THROWS_AS(gp::output_path("out", "/abs", "f"), UsageError);
+  CHECK_THROWS_AS(gp::output_path("out", "a/../../b", "f"), UsageError);
+}
+
+TEST_CASE("output paths may not escape through a symbolic link", "[outputs]") {
+  const fs::path root = gp::test::scratch_dir("outputs-link");
+  fs::create_directories(root / "out");
+  fs::create_directories(root / "elsewhere");
+  fs::create_directory_symlink(root / "elsewhere", root / "out" / "link");
+  fs::create_directory_symlink(root / "out" / "inner_target", root / "out" / "inner");
+  CHECK_THROWS_WITH(gp::output_path((root / "out").string(), "link/a.png", "/output/name"),
+                    Contains("leaves the output folder") && Contains("through a symbolic link"));
+  CHECK(gp::output_path((root / "out").string(), "inner/a.png", "f") == (root / "out/inner/a.png").string());
+  // The output folder itself may be a link.
+  fs::create_directory_symlink(root / "out", root / "out_link");
+  CHECK(gp::output_path((root / "out_link").string(), "a.png", "f") == (root / "out_link/a.png").string());
+}
+
+TEST_CASE("temporary names are hidden, beside the target, with the same extension, unique", "[outputs]") {
+  const std::string first = gp::temporary_path_for("out/sub/a.png");
+  const std::string second = gp::temporary_path_for("out/sub/a.png");
+  CHECK(first != second);
+  const fs::path p(first);
+  CHECK(p.parent_path() == "out/sub");
+  CHECK(p.extension() == ".png");
+  CHECK_THAT(p.filename().string(), StartsWith(".a.png.part-" + std::to_string(::getpid()) + "-"));
+  CHECK(fs::path(gp::temporary_path_for("a.exr")).parent_path().empty());
+
+  // Unique across threads too.
+  std::vector<std::string> names(400);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) names[std::size_t(t * 100 + i)] = gp::temporary_path_for("x.png");
+    });
+  for (auto& t : threads) t.join();
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+}
+
+TEST_CASE("write_atomically creates folders and publishes the finished file only", "[outputs]") {
+  const fs::path dir = gp::test::scratch_dir("outputs-atomic");
+  const fs::path target = dir / "deep/er/result.txt";
+  std::string written_to;
+  gp::write_atomically(target.string(), [&](const std::string& temp) {
+    written_to = temp;
+    CHECK_FALSE(fs::exists(target));  // not visible under its final name while being written
+    std::ofstream(temp) << "new";
+  });
+  CHECK(read_all(target) == "new");
+  CHECK(fs::path(written_to).parent_path() == target.parent_path());
+  CHECK(names_in(target.parent_path()) == std::set<std::string>{"result.txt"});
+
+  gp::write_atomically(target.string(), [](const std::string& temp) { std::ofstream(temp) << "replaced"; });
+  CHECK(read_all(target) == "replaced");
+  CHECK(gp::output_complete(target.string()));
+}
+
+TEST_CASE("write_atomically leaves no temporary and keeps the old file on failure", "[outputs]") {
+  const fs::path dir = gp::test::scratch_dir("outputs-failure");
+  const fs::path target = dir / "result.txt";
+  std::ofstream(target) << "old";
+  CHECK_THROWS_WITH(gp::write_atomically(target.string(),
+                                         [](const std::string& temp) {
+                                           std::ofstream(temp) << "half";
+                                           throw std::runtime_error("encoder failed");
+                                         }),
+                    "encoder failed");
+  CHECK(read_all(target) == "old");
+  CHECK(names_in(dir) == std::set<std::string>{"result.txt"});
+
+  // A writer that writes nothing is an error too.
+  CHECK_THROWS_AS(gp::write_atomically((dir / "none.txt").string(), [](const std::string&) {}), gp::Error);
+  CHECK(names_in(dir) == std::set<std::string>{"result.txt"});
+}
+
+TEST_CASE("output_complete needs a non-empty regular file", "[outputs]") {
+  const fs::path dir = gp::test::scratch_dir("outputs-complete");
+  std::ofstream(dir / "full") << "x";
+  std::ofstream(dir / "empty");
+  CHECK(gp::output_complete((dir / "full").string()));
+  CHECK_FALSE(gp::output_complete((dir / "empty").string()));
+  CHECK_FALSE(gp::output_complete((dir / "missing").string()));
+  CHECK_FALSE(gp::output_complete(dir.string()));
+}
+
+TEST_CASE("remove_stale_temporaries removes old temporaries only", "[outputs]") {
+  const fs::path dir = gp::test::scratch_dir("outputs-stale");
+  fs::create_directories(dir / "sub");
+  const std::string old_temp = gp::temporary_path_for((dir / "a.png").string());
+  const std::string old_nested = gp::temporary_path_for((dir / "sub/b.tif").string());
+  const std::string fresh_temp = gp::temporary_path_for((dir / "c.png").string());
+  for (const auto& p : {old_temp, old_nested, fresh_temp}) std::ofstream(p) << "partial";
+  for (const char* keep : {"a.png", ".hidden", "x.part-1-2.png", ".notes.part-of-it"}) std::ofstream(dir / keep) << "keep";
+  const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  fs::last_write_time(old_temp, two_hours_ago);
+  fs::last_write_time(old_nested, two_hours_ago);
+
+  CHECK(gp::remove_stale_temporaries(dir.string()) == 2);  // default: unmodified for an hour
+  CHECK_FALSE(fs::exists(old_temp));
+  CHECK_FALSE(fs::exists(old_nested));
+  CHECK(fs::exists(fresh_temp));  // another task may still be writing it
+  CHECK(gp::remove_stale_temporaries(dir.string(), std::chrono::seconds(0)) == 1);
+  CHECK(names_in(dir) == std::set<std::string>{"a.png", ".hidden", "x.part-1-2.png", ".notes.part-of-it", "sub"});
+  CHECK(gp::remove_stale_temporaries((dir / "missing").string()) == 0);
+}
