@@ -228,7 +228,7 @@ TEST_CASE("config files allow comments; errors name the file, line and column", 
   CHECK_THROWS_WITH(gp::config::load_file(dir.string()), Contains(dir.string() + ": is a folder"));
 }
 
-TEST_CASE("--set overrides take dotted paths or JSON pointers", "[config]") {
+TEST_CASE("the --set option: overrides take dotted paths or JSON pointers", "[config]") {
   json cfg = {{"output", {{"quality", 90}}}};
   gp::config::apply_override(cfg, "output.quality=95");
   CHECK(cfg["output"]["quality"] == 95);
@@ -252,7 +252,7 @@ TEST_CASE("--set overrides take dotted paths or JSON pointers", "[config]") {
   CHECK(cfg["weird/key"]["x~y"] == 1);
 }
 
-TEST_CASE("--set creates intermediate objects and refuses to replace values with objects", "[config]") {
+TEST_CASE("the --set option: creates intermediate objects and refuses to replace values with objects", "[config]") {
   json cfg = json::object();
   gp::config::apply_override(cfg, "run.limits.threads=4");
   CHECK(cfg == json({{"run", {{"limits", {{"threads", 4}}}}}}));
@@ -266,7 +266,7 @@ TEST_CASE("--set creates intermediate objects and refuses to replace values with
   CHECK(with_value == json({{"output", 5}}));
 }
 
-TEST_CASE("--set rejects bad syntax", "[config]") {
+TEST_CASE("the --set option: rejects bad syntax", "[config]") {
   json cfg = json::object();
   for (const std::string bad : {"output.quality", "=5", "a..b=1", "a.=1", ".a=1", "/=1", "/a//b=1", "/a~2=1", "/a~=1"}) {
     INFO(bad);

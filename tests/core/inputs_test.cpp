@@ -108,7 +108,7 @@ TEST_CASE("@list files hold one entry per line, relative to the list", "[inputs]
   CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "self.txt")}, {}, false}), Contains("nest too deeply"));
 }
 
-TEST_CASE("--shard i/N is parsed strictly", "[inputs]") {
+TEST_CASE("the --shard option: i/N is parsed strictly", "[inputs]") {
   ShardEnvironment env({});
   const Shard s = gp::resolve_shard(std::string("2/8"), std::nullopt);
   CHECK(s.index == 2);
@@ -132,7 +132,7 @@ TEST_CASE("--shard i/N is parsed strictly", "[inputs]") {
   }
 }
 
-TEST_CASE("--shard wins over the environment; no sharding without one", "[inputs]") {
+TEST_CASE("the --shard option: wins over the environment; no sharding without one", "[inputs]") {
   ShardEnvironment env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "4"}});
   CHECK(gp::resolve_shard(std::string("1/2"), std::nullopt).str() == "1/2");
   ShardEnvironment none({});
