@@ -18,7 +18,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 if [[ -f /opt/gpuproc-deps/env.sh ]]; then
-  set +u; source /opt/gpuproc-deps/env.sh; set -u  # oiiotool and maketx on the GPU machine
+  # (env.sh ends on a test that may be false; that is not a failure)
+  set +eu; source /opt/gpuproc-deps/env.sh; set -eu  # oiiotool and maketx on the GPU machine
 fi
 
 build=${GPUPROC_BUILD:-build-gpu}
