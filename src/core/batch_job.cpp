@@ -164,10 +164,8 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     const Shard shard = resolve_shard(options.shard, options.shard_count);
     report["shard"] = shard.str();
     const std::vector<std::string> all_inputs = expand_inputs(command.input_spec(cfg));
-    std::vector<std::size_t> indices;
-    for (std::size_t i = 0; i < all_inputs.size(); ++i)
-      if (i % std::size_t(shard.count) == std::size_t(shard.index)) indices.push_back(i);
-    inputs = select_shard(all_inputs, shard);
+    const std::vector<std::size_t> indices = shard_indices(all_inputs.size(), shard);
+    for (std::size_t i : indices) inputs.push_back(all_inputs[i]);
 
     if (options.dry_run) {
       std::cout << fmt::format("{}: {} input(s){}\n", name, inputs.size(),
@@ -180,19 +178,24 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     }
 
     // --resume: drop items whose outputs all exist (writes are atomic, so existing means complete).
+    // Planning outputs reads each input's header, so it is done only when resuming.
     std::vector<std::string> todo;
-    std::vector<std::size_t> todo_indices;
+    std::vector<std::size_t> todo_indices, todo_positions;  // index in all inputs, position in `inputs`
     std::set<std::string> output_dirs;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
-      auto outs = command.planned_outputs(cfg, inputs[k], indices[k]);
-      for (auto& o : outs) output_dirs.insert(fs::path(o).parent_path().string());
-      bool complete = options.resume && !outs.empty();
-      for (auto& o : outs) complete = complete && output_complete(o);
+      bool complete = false;
+      if (options.resume) {
+        const auto outs = command.planned_outputs(cfg, inputs[k], indices[k]);
+        for (auto& o : outs) output_dirs.insert(fs::path(o).parent_path().string());
+        complete = !outs.empty();
+        for (auto& o : outs) complete = complete && output_complete(o);
+      }
       if (complete) {
         outcome.skipped_complete++;
       } else {
         todo.push_back(inputs[k]);
         todo_indices.push_back(indices[k]);
+        todo_positions.push_back(k);
       }
     }
     if (options.resume)
@@ -213,10 +216,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     run.skipped_complete = outcome.skipped_complete;
     outcome = std::move(run);
     // Failure indices are positions in `todo`; turn them into positions in `inputs` for the report.
-    for (auto& f : outcome.failures) {
-      const std::string& item = todo[f.index];
-      f.index = std::size_t(std::find(inputs.begin(), inputs.end(), item) - inputs.begin());
-    }
+    for (auto& f : outcome.failures) f.index = todo_positions[f.index];
     progress.finish();
     if (!options.trace_path.empty()) Trace::global().write_chrome_trace(options.trace_path);
     exit_code = outcome.failures.empty() && !outcome.cancelled ? int(ExitCode::ok) : int(ExitCode::items_failed);

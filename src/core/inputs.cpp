@@ -204,9 +204,15 @@ Shard resolve_shard(const std::optional<std::string>& cli_shard, std::optional<i
   return Shard{};
 }
 
+std::vector<std::size_t> shard_indices(std::size_t count, const Shard& shard) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = std::size_t(shard.index); i < count; i += std::size_t(shard.count)) out.push_back(i);
+  return out;
+}
+
 std::vector<std::string> select_shard(const std::vector<std::string>& items, const Shard& shard) {
   std::vector<std::string> out;
-  for (std::size_t i = std::size_t(shard.index); i < items.size(); i += std::size_t(shard.count)) out.push_back(items[i]);
+  for (std::size_t i : shard_indices(items.size(), shard)) out.push_back(items[i]);
   return out;
 }
 

@@ -38,5 +38,7 @@ Shard resolve_shard(const std::optional<std::string>& cli_shard, std::optional<i
 // Items k with k % count == index, in order: a deterministic 1/N that balances sizes well when the
 // inputs are a numbered sequence.
 std::vector<std::string> select_shard(const std::vector<std::string>& items, const Shard& shard);
+// The positions select_shard picks out of `count` items.
+std::vector<std::size_t> shard_indices(std::size_t count, const Shard& shard);
 
 }  // namespace gp
