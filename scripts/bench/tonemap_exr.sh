@@ -80,7 +80,8 @@ frames=("$work"/in/*.exr)
 # (a) and (b): gpuproc. Inputs go before the options (--set takes several values).
 gpuproc_run() {  # gpuproc_run NAME DEVICE
   timed "$1" "$work/out-$1" "$gpuproc" tonemap-exr "$work/in" --config "$config" --device "$2" \
-    --threads "$threads" --set output.dir="$work/out-$1" --progress none --report "$work/report-$1.json"
+    --threads "$threads" --set output.dir="$work/out-$1" --progress none --report "$work/report-$1.json" \
+    --trace "$work/trace-$1.json"
 }
 has_gpu=0
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
@@ -133,13 +134,21 @@ fi
 if [[ -x $bench_codec ]]; then
   timed codec "$work/out-codec" "$bench_codec" --threads "$threads" --png-compression "$png_level" \
     --out "$work/out-codec" "${frames[@]}"
+  # The same without fsync and rename (informational: what atomic, durable writes cost).
+  timed codec_direct "$work/out-codec-direct" "$bench_codec" --threads "$threads" --png-compression "$png_level" \
+    --direct --out "$work/out-codec-direct" "${frames[@]}"
 else
   skip codec "no $bench_codec"
 fi
 
-for r in gpu cpu; do [[ -f $work/report-$r.json ]] && cp "$work/report-$r.json" "${result%.json}.report-$r.json"; done
+# Reports and traces (chrome://tracing, ui.perfetto.dev) beside the result, for the timeline.
+for r in gpu cpu; do
+  for kind in report trace; do
+    [[ -f $work/$kind-$r.json ]] && cp "$work/$kind-$r.json" "${result%.json}.$kind-$r.json"
+  done
+done
 
-python3 - "$runs" "$work/logs/codec.out" "$result" <<PY
+python3 - "$runs" "$work/logs/codec.out" "$result" "$work/logs/codec_direct.out" <<PY
 import json, os, platform, subprocess, sys
 runs_path, codec_path, result_path = sys.argv[1:4]
 
@@ -162,6 +171,8 @@ def ok_time(name):
 codec = None
 if os.path.exists(codec_path) and runs.get("codec", {}).get("exit_code") == 0:
     codec = json.load(open(codec_path))
+direct_path = sys.argv[4]
+codec_direct = json.load(open(direct_path)) if os.path.exists(direct_path) and runs.get("codec_direct", {}).get("exit_code") == 0 else None
 a, b, c = ok_time("gpu"), ok_time("cpu"), ok_time("oiiotool")
 d = codec["codec_limit_s"] if codec else None
 ratio = lambda x, y: round(x / y, 3) if x is not None and y else None
@@ -182,6 +193,7 @@ result = {
                 "a_over_d_at_most_1.3": target(ratio(a, d), "<= 1.3", lambda v: v <= 1.3)},
     "runs": runs,
     "codec": codec,
+    "codec_direct": codec_direct,
     "machine": {"gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
                 "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),
                 "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),

@@ -206,7 +206,10 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     ro.device = DeviceChoice::parse(options.device);
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
     Trace::global().enable_timeline(!options.trace_path.empty());
-    runtime = std::make_unique<Runtime>(ro);
+    {
+      ScopedStage timed("runtime init");  // CUDA context creation: part of every run's wall time
+      runtime = std::make_unique<Runtime>(ro);
+    }
 
     Progress progress(parse_progress_mode(options.progress), name, todo.size());
     if (outcome.skipped_complete)

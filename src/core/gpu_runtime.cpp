@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/trace.hpp"
 #include "cuda/common/cuda_check.hpp"
 
 namespace gp {
@@ -310,6 +311,7 @@ PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
   if (!b.ptr_) {
     b.capacity_ = bytes;
     if (gpu()) {
+      ScopedStage timed("pinned alloc");  // pinning pages is slow: worth seeing in the report
       cudaError_t err = cudaHostAlloc(&b.ptr_, bytes, cudaHostAllocPortable);
       if (err != cudaSuccess) {
         cudaGetLastError();

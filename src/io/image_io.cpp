@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "io/png_encoder.hpp"
 
 namespace gp::io {
 namespace {
@@ -259,7 +260,6 @@ ImageSpec output_spec(const ImageView& image, const std::string& format, const W
   spec.channelnames = names[image.channels - 1];
   spec.alpha_channel = image.channels % 2 == 0 ? image.channels - 1 : -1;
   if (spec.alpha_channel >= 0) spec.attribute("oiio:UnassociatedAlpha", 1);
-  if (format == "png") spec.attribute("png:compressionLevel", std::clamp(options.png_compression, 0, 9));
   if (format == "jpeg" || format == "webp")
     spec.attribute("Compression", format + ":" + std::to_string(std::clamp(options.quality, 1, 100)));
   if (format == "tiff") spec.attribute("Compression", options.tiff_compression);
@@ -297,6 +297,10 @@ std::vector<unsigned char> grey_to_rgb(const ImageView& grey, ImageView& rgb) {
 
 void write_image(const std::string& path, const ImageView& image, const WriteOptions& options) {
   check_view(path, image);
+  if (path.size() > 4 && lowercase(path.substr(path.size() - 4)) == ".png") {
+    write_png(path, image, options.png_compression);  // several times faster than OIIO's libpng writer
+    return;
+  }
   auto out = create_output(path);
   const std::string format = out->format_name();
   ImageView source = image;
