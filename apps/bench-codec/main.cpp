@@ -3,8 +3,10 @@
 // 8-bit RGBA PNG for every image gpuproc would write with MIP files on: the full size and each MIP
 // level (max(1, floor(n/2)) down to 1x1). The PNG contents are prepared from the decoded inputs
 // before timing. decode_s + encode_s = codec_limit_s is what a perfectly overlapped, compute-free
-// run would take with T decode/encode threads.
-//   gpuproc-bench-codec [--threads T] [--png-compression 1] [--direct] --out DIR FILE.exr...
+// run would take with T decode/encode threads. With --gpu (and --png-compression 1), encoding is
+// the GPU fast PNG path gpuproc uses there: upload, filter and entropy code on T streams, download
+// the stream, write the file.
+//   gpuproc-bench-codec [--threads T] [--png-compression 1] [--direct] [--gpu] --out DIR FILE.exr...
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -22,14 +24,19 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/gpu_runtime.hpp"
 #include "core/outputs.hpp"
 #include "io/image_io.hpp"
+#include "io/png_encoder.hpp"
+#include "tonemap/compute_backend.hpp"
+#include "tonemap/fast_png_step.hpp"
 
 namespace {
 
 struct Options {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   int png_compression = 1;
+  bool gpu = false;           // encode with the GPU fast PNG path
   bool atomic_writes = true;  // as gpuproc writes (temporary, fsync, rename); --direct: plain writes
   std::string out_dir;
   std::vector<std::string> inputs;
@@ -47,11 +54,13 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--png-compression") o.png_compression = std::clamp(std::stoi(value(i)), 0, 9);
     else if (arg == "--out") o.out_dir = value(i);
     else if (arg == "--direct") o.atomic_writes = false;
+    else if (arg == "--gpu") o.gpu = true;
     else if (arg.rfind("--", 0) == 0) throw gp::UsageError("unknown option " + arg);
     else o.inputs.push_back(arg);
   }
   if (o.out_dir.empty() || o.inputs.empty())
-    throw gp::UsageError("usage: gpuproc-bench-codec [--threads T] [--png-compression N] [--direct] --out DIR FILE.exr...");
+    throw gp::UsageError("usage: gpuproc-bench-codec [--threads T] [--png-compression N] [--direct] [--gpu] --out DIR FILE.exr...");
+  if (o.gpu && o.png_compression != 1) throw gp::UsageError("--gpu encodes with the fast PNG path: --png-compression 1");
   return o;
 }
 
@@ -178,14 +187,42 @@ int main(int argc, char** argv) {
 
     gp::io::WriteOptions write;
     write.png_compression = o.png_compression;
+    // GPU encoding: one backend (stream) per thread, made before timing like gpuproc's workers.
+    std::unique_ptr<gp::Runtime> runtime;
+    std::vector<std::unique_ptr<gp::tonemap::ComputeBackend>> backends(o.threads);
+    if (o.gpu) {
+      gp::RuntimeOptions ro;
+      ro.device = gp::DeviceChoice::parse("cuda:0");
+      runtime = std::make_unique<gp::Runtime>(ro);
+      run_parallel(o.threads, o.threads, [&](std::size_t t) {
+        runtime->bind_thread();
+        backends[t] = gp::tonemap::make_gpu_backend(*runtime, int(t));
+      });
+    }
+    std::atomic<unsigned> thread_slot{0};
+    auto encode_file = [&](const std::string& path, const gp::ImageView& view) {
+      if (!o.gpu) return gp::io::write_image(path, view, write);
+      thread_local unsigned slot = thread_slot++;
+      thread_local bool bound = (runtime->bind_thread(), true);
+      (void)bound;
+      gp::tonemap::ComputeBackend& b = *backends[slot % o.threads];
+      void* device_image = b.alloc(view.bytes(), "image");
+      b.upload(device_image, view.data, view.bytes());
+      gp::ImageView device_view = view;
+      device_view.data = device_image;
+      std::vector<std::uint32_t> streams;
+      const auto encoded = gp::tonemap::encode_fast_pngs({device_view}, b, streams);
+      b.release();
+      gp::io::write_png_stream(path, view, reinterpret_cast<const std::uint8_t*>(streams.data()), encoded[0].bytes);
+    };
     cpu_mark = process_cpu_seconds();
     const double encode_s = wall_seconds([&] {
       run_parallel(jobs.size(), o.threads, [&](std::size_t j) {
         const gp::ImageView view = jobs[j].image->view();
         if (o.atomic_writes)
-          gp::write_atomically(jobs[j].path, [&](const std::string& tmp) { gp::io::write_image(tmp, view, write); });
+          gp::write_atomically(jobs[j].path, [&](const std::string& tmp) { encode_file(tmp, view); });
         else
-          gp::io::write_image(jobs[j].path, view, write);
+          encode_file(jobs[j].path, view);
       });
     });
     const double encode_cpu_s = process_cpu_seconds() - cpu_mark;
@@ -199,6 +236,7 @@ int main(int argc, char** argv) {
         {"files", o.inputs.size()},     {"outputs", jobs.size()},
         {"threads", o.threads},         {"png_compression", o.png_compression},
         {"writes", o.atomic_writes ? "atomic" : "direct"},
+        {"encoder", o.gpu ? "gpu fast png" : o.png_compression == 1 ? "cpu fast png" : "libdeflate png"},
         {"pixels_in", pixels_in},       {"pixels_out", pixels_out},
         {"bytes_out", bytes_out},       {"oiio_version", gp::io::oiio_version()}};
     std::cout << report.dump(2) << "\n";

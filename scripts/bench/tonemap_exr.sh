@@ -4,7 +4,9 @@
 #   (b) gpuproc's CPU path,
 #   (c) oiiotool doing the same work per frame (exposure, a Reinhard curve, sRGB, 8-bit PNG at zlib
 #       level 1, every MIP level as a file, box filter), T frames at a time,
-#   (d) gpuproc-bench-codec: decode + encode alone with T threads (the codec floor),
+#   (d) gpuproc-bench-codec: decode + encode alone with T threads (the codec floor): OIIO's EXR
+#       decode plus the PNG encoder (a) uses (the GPU fast path at png_compression 1), and the
+#       same with the CPU encoder (the floor of (b)),
 # each timed by wall clock, and writes one JSON with the times, ratios, targets and the machine.
 #   scripts/bench/tonemap_exr.sh [RESULT.json]   (default: $OUT/bench_tonemap_exr.json, else ./bench_tonemap_exr.json)
 # Environment:
@@ -134,6 +136,11 @@ fi
 if [[ -x $bench_codec ]]; then
   timed codec "$work/out-codec" "$bench_codec" --threads "$threads" --png-compression "$png_level" \
     --out "$work/out-codec" "${frames[@]}"
+  # With the GPU fast PNG encoder that (a) uses at png_compression 1.
+  if ((has_gpu)) && [[ $png_level == 1 ]]; then
+    timed codec_gpu "$work/out-codec-gpu" "$bench_codec" --threads "$threads" --png-compression 1 --gpu \
+      --out "$work/out-codec-gpu" "${frames[@]}"
+  fi
   # The same without fsync and rename (informational: what atomic, durable writes cost).
   timed codec_direct "$work/out-codec-direct" "$bench_codec" --threads "$threads" --png-compression "$png_level" \
     --direct --out "$work/out-codec-direct" "${frames[@]}"
@@ -148,7 +155,7 @@ for r in gpu cpu; do
   done
 done
 
-python3 - "$runs" "$work/logs/codec.out" "$result" "$work/logs/codec_direct.out" <<PY
+python3 - "$runs" "$work/logs/codec.out" "$result" "$work/logs/codec_direct.out" "$work/logs/codec_gpu.out" <<PY
 import json, os, platform, subprocess, sys
 runs_path, codec_path, result_path = sys.argv[1:4]
 
@@ -172,9 +179,15 @@ codec = None
 if os.path.exists(codec_path) and runs.get("codec", {}).get("exit_code") == 0:
     codec = json.load(open(codec_path))
 direct_path = sys.argv[4]
-codec_direct = json.load(open(direct_path)) if os.path.exists(direct_path) and runs.get("codec_direct", {}).get("exit_code") == 0 else None
+def codec_result(name, path):
+    return json.load(open(path)) if os.path.exists(path) and runs.get(name, {}).get("exit_code") == 0 else None
+codec_direct = codec_result("codec_direct", direct_path)
+codec_gpu = codec_result("codec_gpu", sys.argv[5])
 a, b, c = ok_time("gpu"), ok_time("cpu"), ok_time("oiiotool")
-d = codec["codec_limit_s"] if codec else None
+# The codec limit of (a): OIIO's decode plus the encoder (a) uses -- the GPU fast PNG path when
+# it ran, else the CPU one. d_cpu (both codecs on the CPU) is what (b) is bound by.
+d_cpu = codec["codec_limit_s"] if codec else None
+d = codec_gpu["codec_limit_s"] if codec_gpu else d_cpu
 ratio = lambda x, y: round(x / y, 3) if x is not None and y else None
 target = lambda value, goal, passed: {"value": value, "target": goal, "pass": None if value is None else passed(value)}
 
@@ -186,14 +199,16 @@ result = {
     "threads": $threads,
     "config": os.path.relpath("$config", "$root"),
     "times_s": {"generate": ok_time("generate"), "gpu_warmup": ok_time("gpu_warmup"), "a_gpu": a, "b_cpu": b,
-                "c_oiiotool": c, "d_codec_limit": d and round(d, 3), "maketx": ok_time("maketx")},
-    "ratios": {"c_over_a": ratio(c, a), "a_over_d": ratio(a, d), "b_over_a": ratio(b, a)},
+                "c_oiiotool": c, "d_codec_limit": d and round(d, 3), "d_codec_limit_cpu": d_cpu and round(d_cpu, 3),
+                "maketx": ok_time("maketx")},
+    "ratios": {"c_over_a": ratio(c, a), "a_over_d": ratio(a, d), "b_over_a": ratio(b, a), "b_over_d_cpu": ratio(b, d_cpu)},
     "targets": {"a_under_1s": target(a, "< 1 s", lambda v: v < 1),
                 "c_over_a_at_least_8": target(ratio(c, a), ">= 8", lambda v: v >= 8),
                 "a_over_d_at_most_1.3": target(ratio(a, d), "<= 1.3", lambda v: v <= 1.3)},
     "runs": runs,
     "codec": codec,
     "codec_direct": codec_direct,
+    "codec_gpu": codec_gpu,
     "machine": {"gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
                 "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),
                 "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),

@@ -207,7 +207,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
     Trace::global().enable_timeline(!options.trace_path.empty());
     {
-      ScopedStage timed("runtime init");  // CUDA context creation: part of every run's wall time
+      ScopedStage timed("runtime init");  // driver start-up; the context follows in the background
       runtime = std::make_unique<Runtime>(ro);
     }
 

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "core/trace.hpp"
@@ -219,15 +222,24 @@ Runtime::Runtime(const RuntimeOptions& options) : options_(options) {
       break;
   }
   if (!gpu()) return;
-  GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));
-  GP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device_), "get default memory pool");
-  // Keep freed blocks in the pool: batches reuse the same sizes, and returning memory to the
-  // driver between items would cost a synchronising cudaFree each time.
-  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-  GP_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep), "configure memory pool");
+  ready_ = std::async(std::launch::async, [this] {
+             ScopedStage timed("gpu context");
+             GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));  // creates the context
+             GP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device_), "get default memory pool");
+             // Keep freed blocks in the pool: batches reuse the same sizes, and returning memory to
+             // the driver between items would cost a synchronising cudaFree each time.
+             std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+             GP_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep),
+                           "configure memory pool");
+           }).share();
+}
+
+void Runtime::wait_ready() const {
+  if (ready_.valid()) ready_.get();
 }
 
 Runtime::~Runtime() {
+  if (ready_.valid()) ready_.wait();
   if (gpu()) cudaDeviceSynchronize();
   std::lock_guard<std::mutex> lock(pinned_mutex_);
   for (auto& [cap, ptr] : pinned_free_) {
@@ -252,13 +264,20 @@ std::optional<GpuInfo> Runtime::gpu_info() const {
 }
 
 void Runtime::bind_thread() const {
-  if (gpu()) GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));
+  if (!gpu()) return;
+  wait_ready();
+  GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));
 }
 
-Stream Runtime::make_stream() const { return gpu() ? Stream(device_) : Stream(); }
+Stream Runtime::make_stream() const {
+  if (!gpu()) return Stream();
+  wait_ready();
+  return Stream(device_);
+}
 
 DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, const std::string& what) {
   if (!gpu()) throw GpuError("device_alloc on the CPU path (" + what + ")");
+  wait_ready();
   const std::size_t in_use = device_in_use_.fetch_add(bytes) + bytes;
   if (options_.gpu_memory_limit && in_use > options_.gpu_memory_limit) {
     device_in_use_ -= bytes;
@@ -311,6 +330,7 @@ PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
   if (!b.ptr_) {
     b.capacity_ = bytes;
     if (gpu()) {
+      wait_ready();
       ScopedStage timed("pinned alloc");  // pinning pages is slow: worth seeing in the report
       cudaError_t err = cudaHostAlloc(&b.ptr_, bytes, cudaHostAllocPortable);
       if (err != cudaSuccess) {
@@ -342,13 +362,53 @@ void Runtime::pinned_release(void* ptr, std::size_t capacity) {
   }
 }
 
+StagingBuffer::StagingBuffer(Runtime& runtime, std::size_t chunk_bytes) : chunk_(chunk_bytes) {
+  for (int k = 0; k < 2; ++k) {
+    chunks_.push_back(runtime.pinned_alloc(chunk_bytes));
+    done_.emplace_back();
+  }
+}
+
+void StagingBuffer::upload(const Stream& stream, void* device_dst, const void* host_src, std::size_t bytes) {
+  const auto* src = static_cast<const unsigned char*>(host_src);
+  auto* dst = static_cast<unsigned char*>(device_dst);
+  for (std::size_t at = 0, k = 0; at < bytes; at += chunk_, ++k) {
+    const std::size_t n = std::min(chunk_, bytes - at);
+    Event& free_again = done_[k % 2];
+    free_again.synchronize();  // this chunk's previous DMA has read it
+    std::memcpy(chunks_[k % 2].get(), src + at, n);
+    stream.copy_to_device(dst + at, chunks_[k % 2].get(), n);
+    free_again.record(stream);
+  }
+}
+
+void StagingBuffer::download(const Stream& stream, void* host_dst, const void* device_src, std::size_t bytes) {
+  const auto* src = static_cast<const unsigned char*>(device_src);
+  auto* dst = static_cast<unsigned char*>(host_dst);
+  // Chunk k's DMA is queued before chunk k-1 is copied out, so the two overlap.
+  std::size_t pending_at = 0, pending_n = 0, k = 0;
+  auto drain = [&](std::size_t slot) {
+    done_[slot].synchronize();
+    std::memcpy(dst + pending_at, chunks_[slot].get(), pending_n);
+  };
+  for (std::size_t at = 0; at < bytes; at += chunk_, ++k) {
+    const std::size_t n = std::min(chunk_, bytes - at);
+    done_[k % 2].synchronize();  // not still being filled for an earlier chunk
+    stream.copy_to_host(chunks_[k % 2].get(), src + at, n);
+    done_[k % 2].record(stream);
+    if (k > 0) drain((k - 1) % 2);
+    pending_at = at, pending_n = n;
+  }
+  if (k > 0) drain((k - 1) % 2);
+}
+
 MemoryStats Runtime::memory_stats() const {
   MemoryStats s;
   s.device_in_use = device_in_use_;
   s.device_peak = device_peak_;
   s.device_limit = options_.gpu_memory_limit;
   s.oom_retries = oom_retries_;
-  if (gpu()) {
+  if (gpu() && ready_.valid() && ready_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     cudaSetDevice(device_);
     if (cudaMemGetInfo(&s.device_free, &s.device_total) != cudaSuccess) cudaGetLastError();
   }
@@ -361,6 +421,7 @@ MemoryStats Runtime::memory_stats() const {
 
 void Runtime::trim() {
   if (!gpu()) return;
+  wait_ready();
   // Waits for queued frees, then hands unused pool memory back to the driver.
   GP_CUDA_CHECK(cudaDeviceSynchronize(), "synchronize before trimming the memory pool");
   GP_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0), "trim memory pool");

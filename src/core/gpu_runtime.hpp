@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <future>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -130,6 +131,23 @@ class PinnedBuffer {
   std::size_t capacity_ = 0;
 };
 
+// Copies between pageable host memory and the device through two pinned chunks: the CPU copies
+// one chunk while the DMA engine moves the other. Per-item buffers can then stay pageable, which
+// matters because pinning memory (cudaHostAlloc) costs about as much as decoding it. One per
+// stream; both calls return when the host side of the copy is done.
+class StagingBuffer {
+ public:
+  StagingBuffer() = default;
+  StagingBuffer(Runtime& runtime, std::size_t chunk_bytes);
+  void upload(const Stream& stream, void* device_dst, const void* host_src, std::size_t bytes);
+  void download(const Stream& stream, void* host_dst, const void* device_src, std::size_t bytes);
+
+ private:
+  std::size_t chunk_ = 0;
+  std::vector<PinnedBuffer> chunks_;
+  std::vector<Event> done_;  // chunk k's DMA finished
+};
+
 struct MemoryStats {
   std::size_t device_in_use = 0, device_peak = 0, device_limit = 0;
   std::size_t device_total = 0, device_free = 0;  // from the driver, whole GPU
@@ -148,6 +166,9 @@ class Runtime {
  public:
   // Resolves the device choice: auto picks GPU 0 when one exists, else the CPU path.
   // cuda:N without such a GPU is a fatal error.
+  // The device's context is created on a background thread (it takes a few hundred ms), so work
+  // that needs no GPU, such as decoding the first inputs, starts at once; every call below that
+  // needs the context waits for it and rethrows a failure to create it.
   explicit Runtime(const RuntimeOptions& options);
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -174,11 +195,13 @@ class Runtime {
   friend class DeviceBuffer;
   friend class PinnedBuffer;
   void device_free(void* ptr, std::size_t bytes, cudaStream_t stream);
+  void wait_ready() const;  // the context exists (GPU mode); rethrows its creation's failure
   void pinned_release(void* ptr, std::size_t capacity);
 
   int device_ = -1;
   RuntimeOptions options_;
   cudaMemPool_t pool_ = nullptr;
+  std::shared_future<void> ready_;
   std::atomic<std::size_t> device_in_use_{0}, device_peak_{0}, oom_retries_{0};
   mutable std::mutex pinned_mutex_;
   std::multimap<std::size_t, void*> pinned_free_;  // capacity -> block

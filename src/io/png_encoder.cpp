@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "io/fast_png.hpp"
 
 namespace gp::io {
 namespace {
@@ -144,38 +145,72 @@ void put_chunk(const Sink& sink, const char (&type)[5], const std::uint8_t* data
 
 void check_encodable(const ImageView& image) {
   if ((image.type != PixelType::u8 && image.type != PixelType::u16) || image.channels < 1 || image.channels > 4 ||
-      image.width < 1 || image.height < 1 || !image.data || image.pitch < image.row_bytes())
+      image.width < 1 || image.height < 1 || image.pitch < image.row_bytes())
     throw Error("PNG encoding needs an 8- or 16-bit image of 1 to 4 channels (got " + std::to_string(image.width) +
                 "x" + std::to_string(image.height) + "x" + std::to_string(image.channels) + ")");
 }
 
-void encode_to(const ImageView& image, int level, const Sink& sink) {
-  check_encodable(image);
-  level = std::clamp(level, 0, 9);
+// The zlib stream of the filtered rows by libdeflate (levels 0 and 2..9), in thread scratch.
+std::pair<const std::uint8_t*, std::size_t> deflate_stream(const ImageView& image, int level) {
   Scratch& s = thread_scratch();
   filter_image(image, level, s.filtered, s.rows);
-
   libdeflate_compressor* compressor = thread_compressor(level);
   s.compressed.resize(libdeflate_zlib_compress_bound(compressor, s.filtered.size()));
-  const std::size_t compressed =
+  const std::size_t size =
       libdeflate_zlib_compress(compressor, s.filtered.data(), s.filtered.size(), s.compressed.data(), s.compressed.size());
-  if (compressed == 0) throw Error("deflate produced no output");
+  if (size == 0) throw Error("deflate produced no output");
+  return {s.compressed.data(), size};
+}
 
+// Signature, header, the stream in IDAT chunks, end.
+void put_png(const ImageView& shape, const std::uint8_t* zlib, std::size_t size, const Sink& sink) {
+  check_encodable(shape);
   static constexpr std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   static constexpr std::uint8_t kColourType[5] = {0, 0 /* grey */, 4 /* grey+alpha */, 2 /* RGB */, 6 /* RGBA */};
   sink(kSignature, sizeof kSignature);
   std::uint8_t header[13];
-  put_u32(header, std::uint32_t(image.width));
-  put_u32(header + 4, std::uint32_t(image.height));
-  header[8] = image.type == PixelType::u8 ? 8 : 16;
-  header[9] = kColourType[image.channels];
+  put_u32(header, std::uint32_t(shape.width));
+  put_u32(header + 4, std::uint32_t(shape.height));
+  header[8] = shape.type == PixelType::u8 ? 8 : 16;
+  header[9] = kColourType[shape.channels];
   header[10] = header[11] = header[12] = 0;  // deflate, adaptive filtering, no interlace
   put_chunk(sink, "IHDR", header, sizeof header);
   // IDAT chunks of at most 8 MiB: readers handle one huge chunk, but some tools stream by chunk.
   constexpr std::size_t kMaxChunk = std::size_t(8) << 20;
-  for (std::size_t at = 0; at < compressed; at += kMaxChunk)
-    put_chunk(sink, "IDAT", s.compressed.data() + at, std::min(kMaxChunk, compressed - at));
+  for (std::size_t at = 0; at < size; at += kMaxChunk) put_chunk(sink, "IDAT", zlib + at, std::min(kMaxChunk, size - at));
   put_chunk(sink, "IEND", nullptr, 0);
+}
+
+// Level 1: the fast path's CPU reference (the GPU path writes the same bytes); others: libdeflate.
+void encode_to(const ImageView& image, int level, const Sink& sink) {
+  check_encodable(image);
+  if (!image.data) throw Error("PNG encoding: the image has no pixels");
+  level = std::clamp(level, 0, 9);
+  if (level == 1) {
+    const std::vector<std::uint8_t> stream = fast_png_stream_cpu(image);
+    put_png(image, stream.data(), stream.size(), sink);
+  } else {
+    const auto [zlib, size] = deflate_stream(image, level);
+    put_png(image, zlib, size, sink);
+  }
+}
+
+// Runs `body` with a sink writing to a new file at `path`; errors name the file.
+void write_file(const std::string& path, const std::function<void(const Sink&)>& body) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!file) throw ItemError(path, "encode", std::string("cannot create the file: ") + std::strerror(errno));
+  try {
+    body([&](const void* data, std::size_t size) {
+      if (std::fwrite(data, 1, size, file.get()) != size)
+        throw ItemError(path, "encode", std::string("writing failed: ") + std::strerror(errno));
+    });
+  } catch (const ItemError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ItemError(path, "encode", e.what());
+  }
+  if (std::fclose(file.release()) != 0)
+    throw ItemError(path, "encode", std::string("closing the file failed: ") + std::strerror(errno));
 }
 
 }  // namespace
@@ -190,20 +225,11 @@ std::vector<std::uint8_t> encode_png(const ImageView& image, int level) {
 }
 
 void write_png(const std::string& path, const ImageView& image, int level) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!file) throw ItemError(path, "encode", std::string("cannot create the file: ") + std::strerror(errno));
-  try {
-    encode_to(image, level, [&](const void* data, std::size_t size) {
-      if (std::fwrite(data, 1, size, file.get()) != size)
-        throw ItemError(path, "encode", std::string("writing failed: ") + std::strerror(errno));
-    });
-  } catch (const ItemError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw ItemError(path, "encode", e.what());
-  }
-  if (std::fclose(file.release()) != 0)
-    throw ItemError(path, "encode", std::string("closing the file failed: ") + std::strerror(errno));
+  write_file(path, [&](const Sink& sink) { encode_to(image, level, sink); });
+}
+
+void write_png_stream(const std::string& path, const ImageView& shape, const std::uint8_t* zlib, std::size_t size) {
+  write_file(path, [&](const Sink& sink) { put_png(shape, zlib, size, sink); });
 }
 
 }  // namespace gp::io

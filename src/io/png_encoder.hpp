@@ -1,8 +1,9 @@
 #pragma once
-// PNG encoding for tonemap outputs, faster than OpenImageIO's writer (libpng + zlib): per-row
-// filters chosen by the minimum-sum-of-absolute-differences heuristic (libpng's own), the zlib
-// stream made by libdeflate in one call, chunks written directly. At the fast levels (1-3) only
-// the None, Sub and Up filters are tried; the output is a standard PNG any reader opens.
+// PNG encoding, faster than OpenImageIO's writer (libpng + zlib). Rows are filtered per row by
+// libpng's minimum-sum heuristic. Level 1 is the fast path of cuda/png (None/Sub/Up filters,
+// Huffman coding with runs, no LZ77 search), here through its CPU reference, which writes the
+// same bytes as the GPU; levels 0 and 2-9 deflate with libdeflate (2-3 try None/Sub/Up, 4-9
+// every filter). The output is a standard PNG any reader opens.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,5 +19,9 @@ std::vector<std::uint8_t> encode_png(const ImageView& image, int level);
 
 // encode_png, then the bytes to `path`. Throws gp::ItemError(path, "encode", ...).
 void write_png(const std::string& path, const ImageView& image, int level);
+
+// A PNG file of `shape` (size, channels and type; no pixels needed) from a finished zlib stream
+// of its filtered rows, such as the GPU fast path makes. Throws gp::ItemError(path, "encode", ...).
+void write_png_stream(const std::string& path, const ImageView& shape, const std::uint8_t* zlib, std::size_t size);
 
 }  // namespace gp::io

@@ -5,6 +5,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "core/gpu_timeline.hpp"
+#include "cuda/png/png_kernels.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
 
 namespace gp::tonemap {
@@ -15,7 +16,8 @@ class ComputeBackend {
   // Working memory for the current image (device memory on the GPU), released by release().
   virtual void* alloc(std::size_t bytes, const char* what) = 0;
   virtual void release() = 0;
-  // Host (pinned) -> working memory and back; the CPU backend copies.
+  // Host -> working memory and back (the GPU stages them through pinned chunks; the CPU copies).
+  // download returns once host_dst holds the data.
   virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
   virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;
   // Sets scale[0] = value in working memory.
@@ -26,6 +28,12 @@ class ComputeBackend {
   virtual void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) = 0;
   virtual void resample(const ImageView& src, const ImageView& dst, Filter f) = 0;
   virtual void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) = 0;
+  // The fast PNG path's steps (cuda/png/png_kernels.hpp) on working memory.
+  virtual void png_filter(const ImageView& image, std::uint8_t* filtered) = 0;
+  virtual void png_histogram(const std::uint8_t* filtered, std::size_t n, std::uint32_t* histogram,
+                             png::AdlerPartial* partials) = 0;
+  virtual void png_encode(const std::uint8_t* filtered, std::size_t n, const png::LitLenCode& code, std::uint64_t first_bit,
+                          std::uint32_t* words, std::size_t word_count, std::uint64_t* end_bit) = 0;
   // Waits for the queued work; stage times go to the report and trace.
   virtual void finish() = 0;
   // Brackets a stage for GPU timing (no-op on the CPU, where host stages are timed instead).

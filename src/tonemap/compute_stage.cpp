@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "core/trace.hpp"
+#include "tonemap/fast_png_step.hpp"
 #include "tonemap/stages.hpp"
 
 namespace gp::tonemap {
@@ -107,8 +108,7 @@ void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, Compu
   for (auto& j : jobs) encoded_bytes += std::size_t(j.source.width) * j.source.height * j.channels * pixel_type_bytes(out_type);
 
   auto* encoded = static_cast<unsigned char*>(b.alloc(encoded_bytes, "encoded outputs"));
-  item.encoded = runtime.pinned_alloc(encoded_bytes);
-  item.images.clear();
+  std::vector<ImageView> quantized;
   b.begin_stage("quantize");
   std::size_t at = 0;
   for (auto& j : jobs) {
@@ -116,20 +116,51 @@ void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, Compu
     EncodeParams p = s.encode;
     p.seed = unsigned(item.input_index * 131 + j.level);  // deterministic, differs per image
     b.encode(j.source, out, p);
-    ImageView host = out;
-    host.data = item.encoded.as<unsigned char>() + at;
-    item.images.push_back({j.role, j.level, j.path, host});
+    quantized.push_back(out);
     at += out.bytes();
   }
   b.end_stage();
 
+  // Fast PNGs are finished here and come back compressed; the rest come back as pixels.
+  std::vector<ImageView> fast_views;
+  std::vector<std::size_t> fast_jobs, pixel_jobs;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const bool in_tiled_file = jobs[k].role == EncodedImage::Role::mip_level && s.mip_layout == "tiled";
+    if (!in_tiled_file && uses_fast_png(jobs[k].path, s)) {
+      fast_jobs.push_back(k);
+      fast_views.push_back(quantized[k]);
+    } else {
+      pixel_jobs.push_back(k);
+    }
+  }
+  item.images.clear();
+  item.png_streams.clear();
+  for (auto& j : jobs) item.images.push_back({j.role, j.level, j.path, {}});
+  const std::vector<FastPngStream> streams = encode_fast_pngs(fast_views, b, item.png_streams);
+  for (std::size_t f = 0; f < fast_jobs.size(); ++f) {
+    EncodedImage& image = item.images[fast_jobs[f]];
+    image.view = quantized[fast_jobs[f]];
+    image.view.data = nullptr;  // only its shape: the pixels stay in working memory
+    image.png_word_offset = streams[f].word_offset;
+    image.png_bytes = streams[f].bytes;
+  }
+
+  std::size_t pixel_bytes = 0;
+  for (std::size_t k : pixel_jobs) pixel_bytes += quantized[k].bytes();
+  item.pixels.reset(pixel_bytes ? new unsigned char[pixel_bytes] : nullptr);
   b.begin_stage("download");
-  b.download(item.encoded.get(), encoded, encoded_bytes);
+  std::size_t host_at = 0;
+  for (std::size_t k : pixel_jobs) {
+    b.download(item.pixels.get() + host_at, quantized[k].data, quantized[k].bytes());
+    item.images[k].view = quantized[k];
+    item.images[k].view.data = item.pixels.get() + host_at;
+    host_at += quantized[k].bytes();
+  }
   b.end_stage();
   b.finish();
   item.exposure_scale = s.auto_exposure ? b.read_scale(scale) : base_scale;
   b.release();
-  item.source.reset();  // the decoded source is no longer needed; frees pinned memory early
+  item.source.reset();  // the decoded source is no longer needed
 }
 
 }  // namespace gp::tonemap

@@ -12,7 +12,7 @@ namespace {
 class CpuBackend final : public ComputeBackend {
  public:
   void* alloc(std::size_t bytes, const char*) override {
-    buffers_.push_back(std::make_unique<unsigned char[]>(bytes ? bytes : 1));
+    buffers_.emplace_back(new unsigned char[bytes ? bytes : 1]);  // not zeroed: every step writes its output
     return buffers_.back().get();
   }
   void release() override { buffers_.clear(); }
@@ -39,6 +39,20 @@ class CpuBackend final : public ComputeBackend {
   void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) override {
     ScopedStage t("cpu.quantize");
     encode_cpu(src, dst, p);
+  }
+  void png_filter(const ImageView& image, std::uint8_t* filtered) override {
+    ScopedStage t("cpu.png_filter");
+    png::filter_rows_cpu(image, filtered);
+  }
+  void png_histogram(const std::uint8_t* filtered, std::size_t n, std::uint32_t* histogram,
+                     png::AdlerPartial* partials) override {
+    ScopedStage t("cpu.png_histogram");
+    png::token_histogram_cpu(filtered, n, histogram, partials);
+  }
+  void png_encode(const std::uint8_t* filtered, std::size_t n, const png::LitLenCode& code, std::uint64_t first_bit,
+                  std::uint32_t* words, std::size_t word_count, std::uint64_t* end_bit) override {
+    ScopedStage t("cpu.png_encode");
+    png::encode_segments_cpu(filtered, n, code, first_bit, words, word_count, end_bit);
   }
   void finish() override {}
   void begin_stage(const char*) override {}

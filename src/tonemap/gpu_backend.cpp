@@ -5,10 +5,18 @@
 namespace gp::tonemap {
 namespace {
 
+// Pinned chunk size for staged copies: big enough to keep the DMA engine busy, small enough that
+// pinning two per stream at start-up is cheap.
+constexpr std::size_t kStagingChunk = std::size_t(8) << 20;
+
 class GpuBackend final : public ComputeBackend {
  public:
   GpuBackend(Runtime& rt, int stream_id)
-      : rt_(rt), stream_(rt.make_stream()), timeline_(stream_, stream_id), scale_host_(rt.pinned_alloc(2 * sizeof(float))) {}
+      : rt_(rt),
+        stream_(rt.make_stream()),
+        timeline_(stream_, stream_id),
+        scale_host_(rt.pinned_alloc(2 * sizeof(float))),
+        staging_(rt, kStagingChunk) {}
 
   void* alloc(std::size_t bytes, const char* what) override {
     buffers_.push_back(rt_.device_alloc(bytes, stream_, what));
@@ -19,8 +27,10 @@ class GpuBackend final : public ComputeBackend {
     stream_.synchronize("release working memory");
     buffers_.clear();
   }
-  void upload(void* dst, const void* host_src, std::size_t bytes) override { stream_.copy_to_device(dst, host_src, bytes); }
-  void download(void* host_dst, const void* src, std::size_t bytes) override { stream_.copy_to_host(host_dst, src, bytes); }
+  void upload(void* dst, const void* host_src, std::size_t bytes) override { staging_.upload(stream_, dst, host_src, bytes); }
+  void download(void* host_dst, const void* src, std::size_t bytes) override {
+    staging_.download(stream_, host_dst, src, bytes);
+  }
   void set_scale(float* scale, float value) override {
     scale_host_.as<float>()[0] = value;
     stream_.copy_to_device(scale, scale_host_.get(), sizeof(float));
@@ -47,6 +57,19 @@ class GpuBackend final : public ComputeBackend {
   void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) override {
     encode_gpu(src, dst, p, stream_.get());
   }
+  void png_filter(const ImageView& image, std::uint8_t* filtered) override {
+    png::filter_rows_gpu(image, filtered, stream_.get());
+  }
+  void png_histogram(const std::uint8_t* filtered, std::size_t n, std::uint32_t* histogram,
+                     png::AdlerPartial* partials) override {
+    png::token_histogram_gpu(filtered, n, histogram, partials, stream_.get());
+  }
+  void png_encode(const std::uint8_t* filtered, std::size_t n, const png::LitLenCode& code, std::uint64_t first_bit,
+                  std::uint32_t* words, std::size_t word_count, std::uint64_t* end_bit) override {
+    const std::size_t bytes = png::encode_scratch_bytes(n);
+    png::encode_segments_gpu(filtered, n, code, first_bit, words, word_count, end_bit, alloc(bytes, "png scratch"), bytes,
+                             stream_.get());
+  }
   void finish() override {
     stream_.synchronize("tonemap-exr compute");
     timeline_.collect();
@@ -59,6 +82,7 @@ class GpuBackend final : public ComputeBackend {
   Stream stream_;
   GpuTimeline timeline_;
   PinnedBuffer scale_host_;
+  StagingBuffer staging_;
   std::vector<DeviceBuffer> buffers_;
 };
 

@@ -9,8 +9,8 @@ void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime) {
   item.plan = reader.plan(s.channels);
   item.has_alpha = item.plan.rgba_index[3] >= 0;
   item.outputs = plan_outputs(s, item.name, item.input_index, {item.plan.width, item.plan.height});
-  // Pinned, so the upload is a true asynchronous DMA.
-  item.source = runtime.pinned_alloc(item.plan.bytes());
+  // Pageable: pinning it would cost about as much as decoding; uploads go through pinned staging.
+  item.source.reset(new unsigned char[item.plan.bytes()]);
   reader.read(item.plan, item.source.get(), item.plan.row_bytes());
 }
 

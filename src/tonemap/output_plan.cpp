@@ -53,11 +53,22 @@ OutputPlan plan_outputs(const Settings& s, const std::string& input, std::size_t
   return plan;
 }
 
-int output_channels(const std::string& path, bool source_has_alpha, const std::string& alpha_mode) {
+namespace {
+std::string lowercase_extension(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+  return ext;
+}
+}  // namespace
+
+int output_channels(const std::string& path, bool source_has_alpha, const std::string& alpha_mode) {
+  const std::string ext = lowercase_extension(path);
   const bool format_has_alpha = ext == ".png" || ext == ".tif" || ext == ".tiff" || ext == ".webp" || ext == ".exr";
   return source_has_alpha && alpha_mode == "auto" && format_has_alpha ? 4 : 3;
+}
+
+bool uses_fast_png(const std::string& path, const Settings& s) {
+  return s.write.png_compression == 1 && lowercase_extension(path) == ".png";
 }
 
 }  // namespace gp::tonemap

@@ -31,4 +31,7 @@ OutputPlan plan_outputs(const Settings& s, const std::string& input, std::size_t
 // Channels written: 4 when the source has alpha, alpha is kept and the format stores it.
 int output_channels(const std::string& path, bool source_has_alpha, const std::string& alpha_mode);
 
+// Whether a file is written by the fast PNG path (png_compression 1): a .png at that level.
+bool uses_fast_png(const std::string& path, const Settings& s);
+
 }  // namespace gp::tonemap

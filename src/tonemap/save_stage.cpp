@@ -1,5 +1,6 @@
 #include "core/outputs.hpp"
 #include "core/trace.hpp"
+#include "io/png_encoder.hpp"
 #include "tonemap/stages.hpp"
 
 namespace gp::tonemap {
@@ -12,7 +13,14 @@ void save_stage(TonemapItem& item, const Settings& s) {
       tiled_levels.push_back(img.view);
       continue;
     }
-    write_atomically(img.path, [&](const std::string& tmp) { io::write_image(tmp, img.view, s.write); });
+    write_atomically(img.path, [&](const std::string& tmp) {
+      if (img.fast_png()) {
+        const auto* stream = reinterpret_cast<const std::uint8_t*>(item.png_streams.data() + img.png_word_offset);
+        io::write_png_stream(tmp, img.view, stream, img.png_bytes);
+      } else {
+        io::write_image(tmp, img.view, s.write);
+      }
+    });
     item.written.push_back(img.path);
   }
   if (!tiled_levels.empty()) {
@@ -22,7 +30,8 @@ void save_stage(TonemapItem& item, const Settings& s) {
                      [&](const std::string& tmp) { io::write_mip_image(tmp, tiled_levels, s.write); });
     item.written.push_back(item.outputs.mip_tiled);
   }
-  item.encoded.reset();
+  item.pixels.reset();
+  item.png_streams = {};
 }
 
 }  // namespace gp::tonemap

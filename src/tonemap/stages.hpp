@@ -7,11 +7,11 @@
 
 namespace gp::tonemap {
 
-// Opens the source, resolves channels, plans outputs and decodes into pinned memory.
+// Opens the source, resolves channels, plans outputs and decodes into host memory.
 void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime);
 
-// Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise, leaving the encoded
-// images in item.encoded. Working memory is released before returning.
+// Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise (-> fast PNG streams),
+// leaving the outputs in item.images. Working memory is released before returning.
 void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, ComputeBackend& backend);
 
 // Writes every encoded image atomically.

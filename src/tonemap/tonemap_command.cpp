@@ -96,8 +96,10 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   Runtime& rt = ctx.runtime;
   const unsigned hw = hardware_threads();
   PipelineOptions po;
-  po.load_threads = s.load_threads ? s.load_threads : int(std::max(2u, hw / 2));
-  po.save_threads = s.save_threads ? s.save_threads : int(hw);
+  // Decoding is the heaviest CPU work; saving too unless the GPU already compressed the PNGs.
+  const bool gpu_compresses = rt.gpu() && s.format == "png" && s.write.png_compression == 1;
+  po.load_threads = s.load_threads ? s.load_threads : int(hw);
+  po.save_threads = s.save_threads ? s.save_threads : int(gpu_compresses ? std::max(2u, hw / 4) : hw);
   // The CPU path parallelises inside each step, so two workers are enough to overlap them.
   po.compute_workers = rt.gpu() ? s.batch : 2;
   po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + po.load_threads + po.save_threads;

@@ -1,5 +1,7 @@
 #pragma once
 // One input image on its way through load -> compute -> save.
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,21 +12,25 @@
 
 namespace gp::tonemap {
 
-// An encoded image ready to write: a view into TonemapItem::encoded and where it goes.
+// An image ready to write and where it goes: either pixels (a view into TonemapItem::pixels) or,
+// for the fast PNG path, a finished zlib stream in TonemapItem::png_streams.
 struct EncodedImage {
   enum class Role { main, mip_level, thumbnail } role;
   int level = 0;
   std::string path;  // final path (mip levels of a tiled file share it)
-  ImageView view;    // host memory, u8/u16
+  ImageView view;    // u8/u16 pixels in host memory; a fast PNG's shape only (data null)
+  std::size_t png_word_offset = 0, png_bytes = 0;  // fast PNG: its zlib stream
+  bool fast_png() const { return png_bytes > 0; }
 };
 
 struct TonemapItem : PipelineItem {
   std::size_t input_index = 0;  // position in the full input list (for {index})
   io::ReadPlan plan;
-  PinnedBuffer source;          // decoded planned channels, rows plan.row_bytes() apart
+  std::unique_ptr<unsigned char[]> source;  // decoded planned channels, rows plan.row_bytes() apart
   bool has_alpha = false;
   OutputPlan outputs;
-  PinnedBuffer encoded;         // every output image back to back
+  std::unique_ptr<unsigned char[]> pixels;  // images written from pixels, back to back
+  std::vector<std::uint32_t> png_streams;   // fast PNG zlib streams, back to back
   std::vector<EncodedImage> images;
   float exposure_scale = 1;     // what was applied (auto exposure result), for the report
   std::vector<std::string> written;

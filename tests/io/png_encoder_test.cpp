@@ -22,7 +22,7 @@ using gp::PixelType;
 // Camera-like content: gradients, a hard edge and deterministic grain, in the full sample range.
 std::uint16_t sample_value(int x, int y, int c, int width, int height) {
   const double gradient = (double(x) / std::max(1, width - 1) + double(y) / std::max(1, height - 1)) / 2;
-  const unsigned hash = unsigned(x * 73856093) ^ unsigned(y * 19349663) ^ unsigned(c * 83492791);
+  const unsigned hash = unsigned(x) * 73856093u ^ unsigned(y) * 19349663u ^ unsigned(c) * 83492791u;
   const double grain = double(hash % 97) / 97.0 * 0.06;
   const double edge = x > width / 2 ? 0.3 : 0.0;
   const double v = std::min(1.0, gradient * 0.6 + grain + edge + 0.02 * c);
