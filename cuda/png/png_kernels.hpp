@@ -21,7 +21,7 @@
 
 namespace gp::png {
 
-constexpr std::size_t kSegmentBytes = 4096;  // filtered bytes per tokenising thread
+constexpr std::size_t kSegmentBytes = 1024;  // filtered bytes per tokenising thread
 constexpr int kLitLenSymbols = 286;          // literals, end of block (256), lengths 257..285
 constexpr int kEndOfBlock = 256;
 constexpr int kMinRun = 6;                   // shorter runs stay literals (a match costs more)
@@ -32,7 +32,7 @@ GP_VIEW_HD inline std::size_t filtered_size(const ImageView& image) { return (im
 GP_VIEW_HD inline std::size_t segment_count(std::size_t filtered_bytes) { return (filtered_bytes + kSegmentBytes - 1) / kSegmentBytes; }
 
 // Adler-32 ingredients of one segment of n bytes b[0..n): sum = sum b[i], weighted = sum (n - i) b[i].
-// Both fit 32 bits for a 4096-byte segment; the host folds them into the stream's Adler-32.
+// Both fit 32 bits for a segment of kSegmentBytes; the host folds them into the stream's Adler-32.
 struct AdlerPartial {
   std::uint32_t sum, weighted;
 };

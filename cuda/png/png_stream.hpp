@@ -11,7 +11,7 @@
 namespace gp::png::stream {
 
 GP_HD AdlerPartial adler_partial(const std::uint8_t* bytes, std::size_t n) {
-  std::uint32_t sum = 0, weighted = 0;  // at most 4096 * 255 and 4096 * 4097 / 2 * 255: no overflow
+  std::uint32_t sum = 0, weighted = 0;  // n <= kSegmentBytes: at most n * 255 and n * (n + 1) / 2 * 255
   for (std::size_t i = 0; i < n; ++i) {
     sum += bytes[i];
     weighted += std::uint32_t(n - i) * bytes[i];

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <stdexcept>
+#include <thread>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -194,6 +196,8 @@ ReadPlan HdrReader::plan(const ChannelSelection& selection) const {
   plan.subimage = subimage;
   plan.width = spec.width;  // the data window: pixels outside it are not stored
   plan.height = spec.height;
+  plan.y_begin = spec.y;
+  plan.tiled = spec.tile_width > 0;
   plan.channel_begin = *std::min_element(selected.begin(), selected.end());
   plan.channel_end = *std::max_element(selected.begin(), selected.end()) + 1;
   bool all_half = true;
@@ -214,21 +218,56 @@ ReadPlan HdrReader::plan(const ChannelSelection& selection) const {
   return plan;
 }
 
-void HdrReader::read(const ReadPlan& plan, void* dst, std::size_t pitch) {
+namespace {
+
+// Rows [y0, y1) of the planned channels (y relative to the data window) into dst's rows.
+bool read_rows(ImageInput& input, const ReadPlan& plan, int y0, int y1, void* dst, std::size_t pitch) {
+  const TypeDesc type = plan.type == PixelType::f16 ? TypeDesc::HALF : TypeDesc::FLOAT;
+  const auto pixel_bytes = OIIO::stride_t((plan.channel_end - plan.channel_begin) * pixel_type_bytes(plan.type));
+  auto* first_row = static_cast<unsigned char*>(dst) + pitch * std::size_t(y0);
+  if (y0 == 0 && y1 == plan.height)
+    return input.read_image(plan.subimage, 0, plan.channel_begin, plan.channel_end, type, first_row, pixel_bytes,
+                            OIIO::stride_t(pitch));
+  return input.read_scanlines(plan.subimage, 0, plan.y_begin + y0, plan.y_begin + y1, 0, plan.channel_begin,
+                              plan.channel_end, type, first_row, pixel_bytes, OIIO::stride_t(pitch));
+}
+
+}  // namespace
+
+void HdrReader::read(const ReadPlan& plan, void* dst, std::size_t pitch, int strips) {
   if (plan.type != PixelType::f16 && plan.type != PixelType::f32)
     throw ItemError(path_, "decode", "reads produce half or float pixels");
   if (plan.subimage < 0 || plan.subimage >= int(impl_->parts.size()) || pitch < plan.row_bytes())
     throw ItemError(path_, "decode", "the read plan does not fit this file");
-  const TypeDesc type = plan.type == PixelType::f16 ? TypeDesc::HALF : TypeDesc::FLOAT;
-  const auto pixel_bytes = OIIO::stride_t((plan.channel_end - plan.channel_begin) * pixel_type_bytes(plan.type));
-  bool ok = false;
-  try {
-    ok = impl_->input->read_image(plan.subimage, 0, plan.channel_begin, plan.channel_end, type, dst, pixel_bytes,
-                                  OIIO::stride_t(pitch));
-  } catch (const std::exception& e) {  // plugins catch their libraries' exceptions; this is a backstop
-    throw ItemError(path_, "decode", e.what());
-  }
-  if (!ok) throw ItemError(path_, "decode", oiio_message(impl_->input->geterror(), "the pixels could not be read"));
+  // Bands of whole 64-row groups, so compressed blocks (16 or 32 rows) are not decoded twice.
+  constexpr int kRowAlign = 64;
+  const int rows_per_strip = (plan.height / std::max(1, strips) + kRowAlign - 1) / kRowAlign * kRowAlign;
+  if (plan.tiled || strips <= 1 || rows_per_strip >= plan.height) strips = 1;
+
+  std::vector<std::string> errors(std::size_t(std::max(1, strips)));
+  auto run_strip = [&](int k) {
+    const int y0 = k * rows_per_strip, y1 = strips == 1 ? plan.height : std::min(plan.height, y0 + rows_per_strip);
+    if (y0 >= y1) return;
+    try {
+      std::unique_ptr<ImageInput> own;
+      ImageInput* input = impl_->input.get();
+      if (k > 0) {
+        own = ImageInput::open(path_);
+        if (!own) throw std::runtime_error(oiio_message(OIIO::geterror(), "cannot open the file again"));
+        input = own.get();
+      }
+      if (!read_rows(*input, plan, y0, y1, dst, pitch))
+        errors[std::size_t(k)] = oiio_message(input->geterror(), "the pixels could not be read");
+    } catch (const std::exception& e) {  // plugins catch their libraries' exceptions; this is a backstop
+      errors[std::size_t(k)] = e.what();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int k = 1; k < strips; ++k) helpers.emplace_back(run_strip, k);
+  run_strip(0);
+  for (auto& t : helpers) t.join();
+  for (auto& e : errors)
+    if (!e.empty()) throw ItemError(path_, "decode", e);
 }
 
 // ---- writing ---------------------------------------------------------------------------------

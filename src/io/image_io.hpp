@@ -25,6 +25,8 @@ struct ReadPlan {
   int channel_begin = 0, channel_end = 0;
   int rgba_index[4] = {0, 1, 2, -1};
   int width = 0, height = 0;
+  int y_begin = 0;                           // first row of the data window
+  bool tiled = false;
   PixelType type = PixelType::f32;
   std::string layer_name;                    // resolved part/layer, for messages and reports
   std::vector<std::string> channel_names;    // names of the selected R,G,B(,A)
@@ -44,8 +46,11 @@ class HdrReader {
   // what the file has.
   ReadPlan plan(const ChannelSelection& selection) const;
   // Decodes the planned channels into dst (plan.bytes() at least, rows `pitch` bytes apart).
+  // strips > 1 splits a scanline file's rows into that many bands decoded on their own threads,
+  // each through its own handle on the file: one file then keeps several cores busy, which keeps
+  // the end of a batch from waiting on a few files decoding alone.
   // Throws gp::ItemError on truncated/corrupt data.
-  void read(const ReadPlan& plan, void* dst, std::size_t pitch);
+  void read(const ReadPlan& plan, void* dst, std::size_t pitch, int strips = 1);
 
   const std::string& path() const { return path_; }
   std::string format_name() const;  // "openexr", "hdr", "tiff"...

@@ -3,7 +3,7 @@
 
 namespace gp::tonemap {
 
-void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime) {
+void load_stage(TonemapItem& item, const Settings& s, int strips) {
   ScopedStage t("decode");
   io::HdrReader reader(item.name);
   item.plan = reader.plan(s.channels);
@@ -11,7 +11,7 @@ void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime) {
   item.outputs = plan_outputs(s, item.name, item.input_index, {item.plan.width, item.plan.height});
   // Pageable: pinning it would cost about as much as decoding; uploads go through pinned staging.
   item.source.reset(new unsigned char[item.plan.bytes()]);
-  reader.read(item.plan, item.source.get(), item.plan.row_bytes());
+  reader.read(item.plan, item.source.get(), item.plan.row_bytes(), strips);
 }
 
 }  // namespace gp::tonemap

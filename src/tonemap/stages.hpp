@@ -7,8 +7,9 @@
 
 namespace gp::tonemap {
 
-// Opens the source, resolves channels, plans outputs and decodes into host memory.
-void load_stage(TonemapItem& item, const Settings& s, Runtime& runtime);
+// Opens the source, resolves channels, plans outputs and decodes into host memory, in `strips`
+// bands on their own threads.
+void load_stage(TonemapItem& item, const Settings& s, int strips);
 
 // Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise (-> fast PNG streams),
 // leaving the outputs in item.images. Working memory is released before returning.
