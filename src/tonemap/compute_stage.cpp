@@ -21,7 +21,7 @@ struct EncodeJob {
 
 }  // namespace
 
-void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, ComputeBackend& b) {
+void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, ComputeBackend& b) {
   ScopedStage t("compute");
   const Size full{item.plan.width, item.plan.height};
   const int src_channels = item.plan.channel_end - item.plan.channel_begin;
@@ -147,7 +147,7 @@ void compute_stage(TonemapItem& item, const Settings& s, Runtime& runtime, Compu
 
   std::size_t pixel_bytes = 0;
   for (std::size_t k : pixel_jobs) pixel_bytes += quantized[k].bytes();
-  item.pixels.reset(pixel_bytes ? new unsigned char[pixel_bytes] : nullptr);
+  item.pixels = memory.alloc(pixel_bytes);
   b.begin_stage("download");
   std::size_t host_at = 0;
   for (std::size_t k : pixel_jobs) {

@@ -51,13 +51,13 @@ class TonemapCommand final : public BatchCommand {
 unsigned hardware_threads() { return std::max(2u, std::thread::hardware_concurrency()); }
 
 // Runs compute_stage under the GPU admission limit, retrying with a smaller batch on out-of-memory.
-void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, ComputeBackend& backend,
+void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostPool& memory, ComputeBackend& backend,
                         GpuAdmission& admission, Progress& progress) {
   bool retried_alone = false;
   for (;;) {
     admission.acquire();
     try {
-      compute_stage(item, s, rt, backend);
+      compute_stage(item, s, memory, backend);
       admission.release();
       return;
     } catch (const GpuOutOfMemory& e) {
@@ -105,10 +105,13 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   po.save_threads = s.save_threads ? s.save_threads : int(gpu_compresses ? std::max(2u, hw / 4) : hw);
   // The CPU path parallelises inside each step, so two workers are enough to overlap them.
   po.compute_workers = rt.gpu() ? s.batch : 2;
-  po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + po.load_threads + po.save_threads;
+  // Room for a second round of loads while the first is computed and saved: loads never wait for
+  // a slot while the GPU and the writers work.
+  po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + 2 * po.load_threads + po.save_threads;
   po.stop_on_error = s.stop_on_error;
 
   GpuAdmission admission(po.compute_workers);
+  HostPool host_memory;  // decoded frames and downloaded pixels, reused from item to item
   std::vector<std::unique_ptr<ComputeBackend>> backends(po.compute_workers);
   std::mutex outcome_mutex;
   BatchOutcome outcome;
@@ -122,13 +125,13 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
     item->input_index = input_indices[i];
     return item;
   };
-  stages.load = [&](TonemapItem& item) { load_stage(item, s, strips); };
+  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, strips); };
   stages.compute_init = [&](int w) {
     rt.bind_thread();
     backends[w] = rt.gpu() ? make_gpu_backend(rt, w) : make_cpu_backend();
   };
   stages.compute = [&](TonemapItem& item, int w) {
-    compute_with_retry(item, s, rt, *backends[w], admission, ctx.progress);
+    compute_with_retry(item, s, rt, host_memory, *backends[w], admission, ctx.progress);
   };
   stages.save = [&](TonemapItem& item) { save_stage(item, s); };
   stages.done = [&](const TonemapItem& item) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
+#include "core/host_pool.hpp"
 #include "core/pipeline.hpp"
 #include "io/image_io.hpp"
 #include "tonemap/output_plan.hpp"
@@ -26,10 +27,10 @@ struct EncodedImage {
 struct TonemapItem : PipelineItem {
   std::size_t input_index = 0;  // position in the full input list (for {index})
   io::ReadPlan plan;
-  std::unique_ptr<unsigned char[]> source;  // decoded planned channels, rows plan.row_bytes() apart
+  HostBuffer source;                        // decoded planned channels, rows plan.row_bytes() apart
   bool has_alpha = false;
   OutputPlan outputs;
-  std::unique_ptr<unsigned char[]> pixels;  // images written from pixels, back to back
+  HostBuffer pixels;                        // images written from pixels, back to back
   std::vector<std::uint32_t> png_streams;   // fast PNG zlib streams, back to back
   std::vector<EncodedImage> images;
   float exposure_scale = 1;     // what was applied (auto exposure result), for the report
