@@ -3,6 +3,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "commands.hpp"
@@ -103,7 +105,13 @@ int main(int argc, char** argv) {
         std::cout << cmd->schema().documented_example();
         return 0;
       }
-      return gp::run_batch_job(*cmd, options);
+      options.exit_after = true;
+      const int code = gp::run_batch_job(*cmd, options);
+      std::cout.flush();
+      std::cerr.flush();
+      spdlog::default_logger()->flush();
+      std::fflush(nullptr);
+      std::_Exit(code);  // skips the CUDA runtime's teardown: outputs are complete and closed
     }
   } catch (const gp::UsageError& e) {
     std::cerr << "gpuproc: " << e.what() << "\n";

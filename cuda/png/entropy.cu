@@ -17,6 +17,29 @@ constexpr int kThreads = 128;
 
 unsigned blocks_for(std::size_t items) { return unsigned((items + kThreads - 1) / kThreads); }
 
+// The block's segments, copied with coalesced loads into shared memory (one thread reading its own
+// segment byte by byte from global memory would touch 32 cache lines per warp load). Rows are
+// padded to a word count that is odd modulo the 32 banks, so threads reading "their" byte i hit
+// different banks.
+constexpr std::size_t kStagedStride = kSegmentBytes + 4;
+static_assert((kStagedStride / 4) % 2 == 1, "staged segments must start in different banks");
+struct StagedSegment {
+  const std::uint8_t* bytes;  // in shared memory
+  std::size_t n;              // 0 past the end of the stream
+  int previous;               // the byte before the segment, -1 at the stream's start
+};
+__device__ StagedSegment stage_segments(const std::uint8_t* filtered, std::size_t n, std::uint8_t* staged) {
+  const std::size_t block_begin = blockIdx.x * std::size_t(kThreads) * kSegmentBytes;
+  const std::size_t block_bytes = block_begin < n ? std::min(n - block_begin, std::size_t(kThreads) * kSegmentBytes) : 0;
+  for (std::size_t j = threadIdx.x; j < block_bytes; j += kThreads)
+    staged[(j / kSegmentBytes) * kStagedStride + j % kSegmentBytes] = filtered[block_begin + j];
+  __syncthreads();
+  const std::size_t begin = block_begin + threadIdx.x * kSegmentBytes;
+  StagedSegment mine{staged + threadIdx.x * kStagedStride, begin < n ? std::min(n - begin, std::size_t(kSegmentBytes)) : 0,
+                     begin > 0 && begin < n ? int(filtered[begin - 1]) : -1};
+  return mine;
+}
+
 __global__ void zero_words_kernel(std::uint32_t* words, std::size_t count) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
     words[i] = 0;
@@ -27,13 +50,14 @@ __global__ void __launch_bounds__(kThreads) histogram_kernel(const std::uint8_t*
   __shared__ std::uint32_t local[kLitLenSymbols];
   for (int s = threadIdx.x; s < kLitLenSymbols; s += kThreads) local[s] = 0;
   __syncthreads();
+  __shared__ std::uint8_t staged[kThreads * kStagedStride];
+  const StagedSegment mine = stage_segments(filtered, n, staged);
   const std::size_t segment = blockIdx.x * std::size_t(kThreads) + threadIdx.x;
-  if (segment < segment_count(n)) {
-    const std::size_t begin = segment * kSegmentBytes, end = std::min(n, begin + kSegmentBytes);
+  if (mine.n) {
     math::tokenize(
-        filtered, begin, end, [&](std::uint8_t literal) { atomicAdd(&local[literal], 1u); },
+        mine.bytes, mine.n, mine.previous, [&](std::uint8_t literal) { atomicAdd(&local[literal], 1u); },
         [&](int length) { atomicAdd(&local[math::length_code(length).symbol], 1u); });
-    partials[segment] = stream::adler_partial(filtered + begin, end - begin);
+    partials[segment] = stream::adler_partial(mine.bytes, mine.n);
   }
   __syncthreads();
   for (int s = threadIdx.x; s < kLitLenSymbols; s += kThreads)
@@ -52,11 +76,11 @@ __device__ void load_code(const LitLenCode& param, LitLenCode& shared) {
 __global__ void __launch_bounds__(kThreads) segment_bits_kernel(const std::uint8_t* filtered, std::size_t n,
                                                                 LitLenCode param_code, std::uint64_t* bits) {
   __shared__ LitLenCode code;
+  __shared__ std::uint8_t staged[kThreads * kStagedStride];
   load_code(param_code, code);
+  const StagedSegment mine = stage_segments(filtered, n, staged);
   const std::size_t segment = blockIdx.x * std::size_t(kThreads) + threadIdx.x;
-  if (segment >= segment_count(n)) return;
-  const std::size_t begin = segment * kSegmentBytes, end = std::min(n, begin + kSegmentBytes);
-  bits[segment] = stream::segment_bit_count(filtered, begin, end, code);
+  if (mine.n) bits[segment] = stream::segment_bit_count(mine.bytes, mine.n, mine.previous, code);
 }
 
 // Bits go into a 64-bit accumulator; full words are stored, except the first and the last of the
@@ -90,13 +114,14 @@ __global__ void __launch_bounds__(kThreads) write_bits_kernel(const std::uint8_t
                                                               const std::uint64_t* bits, std::uint64_t first_bit,
                                                               std::uint32_t* words, std::uint64_t* end_bit) {
   __shared__ LitLenCode code;
+  __shared__ std::uint8_t staged[kThreads * kStagedStride];
   load_code(param_code, code);
+  const StagedSegment mine = stage_segments(filtered, n, staged);
   const std::size_t segments = segment_count(n);
   const std::size_t segment = blockIdx.x * std::size_t(kThreads) + threadIdx.x;
-  if (segment >= segments) return;
-  const std::size_t begin = segment * kSegmentBytes, end = std::min(n, begin + kSegmentBytes);
+  if (!mine.n) return;
   WordWriter out(words, first_bit + offsets[segment]);
-  stream::write_tokens(filtered, begin, end, code, out);
+  stream::write_tokens(mine.bytes, mine.n, mine.previous, code, out);
   out.finish();
   if (segment == segments - 1) *end_bit = first_bit + offsets[segment] + bits[segment];
 }

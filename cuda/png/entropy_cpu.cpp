@@ -50,7 +50,7 @@ void token_histogram_cpu(const std::uint8_t* filtered, std::size_t n, std::uint3
     for (long s = first; s < last; ++s) {
       const std::size_t begin = std::size_t(s) * kSegmentBytes, end = std::min(n, begin + kSegmentBytes);
       math::tokenize(
-          filtered, begin, end, [&](std::uint8_t literal) { ++local[literal]; },
+          filtered + begin, end - begin, begin ? filtered[begin - 1] : -1, [&](std::uint8_t literal) { ++local[literal]; },
           [&](int length) { ++local[math::length_code(length).symbol]; });
       partials[s] = stream::adler_partial(filtered + begin, end - begin);
     }
@@ -68,7 +68,8 @@ void encode_segments_cpu(const std::uint8_t* filtered, std::size_t n, const LitL
   parallel_for(long(segments), [&](long first, long last) {
     for (long s = first; s < last; ++s) {
       const std::size_t begin = std::size_t(s) * kSegmentBytes, end = std::min(n, begin + kSegmentBytes);
-      offsets[std::size_t(s) + 1] = stream::segment_bit_count(filtered, begin, end, code);
+      offsets[std::size_t(s) + 1] =
+          stream::segment_bit_count(filtered + begin, end - begin, begin ? filtered[begin - 1] : -1, code);
     }
   }, 64);
   for (std::size_t s = 0; s < segments; ++s) offsets[s + 1] += offsets[s];
@@ -78,7 +79,7 @@ void encode_segments_cpu(const std::uint8_t* filtered, std::size_t n, const LitL
     for (long s = first; s < last; ++s) {
       const std::size_t begin = std::size_t(s) * kSegmentBytes, end = std::min(n, begin + kSegmentBytes);
       WordWriter out(words, first_bit + offsets[std::size_t(s)]);
-      stream::write_tokens(filtered, begin, end, code, out);
+      stream::write_tokens(filtered + begin, end - begin, begin ? filtered[begin - 1] : -1, code, out);
       out.finish();
     }
   }, 64);

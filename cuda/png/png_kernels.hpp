@@ -21,7 +21,7 @@
 
 namespace gp::png {
 
-constexpr std::size_t kSegmentBytes = 1024;  // filtered bytes per tokenising thread
+constexpr std::size_t kSegmentBytes = 256;   // filtered bytes per tokenising thread
 constexpr int kLitLenSymbols = 286;          // literals, end of block (256), lengths 257..285
 constexpr int kEndOfBlock = 256;
 constexpr int kMinRun = 6;                   // shorter runs stay literals (a match costs more)

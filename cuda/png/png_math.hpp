@@ -52,28 +52,28 @@ GP_HD int symbol_extra_bits(int symbol) {
   return (symbol - 261) / 4;
 }
 
-// Tokenises filtered[begin, end): runs of at least kMinRun copies of the byte before them become
-// a match at distance 1, everything else a literal. Calls literal(byte) and match(length).
+// Tokenises the n bytes of a segment: runs of at least kMinRun copies of the byte before them
+// become a match at distance 1, everything else a literal. `previous` is the byte before the
+// segment (-1 at the stream's start). Calls literal(byte) and match(length).
 template <class Literal, class Match>
-GP_HD void tokenize(const std::uint8_t* filtered, std::size_t begin, std::size_t end, Literal&& literal, Match&& match) {
-  std::size_t i = begin;
-  while (i < end) {
-    if (i > 0) {
-      const std::uint8_t previous = filtered[i - 1];
-      const std::size_t limit = end - i < kMaxRun ? end - i : kMaxRun;
+GP_HD void tokenize(const std::uint8_t* segment, std::size_t n, int previous, Literal&& literal, Match&& match) {
+  std::size_t i = 0;
+  while (i < n) {
+    if (previous >= 0) {
+      const std::size_t limit = n - i < std::size_t(kMaxRun) ? n - i : std::size_t(kMaxRun);
       std::size_t run = 0;
-      while (run < limit && filtered[i + run] == previous) ++run;
+      while (run < limit && segment[i + run] == previous) ++run;
       if (run >= std::size_t(kMinRun)) {
         match(int(run));
         i += run;
         continue;
       }
-      for (std::size_t k = 0; k < run; ++k) literal(previous);
+      for (std::size_t k = 0; k < run; ++k) literal(std::uint8_t(previous));
       i += run;
-      if (i >= end) break;
+      if (i >= n) break;
     }
-    literal(filtered[i]);  // differs from the byte before it (or is the stream's first)
-    ++i;
+    literal(segment[i]);  // differs from the byte before it (or is the stream's first)
+    previous = segment[i++];
   }
 }
 

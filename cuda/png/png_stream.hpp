@@ -20,10 +20,11 @@ GP_HD AdlerPartial adler_partial(const std::uint8_t* bytes, std::size_t n) {
 }
 
 // A match costs its length symbol, the length's extra bits and the one-bit distance code.
-GP_HD std::uint64_t segment_bit_count(const std::uint8_t* filtered, std::size_t begin, std::size_t end, const LitLenCode& code) {
+// segment: its n bytes; previous: the byte before it, -1 at the stream's start.
+GP_HD std::uint64_t segment_bit_count(const std::uint8_t* segment, std::size_t n, int previous, const LitLenCode& code) {
   std::uint64_t bits = 0;
   math::tokenize(
-      filtered, begin, end, [&](std::uint8_t literal) { bits += code.length[literal]; },
+      segment, n, previous, [&](std::uint8_t literal) { bits += code.length[literal]; },
       [&](int length) {
         const math::LengthCode l = math::length_code(length);
         bits += std::uint64_t(code.length[l.symbol]) + std::uint64_t(l.extra_bits) + 1;
@@ -33,9 +34,9 @@ GP_HD std::uint64_t segment_bit_count(const std::uint8_t* filtered, std::size_t 
 
 // Writer: put(value, count) appends `count` bits of value, least significant first.
 template <class Writer>
-GP_HD void write_tokens(const std::uint8_t* filtered, std::size_t begin, std::size_t end, const LitLenCode& code, Writer& out) {
+GP_HD void write_tokens(const std::uint8_t* segment, std::size_t n, int previous, const LitLenCode& code, Writer& out) {
   math::tokenize(
-      filtered, begin, end, [&](std::uint8_t literal) { out.put(code.bits[literal], code.length[literal]); },
+      segment, n, previous, [&](std::uint8_t literal) { out.put(code.bits[literal], code.length[literal]); },
       [&](int length) {
         const math::LengthCode l = math::length_code(length);
         out.put(code.bits[l.symbol], code.length[l.symbol]);

@@ -49,7 +49,7 @@ TEST_CASE("fast PNG: deflate length codes are RFC 1951's", "[png]") {
 TEST_CASE("fast PNG: the stream inflates to the filtered rows, at every size and depth", "[png]") {
   const PixelType type = GENERATE(PixelType::u8, PixelType::u16);
   const int channels = GENERATE(1, 2, 3, 4);
-  // Sizes around segment boundaries (1024 filtered bytes), a single pixel and flat tails (runs).
+  // Sizes around segment boundaries (256 filtered bytes), a single pixel and flat tails (runs).
   for (auto [width, height, flat_from] : {std::tuple{1, 1, 99}, std::tuple{1023, 4, 99}, std::tuple{1024, 4, 2},
                                           std::tuple{333, 77, 40}, std::tuple{2000, 3, 0}}) {
     PngTestImage image(width, height, channels, type, 3, flat_from);
