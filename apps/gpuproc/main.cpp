@@ -3,8 +3,6 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "commands.hpp"
@@ -105,13 +103,7 @@ int main(int argc, char** argv) {
         std::cout << cmd->schema().documented_example();
         return 0;
       }
-      options.exit_after = true;
-      const int code = gp::run_batch_job(*cmd, options);
-      std::cout.flush();
-      std::cerr.flush();
-      spdlog::default_logger()->flush();
-      std::fflush(nullptr);
-      std::_Exit(code);  // skips the CUDA runtime's teardown: outputs are complete and closed
+      return gp::run_batch_job(*cmd, options);
     }
   } catch (const gp::UsageError& e) {
     std::cerr << "gpuproc: " << e.what() << "\n";

@@ -228,7 +228,6 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
       for (auto& f : outcome.failures) std::cerr << "  " << f.message << "\n";
     }
     finish_report(exit_code == 0 ? "ok" : "items_failed", "");
-    if (options.exit_after) (void)runtime.release();  // every output and the report are closed
     return exit_code;
   } catch (const UsageError& e) {
     std::cerr << "gpuproc " << name << ": " << e.what() << "\n";
