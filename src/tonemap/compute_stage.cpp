@@ -24,7 +24,7 @@ struct EncodeJob {
 void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, ComputeBackend& b) {
   ScopedStage t("compute");
   const Size full{item.plan.width, item.plan.height};
-  const int src_channels = item.plan.channel_end - item.plan.channel_begin;
+  const int src_channels = item.plan.channel_count();
   const ImageView host_src = packed_view(item.source.get(), full.width, full.height, src_channels, item.plan.type);
 
   // Float levels back to back: level 0, the MIP chain, then the thumbnail if it needs its own.

@@ -3,7 +3,7 @@
 
 namespace gp::tonemap {
 
-void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int strips) {
+void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file) {
   ScopedStage t("decode");
   io::HdrReader reader(item.name);
   item.plan = reader.plan(s.channels);
@@ -11,7 +11,7 @@ void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int stri
   item.outputs = plan_outputs(s, item.name, item.input_index, {item.plan.width, item.plan.height});
   // Pageable: pinning it would cost about as much as decoding; uploads go through pinned staging.
   item.source = memory.alloc(item.plan.bytes());
-  reader.read(item.plan, item.source.get(), item.plan.row_bytes(), strips);
+  reader.read(item.plan, item.source.get(), item.plan.row_bytes(), threads_per_file);
 }
 
 }  // namespace gp::tonemap

@@ -8,9 +8,9 @@
 
 namespace gp::tonemap {
 
-// Opens the source, resolves channels, plans outputs and decodes into host memory, in `strips`
-// bands on their own threads.
-void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int strips);
+// Opens the source, resolves channels, plans outputs and decodes into host memory, the blocks of
+// the file on `threads_per_file` threads.
+void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file);
 
 // Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise (-> fast PNG streams),
 // leaving the outputs in item.images. Working memory is released before returning.

@@ -98,10 +98,10 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   PipelineOptions po;
   // Decoding is the heaviest CPU work; saving too unless the GPU already compressed the PNGs.
   const bool gpu_compresses = rt.gpu() && s.format == "png" && s.write.png_compression == 1;
-  // Files decode in bands on several threads: a few files at a time finish sooner than many at once
+  // Each file decodes on several threads: a few files at a time finish sooner than many at once
   // and leave no long tail of single files.
   po.load_threads = s.load_threads ? s.load_threads : int(std::max(2u, hw / 4));
-  const int strips = s.decode_strips ? s.decode_strips : std::max(1, int(hw) / po.load_threads);
+  const int threads_per_file = s.decode_threads_per_file ? s.decode_threads_per_file : std::max(1, int(hw) / po.load_threads);
   po.save_threads = s.save_threads ? s.save_threads : int(gpu_compresses ? std::max(2u, hw / 4) : hw);
   // The CPU path parallelises inside each step, so two workers are enough to overlap them.
   po.compute_workers = rt.gpu() ? s.batch : 2;
@@ -125,7 +125,7 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
     item->input_index = input_indices[i];
     return item;
   };
-  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, strips); };
+  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file); };
   stages.compute_init = [&](int w) {
     rt.bind_thread();
     backends[w] = rt.gpu() ? make_gpu_backend(rt, w) : make_cpu_backend();
@@ -154,7 +154,7 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   std::sort(outcome.outputs.begin(), outcome.outputs.end());
   const std::size_t ok = outcome.processed - outcome.failures.size();
   outcome.extra = {{"oiio_version", io::oiio_version()},
-                   {"workers", {{"load", po.load_threads}, {"decode_strips", strips}, {"compute", po.compute_workers}, {"save", po.save_threads},
+                   {"workers", {{"load", po.load_threads}, {"decode_threads_per_file", threads_per_file}, {"compute", po.compute_workers}, {"save", po.save_threads},
                                 {"max_in_flight", po.max_in_flight}}},
                    {"gpu_batch_final", admission.limit()},
                    {"mean_exposure_scale", ok ? exposure_sum / ok : 0.0}};

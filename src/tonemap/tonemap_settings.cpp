@@ -69,9 +69,9 @@ config::Schema make_schema() {
   s.integer("/run/batch", 4, 1, 64, "images processed on the GPU at once (one stream each); halved on out-of-memory");
   s.integer("/run/load_threads", 0, 0, 256, "decode threads; 0 = from the CPU count");
   s.integer("/run/save_threads", 0, 0, 256, "encode threads; 0 = from the CPU count");
-  s.integer("/run/decode_strips", 0, 0, 64,
-            "bands each scanline file is decoded in, each on its own thread (keeps all cores busy at the end of a "
-            "batch); 0 = from the CPU count");
+  s.integer("/run/decode_threads_per_file", 0, 0, 64,
+            "threads that decode the blocks of one file together (keeps all cores busy at the end of a batch); "
+            "0 = from the CPU count");
   s.integer("/run/max_in_flight", 0, 0, 4096, "items in memory at once (bounds RAM); 0 = automatic");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed items and go on; fail: stop at the first");
   return s;
@@ -142,7 +142,7 @@ Settings read_settings(const config::json& c) {
   s.batch = integer(c, "/run/batch");
   s.load_threads = integer(c, "/run/load_threads");
   s.save_threads = integer(c, "/run/save_threads");
-  s.decode_strips = integer(c, "/run/decode_strips");
+  s.decode_threads_per_file = integer(c, "/run/decode_threads_per_file");
   s.max_in_flight = integer(c, "/run/max_in_flight");
   s.stop_on_error = str(c, "/run/on_error") == "fail";
 

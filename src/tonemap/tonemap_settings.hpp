@@ -40,7 +40,7 @@ struct Settings {
 
   int batch = 4;              // images on the GPU at once (one stream each)
   int load_threads = 0, save_threads = 0, max_in_flight = 0;  // 0 = chosen from the machine
-  int decode_strips = 0;      // bands per file decoded in parallel; 0 = chosen from the machine
+  int decode_threads_per_file = 0;  // threads decoding one file together; 0 = chosen from the machine
   bool stop_on_error = false;
 };
 

@@ -85,7 +85,7 @@ Decoded decode(const std::string& path, const ChannelSelection& selection = {}) 
   const std::size_t pitch = d.plan.row_bytes() + 16;  // padded rows: the pitch is honoured
   std::vector<unsigned char> raw(pitch * d.plan.height);
   reader.read(d.plan, raw.data(), pitch);
-  const int nch = d.plan.channel_end - d.plan.channel_begin;
+  const int nch = d.plan.channel_count();
   const TypeDesc type = d.plan.type == gp::PixelType::f16 ? TypeDesc::HALF : TypeDesc::FLOAT;
   std::vector<float> row(std::size_t(d.plan.width) * nch);
   d.rgba.resize(std::size_t(d.plan.width) * d.plan.height * 4);
