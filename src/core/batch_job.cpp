@@ -80,7 +80,11 @@ json stage_table() {
 json device_section(const CommonOptions& options, const Runtime* runtime) {
   json d{{"requested", options.device}};
   if (!runtime) return d;
-  d["used"] = runtime->gpu() ? "cuda:" + std::to_string(runtime->device()) : "cpu";
+  try {
+    d["used"] = runtime->gpu() ? "cuda:" + std::to_string(runtime->device()) : "cpu";
+  } catch (const std::exception&) {  // the requested GPU is not there; the error says so
+    d["used"] = "none";
+  }
   if (auto info = runtime->gpu_info()) {
     d["name"] = info->name;
     d["compute_capability"] = fmt::format("{}.{}", info->cc_major, info->cc_minor);
@@ -206,10 +210,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     ro.device = DeviceChoice::parse(options.device);
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
     Trace::global().enable_timeline(!options.trace_path.empty());
-    {
-      ScopedStage timed("runtime init");  // driver start-up; the context follows in the background
-      runtime = std::make_unique<Runtime>(ro);
-    }
+    runtime = std::make_unique<Runtime>(ro);  // the driver answers in the background
 
     Progress progress(parse_progress_mode(options.progress), name, todo.size());
     if (outcome.skipped_complete)

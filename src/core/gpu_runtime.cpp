@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <future>
+#include <memory>
 #include <limits>
 
 #include "core/trace.hpp"
@@ -209,23 +212,45 @@ void PinnedBuffer::reset() {
 
 // ---- runtime --------------------------------------------------------------------------------
 
-Runtime::Runtime(const RuntimeOptions& options) : options_(options) {
-  const int count = cuda_device_count();
-  switch (options.device.kind) {
-    case DeviceChoice::Kind::cpu: device_ = -1; break;
-    case DeviceChoice::Kind::automatic: device_ = count > 0 ? 0 : -1; break;
+namespace {
+
+// The device a choice resolves to (-1 = the CPU path), given how many GPUs the driver sees.
+int choose_device(const DeviceChoice& choice, int count) {
+  switch (choice.kind) {
+    case DeviceChoice::Kind::cpu: return -1;
+    case DeviceChoice::Kind::automatic: return count > 0 ? 0 : -1;
     case DeviceChoice::Kind::cuda:
-      if (options.device.index >= count)
-        throw GpuError(fmt::format("--device {}: {} CUDA device(s) available{}", options.device.str(), count,
+      if (choice.index >= count)
+        throw GpuError(fmt::format("--device {}: {} CUDA device(s) available{}", choice.str(), count,
                                    count == 0 ? " (no GPU or no driver; use --device cpu)" : ""));
-      device_ = options.device.index;
-      break;
+      return choice.index;
   }
-  if (!gpu()) return;
-  ready_ = std::async(std::launch::async, [this] {
+  return -1;
+}
+
+}  // namespace
+
+Runtime::Runtime(const RuntimeOptions& options) : options_(options) {
+  auto decided = std::make_shared<std::promise<int>>();
+  device_decided_ = decided->get_future().share();
+  if (options.device.kind == DeviceChoice::Kind::cpu) {
+    decided->set_value(-1);
+    return;
+  }
+  ready_ = std::async(std::launch::async, [this, decided] {
+             int device = -1;
+             try {
+               ScopedStage timed("driver init");
+               device = choose_device(options_.device, cuda_device_count());
+             } catch (...) {
+               decided->set_exception(std::current_exception());
+               throw;
+             }
+             decided->set_value(device);
+             if (device < 0) return;
              ScopedStage timed("gpu context");
-             GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));  // creates the context
-             GP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device_), "get default memory pool");
+             GP_CUDA_CHECK(cudaSetDevice(device), "select GPU " + std::to_string(device));  // creates the context
+             GP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device), "get default memory pool");
              // Keep freed blocks in the pool: batches reuse the same sizes, and returning memory to
              // the driver between items would cost a synchronising cudaFree each time.
              std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
@@ -234,16 +259,39 @@ Runtime::Runtime(const RuntimeOptions& options) : options_(options) {
            }).share();
 }
 
+int Runtime::device() const { return device_decided_.get(); }
+
+int Runtime::device_or_cpu() const noexcept {
+  try {
+    return device();
+  } catch (...) {  // the choice failed; whoever needed the GPU has reported it
+    return -1;
+  }
+}
+
+bool Runtime::gpu_expected() const {
+  switch (options_.device.kind) {
+    case DeviceChoice::Kind::cpu: return false;
+    case DeviceChoice::Kind::cuda: return true;
+    case DeviceChoice::Kind::automatic: break;
+  }
+  // The NVIDIA kernel driver lists its GPUs here; reading it takes microseconds, not cuInit's 0.1 s.
+  std::error_code ec;
+  return std::filesystem::exists("/proc/driver/nvidia/gpus", ec) &&
+         !std::filesystem::is_empty("/proc/driver/nvidia/gpus", ec);
+}
+
 void Runtime::wait_ready() const {
   if (ready_.valid()) ready_.get();
 }
 
 Runtime::~Runtime() {
   if (ready_.valid()) ready_.wait();
-  if (gpu()) cudaDeviceSynchronize();
+  const bool used_gpu = device_or_cpu() >= 0;
+  if (used_gpu) cudaDeviceSynchronize();
   std::lock_guard<std::mutex> lock(pinned_mutex_);
   for (auto& [cap, ptr] : pinned_free_) {
-    if (gpu())
+    if (used_gpu)
       cudaFreeHost(ptr);
     else
       std::free(ptr);
@@ -251,28 +299,28 @@ Runtime::~Runtime() {
 }
 
 std::string Runtime::device_name() const {
-  if (!gpu()) return "cpu";
+  if (device_or_cpu() < 0) return "cpu";
   auto info = gpu_info();
-  return fmt::format("cuda:{} ({})", device_, info ? info->name : "?");
+  return fmt::format("cuda:{} ({})", device_or_cpu(), info ? info->name : "?");
 }
 
 std::optional<GpuInfo> Runtime::gpu_info() const {
-  if (!gpu()) return std::nullopt;
+  if (device_or_cpu() < 0) return std::nullopt;
   for (auto& g : list_gpus())
-    if (g.index == device_) return g;
+    if (g.index == device_or_cpu()) return g;
   return std::nullopt;
 }
 
 void Runtime::bind_thread() const {
   if (!gpu()) return;
   wait_ready();
-  GP_CUDA_CHECK(cudaSetDevice(device_), "select GPU " + std::to_string(device_));
+  GP_CUDA_CHECK(cudaSetDevice(device()), "select GPU " + std::to_string(device()));
 }
 
 Stream Runtime::make_stream() const {
   if (!gpu()) return Stream();
   wait_ready();
-  return Stream(device_);
+  return Stream(device());
 }
 
 DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, const std::string& what) {
@@ -408,8 +456,8 @@ MemoryStats Runtime::memory_stats() const {
   s.device_peak = device_peak_;
   s.device_limit = options_.gpu_memory_limit;
   s.oom_retries = oom_retries_;
-  if (gpu() && ready_.valid() && ready_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    cudaSetDevice(device_);
+  if (device_or_cpu() >= 0 && ready_.valid() && ready_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    cudaSetDevice(device_or_cpu());
     if (cudaMemGetInfo(&s.device_free, &s.device_total) != cudaSuccess) cudaGetLastError();
   }
   std::lock_guard<std::mutex> lock(pinned_mutex_);

@@ -165,17 +165,21 @@ struct RuntimeOptions {
 class Runtime {
  public:
   // Resolves the device choice: auto picks GPU 0 when one exists, else the CPU path.
-  // cuda:N without such a GPU is a fatal error.
-  // The device's context is created on a background thread (it takes a few hundred ms), so work
-  // that needs no GPU, such as decoding the first inputs, starts at once; every call below that
-  // needs the context waits for it and rethrows a failure to create it.
+  // cuda:N without such a GPU is a fatal error, thrown by gpu()/device() and what needs the GPU.
+  // Asking the driver (0.1 s) and creating the context (a few tenths more) happen on a background
+  // thread, so work that needs no GPU, such as decoding the first inputs, starts at once; every
+  // call below waits for what it needs and rethrows a failure to get it.
   explicit Runtime(const RuntimeOptions& options);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  bool gpu() const { return device_ >= 0; }
-  int device() const { return device_; }
+  bool gpu() const { return device() >= 0; }
+  int device() const;  // -1 = the CPU path
+  // A guess that never waits, for sizing worker pools before the driver has answered: the
+  // device choice, and for auto whether the NVIDIA kernel driver lists a GPU. A wrong guess
+  // costs speed, not correctness.
+  bool gpu_expected() const;
   std::string device_name() const;  // "cpu" or "cuda:0 (NVIDIA H100 80GB HBM3)"
   std::optional<GpuInfo> gpu_info() const;
 
@@ -196,10 +200,11 @@ class Runtime {
   friend class PinnedBuffer;
   void device_free(void* ptr, std::size_t bytes, cudaStream_t stream);
   void wait_ready() const;  // the context exists (GPU mode); rethrows its creation's failure
+  int device_or_cpu() const noexcept;  // device(), or -1 when choosing it failed (reports, teardown)
   void pinned_release(void* ptr, std::size_t capacity);
 
-  int device_ = -1;
   RuntimeOptions options_;
+  std::shared_future<int> device_decided_;  // the device index, -1 = CPU
   cudaMemPool_t pool_ = nullptr;
   std::shared_future<void> ready_;
   std::atomic<std::size_t> device_in_use_{0}, device_peak_{0}, oom_retries_{0};

@@ -97,14 +97,16 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   const unsigned hw = hardware_threads();
   PipelineOptions po;
   // Decoding is the heaviest CPU work; saving too unless the GPU already compressed the PNGs.
-  const bool gpu_compresses = rt.gpu() && s.format == "png" && s.write.png_compression == 1;
+  // Pools are sized on the runtime's guess, so loads start before the driver has answered.
+  const bool gpu_expected = rt.gpu_expected();
+  const bool gpu_compresses = gpu_expected && s.format == "png" && s.write.png_compression == 1;
   // Each file decodes on several threads: a few files at a time finish sooner than many at once
   // and leave no long tail of single files.
   po.load_threads = s.load_threads ? s.load_threads : int(std::max(2u, hw / 4));
   const int threads_per_file = s.decode_threads_per_file ? s.decode_threads_per_file : std::max(1, int(hw) / po.load_threads);
   po.save_threads = s.save_threads ? s.save_threads : int(gpu_compresses ? std::max(2u, hw / 4) : hw);
   // The CPU path parallelises inside each step, so two workers are enough to overlap them.
-  po.compute_workers = rt.gpu() ? s.batch : 2;
+  po.compute_workers = gpu_expected ? s.batch : 2;
   // Room for a second round of loads while the first is computed and saved: loads never wait for
   // a slot while the GPU and the writers work.
   po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + 2 * po.load_threads + po.save_threads;

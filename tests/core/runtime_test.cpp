@@ -47,7 +47,11 @@ TEST_CASE("the CPU runtime hands out reusable host buffers and tracks their peak
 TEST_CASE("asking for a GPU that does not exist is an error", "[runtime]") {
   gp::RuntimeOptions o;
   o.device = gp::DeviceChoice::parse("cuda:99");
-  CHECK_THROWS_AS(gp::Runtime(o), gp::GpuError);
+  gp::Runtime rt(o);  // the driver answers in the background: what needs the GPU says it is missing
+  CHECK(rt.gpu_expected());
+  CHECK_THROWS_AS(rt.gpu(), gp::GpuError);
+  CHECK_THROWS_WITH(rt.bind_thread(), Catch::Contains("--device cuda:99"));
+  CHECK(rt.device_name() == "cpu");  // reports and teardown do not throw
 }
 
 TEST_CASE("byte sizes parse with binary units", "[runtime]") {
