@@ -1,6 +1,5 @@
 #include "io/compare.hpp"
 
-#include <OpenImageIO/imagebuf.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "io/oiio_module.hpp"
 
 namespace gp::io {
 namespace fs = std::filesystem;
@@ -85,8 +85,6 @@ json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 // 16-bit step (1.5e-5). Float formats get no slack, so tolerance 0 stays exact for them.
 constexpr double integer_rounding_slack = 1e-6;
 
-bool is_integer_format(const OIIO::ImageSpec& spec) { return !spec.format.is_floating_point(); }
-
 struct ImageDifference {
   std::vector<double> channel_max;  // largest |a-b| per channel
   double sum_squares = 0;
@@ -100,26 +98,27 @@ struct ImageDifference {
   }
 };
 
-OIIO::ImageBuf read_image(const std::string& path) {
-  OIIO::ImageBuf image(path);
-  if (!image.read(0, 0, /*force=*/true)) throw UnreadableFile(fmt::format("cannot read {}: {}", path, image.geterror()));
-  if (image.deep()) throw UnreadableFile(path + ": deep images are not supported");
-  return image;
+std::unique_ptr<FloatImage> read_image(const std::string& path) {
+  try {
+    return oiio_module().open_float_image(path);
+  } catch (const std::exception& e) {
+    throw UnreadableFile(e.what());
+  }
 }
 
-// Row y (0-based from the top of the data window) as floats; integer formats come out in [0,1].
-void read_row(const OIIO::ImageBuf& image, int y, std::vector<float>& row) {
-  const auto& spec = image.spec();
-  row.resize(std::size_t(spec.width) * std::size_t(spec.nchannels));
-  const OIIO::ROI roi(spec.x, spec.x + spec.width, spec.y + y, spec.y + y + 1, spec.z, spec.z + 1, 0, spec.nchannels);
-  if (!image.get_pixels(roi, OIIO::TypeFloat, row.data()))
-    throw UnreadableFile(fmt::format("cannot read pixels of {}: {}", image.name(), image.geterror()));
+// Row y of `image`; a failure to read it is a difference, like an unreadable file.
+void read_row(const FloatImage& image, int y, std::vector<float>& row) {
+  try {
+    image.read_row(y, row);
+  } catch (const std::exception& e) {
+    throw UnreadableFile(e.what());
+  }
 }
 
 // Samples differing by more than `noise` make a pixel differ; by more than `limit`, fail.
-ImageDifference measure(const OIIO::ImageBuf& a, const OIIO::ImageBuf& b, double noise, double limit) {
-  const auto& spec = a.spec();
-  const int channels = spec.nchannels;
+ImageDifference measure(const FloatImage& a, const FloatImage& b, double noise, double limit) {
+  const FloatImage& spec = a;
+  const int channels = spec.channels;
   ImageDifference d;
   d.channel_max.assign(std::size_t(channels), 0.0);
   std::vector<float> row_a, row_b;
@@ -153,14 +152,14 @@ ImageDifference measure(const OIIO::ImageBuf& a, const OIIO::ImageBuf& b, double
   return d;
 }
 
-std::string channel_name(const OIIO::ImageSpec& spec, int c) {
-  const std::string name = spec.channel_name(c);
+std::string channel_name(const FloatImage& image, int c) {
+  const std::string name = image.channel_names[std::size_t(c)];
   return name.empty() ? "channel" + std::to_string(c) : name;
 }
 
-json image_metrics(const OIIO::ImageSpec& spec, const ImageDifference& d) {
+json image_metrics(const FloatImage& spec, const ImageDifference& d) {
   json channel_max = json::object();
-  for (int c = 0; c < spec.nchannels; ++c) channel_max[channel_name(spec, c)] = finite_or_null(d.channel_max[std::size_t(c)]);
+  for (int c = 0; c < spec.channels; ++c) channel_max[channel_name(spec, c)] = finite_or_null(d.channel_max[std::size_t(c)]);
   json metrics{{"max_abs_difference", channel_max},
                {"differing_pixels", d.differing_pixels},
                {"pixels_over_tolerance", d.pixels_over_tolerance},
@@ -170,22 +169,22 @@ json image_metrics(const OIIO::ImageSpec& spec, const ImageDifference& d) {
 }
 
 FileComparison compare_images(const std::string& a, const std::string& b, const CompareOptions& o) {
-  const OIIO::ImageBuf image_a = read_image(a), image_b = read_image(b);
-  const auto& sa = image_a.spec();
-  const auto& sb = image_b.spec();
+  const auto image_a = read_image(a), image_b = read_image(b);
+  const FloatImage& sa = *image_a;
+  const FloatImage& sb = *image_b;
   FileComparison result;
-  result.details = {{"width", sa.width}, {"height", sa.height}, {"channels", sa.nchannels}};
-  if (sa.width != sb.width || sa.height != sb.height || sa.depth != sb.depth || sa.nchannels != sb.nchannels) {
+  result.details = {{"width", sa.width}, {"height", sa.height}, {"channels", sa.channels}};
+  if (sa.width != sb.width || sa.height != sb.height || sa.depth != sb.depth || sa.channels != sb.channels) {
     result.differ(fmt::format("size {}x{} with {} channel(s) differs from {}x{} with {} in {}", sa.width, sa.height,
-                              sa.nchannels, sb.width, sb.height, sb.nchannels, b));
+                              sa.channels, sb.width, sb.height, sb.channels, b));
     return result;
   }
-  const double noise = is_integer_format(sa) || is_integer_format(sb) ? integer_rounding_slack : 0.0;
-  const ImageDifference d = measure(image_a, image_b, noise, o.tolerance + noise);
+  const double noise = sa.integer_format || sb.integer_format ? integer_rounding_slack : 0.0;
+  const ImageDifference d = measure(sa, sb, noise, o.tolerance + noise);
   result.details.update(image_metrics(sa, d));
   if (d.pixels_over_tolerance == 0) return result;
   std::vector<std::string> channel_max;
-  for (int c = 0; c < sa.nchannels; ++c)
+  for (int c = 0; c < sa.channels; ++c)
     channel_max.push_back(fmt::format("{} {:.6g}", channel_name(sa, c), d.channel_max[std::size_t(c)]));
   result.differ(fmt::format("{} of {} pixels differ by more than {:.6g} (max abs difference {}; worst at x={} y={}; "
                             "PSNR {:.2f} dB)",

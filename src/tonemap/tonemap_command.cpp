@@ -1,5 +1,7 @@
 #include "tonemap/tonemap_command.hpp"
 
+#include "gpuproc/build_info.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -155,7 +157,7 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   outcome.cancelled = result.cancelled;
   std::sort(outcome.outputs.begin(), outcome.outputs.end());
   const std::size_t ok = outcome.processed - outcome.failures.size();
-  outcome.extra = {{"oiio_version", io::oiio_version()},
+  outcome.extra = {{"oiio_version", GPUPROC_OIIO_VERSION},  // built against (asking loads OpenImageIO)
                    {"workers", {{"load", po.load_threads}, {"decode_threads_per_file", threads_per_file}, {"compute", po.compute_workers}, {"save", po.save_threads},
                                 {"max_in_flight", po.max_in_flight}}},
                    {"gpu_batch_final", admission.limit()},

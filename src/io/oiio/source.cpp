@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "io/image_source.hpp"
-#include "io/oiio_errors.hpp"
+#include "io/oiio/errors.hpp"
+#include "io/oiio/module_parts.hpp"
 
 namespace gp::io {
 namespace {
@@ -99,6 +99,8 @@ class OiioSource final : public ImageSource {
 
 }  // namespace
 
-std::unique_ptr<ImageSource> open_oiio_source(const std::string& path) { return std::make_unique<OiioSource>(path); }
+namespace oiio {
+std::unique_ptr<ImageSource> open_source(const std::string& path) { return std::make_unique<OiioSource>(path); }
+}  // namespace oiio
 
 }  // namespace gp::io
