@@ -29,10 +29,12 @@ class GpuAdmission {
     limit_ = limit_ / 2;
     return true;
   }
-  // Waits until the caller is the only holder, so a retry at limit 1 really runs alone.
-  void wait_alone() {
+  // Waits, holding no slot, until no one holds one: every image admitted before the limit
+  // shrank has finished. Holders must release first: two of them waiting for each other to
+  // leave would wait forever.
+  void wait_idle() {
     std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [&] { return in_use_ <= 1; });
+    cv_.wait(lock, [&] { return in_use_ == 0; });
   }
   int limit() const {
     std::lock_guard<std::mutex> lock(mutex_);

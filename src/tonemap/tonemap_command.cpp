@@ -68,15 +68,17 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
       if (admission.shrink()) {
         progress.message("warning", fmt::format("{}: out of GPU memory; batch reduced to {}, retrying", item.name,
                                                 admission.limit()));
-        rt.trim();
         admission.release();
+        rt.trim();
         continue;
       }
       if (!retried_alone) {
-        admission.wait_alone();
+        // Let the images admitted at the larger batch finish, then retry: at limit 1 the next
+        // acquire runs alone.
+        admission.release();
+        admission.wait_idle();
         rt.trim();
         retried_alone = true;
-        admission.release();
         continue;
       }
       admission.release();
