@@ -51,15 +51,19 @@ bool has_exr_magic(const std::string& path) {
 
 // What one decoding thread keeps between chunks; reached through decoding_user_data.
 struct ChunkDecoder {
+  exr_const_context_t context;
   exr_decode_pipeline_t pipeline = EXR_DECODE_PIPELINE_INITIALIZER;
   bool initialized = false;
   libdeflate_decompressor* inflater = nullptr;
   std::vector<std::uint8_t> inflated;
 
-  ChunkDecoder() : inflater(libdeflate_alloc_decompressor()) {
+  explicit ChunkDecoder(exr_const_context_t c) : context(c), inflater(libdeflate_alloc_decompressor()) {
     if (!inflater) throw std::bad_alloc();
   }
-  ~ChunkDecoder() { libdeflate_free_decompressor(inflater); }
+  ~ChunkDecoder() {
+    if (initialized) exr_decoding_destroy(context, &pipeline);  // Core's buffers for this thread
+    libdeflate_free_decompressor(inflater);
+  }
   ChunkDecoder(const ChunkDecoder&) = delete;
   ChunkDecoder& operator=(const ChunkDecoder&) = delete;
 };
@@ -187,9 +191,8 @@ class ExrSource final : public ImageSource {
     std::vector<std::string> errors(std::size_t(std::max(1, threads)));
     auto work = [&](std::size_t t) {
       try {
-        ChunkDecoder decoder;
+        ChunkDecoder decoder(context_);
         for (std::size_t i; (i = next++) < chunks.size();) decode_chunk(plan, chunks[i], decoder, dst, pitch);
-        exr_decoding_destroy(context_, &decoder.pipeline);
       } catch (const std::exception& e) {
         errors[t] = e.what();
         next = chunks.size();  // stop the others
