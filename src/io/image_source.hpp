@@ -1,6 +1,6 @@
 #pragma once
 // One opened HDR source file, whichever library decodes it: OpenEXR's Core library for EXR
-// (exr_source.cpp), OpenImageIO for everything else (oiio_source.cpp).
+// (exr_source.cpp), OpenImageIO for everything else (oiio/source.cpp, in the OpenImageIO module).
 #include <cstddef>
 #include <memory>
 #include <string>
