@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <tuple>
 #include <limits>
 
 #include "core/trace.hpp"
@@ -230,7 +231,7 @@ int choose_device(const DeviceChoice& choice, int count) {
 
 }  // namespace
 
-Runtime::Runtime(const RuntimeOptions& options) : options_(options) {
+Runtime::Runtime(const RuntimeOptions& options) : options_(options), pinned_free_(options.pinned_cache_limit) {
   auto decided = std::make_shared<std::promise<int>>();
   device_decided_ = decided->get_future().share();
   if (options.device.kind == DeviceChoice::Kind::cpu) {
@@ -290,12 +291,12 @@ Runtime::~Runtime() {
   const bool used_gpu = device_or_cpu() >= 0;
   if (used_gpu) cudaDeviceSynchronize();
   std::lock_guard<std::mutex> lock(pinned_mutex_);
-  for (auto& [cap, ptr] : pinned_free_) {
+  pinned_free_.clear([&](void* ptr) {
     if (used_gpu)
       cudaFreeHost(ptr);
     else
       std::free(ptr);
-  }
+  });
 }
 
 std::string Runtime::device_name() const {
@@ -366,14 +367,7 @@ PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
   b.bytes_ = bytes;
   {
     std::lock_guard<std::mutex> lock(pinned_mutex_);
-    // Best fit among cached blocks, as long as it wastes no more than half of itself.
-    auto it = pinned_free_.lower_bound(bytes);
-    if (it != pinned_free_.end() && it->first <= 2 * bytes + 4096) {
-      b.ptr_ = it->second;
-      b.capacity_ = it->first;
-      pinned_cached_ -= it->first;
-      pinned_free_.erase(it);
-    }
+    std::tie(b.ptr_, b.capacity_) = pinned_free_.take(bytes);
   }
   if (!b.ptr_) {
     b.capacity_ = bytes;
@@ -400,10 +394,8 @@ PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
 void Runtime::pinned_release(void* ptr, std::size_t capacity) {
   std::lock_guard<std::mutex> lock(pinned_mutex_);
   pinned_in_use_ -= capacity;
-  if (pinned_cached_ + capacity <= options_.pinned_cache_limit) {
-    pinned_free_.emplace(capacity, ptr);
-    pinned_cached_ += capacity;
-  } else if (gpu()) {
+  if (pinned_free_.keep(ptr, capacity)) return;
+  if (gpu()) {
     cudaFreeHost(ptr);
   } else {
     std::free(ptr);
@@ -463,7 +455,7 @@ MemoryStats Runtime::memory_stats() const {
   std::lock_guard<std::mutex> lock(pinned_mutex_);
   s.pinned_in_use = pinned_in_use_;
   s.pinned_peak = pinned_peak_;
-  s.pinned_cached = pinned_cached_;
+  s.pinned_cached = pinned_free_.cached_bytes();
   return s;
 }
 

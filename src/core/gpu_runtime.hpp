@@ -6,13 +6,13 @@
 #include <atomic>
 #include <future>
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/block_cache.hpp"
 #include "core/error.hpp"
 
 namespace gp {
@@ -209,8 +209,8 @@ class Runtime {
   std::shared_future<void> ready_;
   std::atomic<std::size_t> device_in_use_{0}, device_peak_{0}, oom_retries_{0};
   mutable std::mutex pinned_mutex_;
-  std::multimap<std::size_t, void*> pinned_free_;  // capacity -> block
-  std::size_t pinned_in_use_ = 0, pinned_peak_ = 0, pinned_cached_ = 0;
+  BlockCache pinned_free_;
+  std::size_t pinned_in_use_ = 0, pinned_peak_ = 0;
 };
 
 }  // namespace gp

@@ -21,9 +21,7 @@ void HostBuffer::reset() {
   owner_ = nullptr, ptr_ = nullptr, bytes_ = capacity_ = 0;
 }
 
-HostPool::~HostPool() {
-  for (auto& [capacity, ptr] : free_) std::free(ptr);
-}
+HostPool::~HostPool() { free_.clear(std::free); }
 
 HostBuffer HostPool::alloc(std::size_t bytes) {
   HostBuffer b;
@@ -31,12 +29,9 @@ HostBuffer HostPool::alloc(std::size_t bytes) {
   b.bytes_ = bytes;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    // Best fit among cached blocks, as long as it wastes no more than half of itself.
-    auto it = free_.lower_bound(bytes);
-    if (it != free_.end() && it->first <= 2 * bytes + 4096) {
-      b.capacity_ = it->first, b.ptr_ = it->second;
-      cached_ -= it->first;
-      free_.erase(it);
+    const auto [ptr, capacity] = free_.take(bytes);
+    if (ptr) {
+      b.ptr_ = static_cast<unsigned char*>(ptr), b.capacity_ = capacity;
       return b;
     }
   }
@@ -48,12 +43,7 @@ HostBuffer HostPool::alloc(std::size_t bytes) {
 
 void HostPool::release(unsigned char* ptr, std::size_t capacity) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (cached_ + capacity <= cache_limit_) {
-    free_.emplace(capacity, ptr);
-    cached_ += capacity;
-  } else {
-    std::free(ptr);
-  }
+  if (!free_.keep(ptr, capacity)) std::free(ptr);
 }
 
 }  // namespace gp

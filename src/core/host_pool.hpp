@@ -3,8 +3,9 @@
 // first touch, and freeing it an unmap that interrupts every core running one of our threads;
 // decoded frames are tens of MB each, one after another, so reusing them is cheaper than either.
 #include <cstddef>
-#include <map>
 #include <mutex>
+
+#include "core/block_cache.hpp"
 
 namespace gp {
 
@@ -32,7 +33,7 @@ class HostBuffer {
 
 class HostPool {
  public:
-  explicit HostPool(std::size_t cache_limit = std::size_t(4) << 30) : cache_limit_(cache_limit) {}
+  explicit HostPool(std::size_t cache_limit = std::size_t(4) << 30) : free_(cache_limit) {}
   ~HostPool();
   HostPool(const HostPool&) = delete;
   HostPool& operator=(const HostPool&) = delete;
@@ -44,8 +45,7 @@ class HostPool {
   friend class HostBuffer;
   void release(unsigned char* ptr, std::size_t capacity);
   std::mutex mutex_;
-  std::multimap<std::size_t, unsigned char*> free_;  // capacity -> block
-  std::size_t cached_ = 0, cache_limit_;
+  BlockCache free_;
 };
 
 }  // namespace gp

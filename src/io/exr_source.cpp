@@ -14,7 +14,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #if defined(__SSE2__)
@@ -40,13 +39,6 @@ std::string exr_error_text(exr_result_t code) {
   std::string text = last_exr_error.empty() ? exr_get_default_error_message(code) : last_exr_error;
   last_exr_error.clear();
   return text;
-}
-
-bool has_exr_magic(const std::string& path) {
-  unsigned char magic[4] = {};
-  std::ifstream in(path, std::ios::binary);
-  return in.read(reinterpret_cast<char*>(magic), 4) && magic[0] == 0x76 && magic[1] == 0x2f && magic[2] == 0x31 &&
-         magic[3] == 0x01;
 }
 
 // What one decoding thread keeps between chunks; reached through decoding_user_data.
@@ -277,14 +269,13 @@ class ExrSource final : public ImageSource {
 }  // namespace
 
 std::unique_ptr<ImageSource> open_exr_source(const std::string& path) {
-  if (!has_exr_magic(path)) return nullptr;
   exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
   init.error_handler_fn = &record_exr_error;
   exr_context_t context = nullptr;
   if (exr_start_read(&context, path.c_str(), &init) != EXR_ERR_SUCCESS) {
     last_exr_error.clear();
     exr_finish(&context);
-    return nullptr;  // OpenImageIO will say what is wrong, or read what Core cannot
+    return nullptr;  // not an EXR, or one Core cannot parse: OpenImageIO will read it or say why
   }
   auto close_and_decline = [&] {
     exr_finish(&context);

@@ -35,7 +35,7 @@ class OiioModule {
   virtual void write_image(const std::string& path, const ImageView& image, const WriteOptions& options) const = 0;
   virtual void write_mip_image(const std::string& path, const std::vector<ImageView>& levels,
                                const WriteOptions& options) const = 0;
-  virtual bool can_write_extension(const std::string& extension) const = 0;
+  virtual bool can_write_extension(const std::string& extension) const = 0;  // ".webp": lowercase, with its dot
   // Throws std::runtime_error saying why the file cannot be read.
   virtual std::unique_ptr<FloatImage> open_float_image(const std::string& path) const = 0;
   virtual std::string version() const = 0;

@@ -12,7 +12,7 @@ namespace gp::io::oiio {
 std::unique_ptr<ImageSource> open_source(const std::string& path);                                  // source.cpp
 void write_image(const std::string& path, const ImageView& image, const WriteOptions& options);      // writer.cpp
 void write_mip_image(const std::string& path, const std::vector<ImageView>& levels, const WriteOptions& options);
-bool can_write_extension(const std::string& extension);
+bool can_write_extension(const std::string& extension);  // lowercase, with its dot
 std::unique_ptr<FloatImage> open_float_image(const std::string& path);                             // float_image.cpp
 
 }  // namespace gp::io::oiio

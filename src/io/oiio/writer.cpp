@@ -3,7 +3,6 @@
 #include <OpenImageIO/imageio.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/error.hpp"
 #include "io/oiio/errors.hpp"
@@ -109,10 +108,7 @@ void write_mip_image(const std::string& path, const std::vector<ImageView>& leve
 }
 
 bool can_write_extension(const std::string& extension) {
-  std::string ext = extension;
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-  if (!ext.empty() && ext[0] != '.') ext.insert(0, ".");
-  const bool ok = ImageOutput::create("file" + ext) != nullptr;
+  const bool ok = ImageOutput::create("file" + extension) != nullptr;
   OIIO::geterror();  // a failed create leaves a message for this thread; drop it
   return ok;
 }
