@@ -1,0 +1,172 @@
+#include "cuda/pnm/watershed.hpp"
+
+#include <string>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/pnm/watershed_key.hpp"
+
+namespace gp::pnm {
+namespace {
+
+using namespace watershed_detail;
+
+constexpr int tile = 8, halo_tile = tile + 2;
+
+struct Tiles {
+  int tx, ty, tz;
+  __host__ __device__ std::size_t count() const { return std::size_t(tx) * ty * tz; }
+};
+
+__global__ void init_kernel(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                            VolumeView<const std::uint32_t> markers, std::uint64_t* key, std::uint32_t* label,
+                            std::size_t voxels) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= voxels) return;
+  const std::uint32_t m = mask.data[i] ? markers.data[i] : 0;
+  key[i] = m ? marker_key(level_of(distance.data[i])) : unreached;
+  label[i] = m;
+}
+
+// One pass: each active 8^3 tile, with a one-voxel halo from its neighbours, relaxes in shared
+// memory until it is locally stable (see watershed.hpp for why any order reaches the same result).
+__global__ void relax_kernel(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                             VolumeView<const std::uint32_t> markers, std::uint64_t* key, std::uint32_t* label,
+                             Tiles tiles, const std::uint8_t* active, std::uint8_t* changed) {
+  const std::size_t t = blockIdx.x;
+  if (!active[t]) return;
+  __shared__ std::uint64_t s_key[halo_tile][halo_tile][halo_tile];
+  __shared__ std::uint32_t s_label[halo_tile][halo_tile][halo_tile];
+  const int nx = mask.nx, ny = mask.ny, nz = mask.nz;
+  const int x0 = int(t % tiles.tx) * tile, y0 = int((t / tiles.tx) % tiles.ty) * tile,
+            z0 = int(t / (std::size_t(tiles.tx) * tiles.ty)) * tile;
+  const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
+  const int lid = (lz * tile + ly) * tile + lx;
+  for (int h = lid; h < halo_tile * halo_tile * halo_tile; h += tile * tile * tile) {
+    const int hx = h % halo_tile, hy = (h / halo_tile) % halo_tile, hz = h / (halo_tile * halo_tile);
+    const int x = x0 + hx - 1, y = y0 + hy - 1, z = z0 + hz - 1;
+    const bool inside = x >= 0 && y >= 0 && z >= 0 && x < nx && y < ny && z < nz;
+    const std::size_t i = inside ? mask.offset(x, y, z) : 0;
+    s_key[hz][hy][hx] = inside ? key[i] : unreached;
+    s_label[hz][hy][hx] = inside ? label[i] : 0;
+  }
+  const int x = x0 + lx, y = y0 + ly, z = z0 + lz;
+  const bool inside = x < nx && y < ny && z < nz;
+  const std::size_t i = inside ? mask.offset(x, y, z) : 0;
+  const bool free_voxel = inside && mask.data[i] && markers.data[i] == 0;
+  const std::uint32_t level = free_voxel ? level_of(distance.data[i]) : 0;
+  const int sx = lx + 1, sy = ly + 1, sz = lz + 1;
+  __syncthreads();
+  bool ever = false;
+  for (;;) {
+    bool now = false;
+    if (free_voxel) {
+      std::uint64_t best_key = unreached;
+      std::uint32_t best_label = 0;
+      auto consider = [&](int hx, int hy, int hz) {
+        const std::uint64_t k = step(s_key[hz][hy][hx], level);
+        const std::uint32_t l = s_label[hz][hy][hx];
+        if (k < best_key || (k == best_key && l < best_label)) {
+          best_key = k;
+          best_label = l;
+        }
+      };
+      consider(sx - 1, sy, sz);
+      consider(sx + 1, sy, sz);
+      consider(sx, sy - 1, sz);
+      consider(sx, sy + 1, sz);
+      consider(sx, sy, sz - 1);
+      consider(sx, sy, sz + 1);
+      if (best_key == unreached) best_label = 0;
+      if (best_key != s_key[sz][sy][sx] || best_label != s_label[sz][sy][sx]) {
+        s_key[sz][sy][sx] = best_key;
+        s_label[sz][sy][sx] = best_label;
+        now = true;
+      }
+    }
+    ever |= now;
+    if (!__syncthreads_or(now)) break;
+  }
+  if (ever) {
+    key[i] = s_key[sz][sy][sx];
+    label[i] = s_label[sz][sy][sx];
+  }
+  if (__syncthreads_or(ever) && lid == 0) changed[t] = 1;
+}
+
+// Next pass runs the tiles that changed and their six face neighbours; `any` says whether any did.
+__global__ void activity_kernel(Tiles tiles, const std::uint8_t* changed, std::uint8_t* active, int* any) {
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= tiles.count()) return;
+  const int x = int(t % tiles.tx), y = int((t / tiles.tx) % tiles.ty), z = int(t / (std::size_t(tiles.tx) * tiles.ty));
+  const std::size_t row = tiles.tx, plane = std::size_t(tiles.tx) * tiles.ty;
+  bool a = changed[t];
+  a |= x > 0 && changed[t - 1];
+  a |= x + 1 < tiles.tx && changed[t + 1];
+  a |= y > 0 && changed[t - row];
+  a |= y + 1 < tiles.ty && changed[t + row];
+  a |= z > 0 && changed[t - plane];
+  a |= z + 1 < tiles.tz && changed[t + plane];
+  active[t] = a;
+  if (changed[t]) *any = 1;
+}
+
+__global__ void scatter_kernel(const std::uint32_t* voxels, const std::uint32_t* labels, std::size_t count,
+                               std::uint32_t* markers) {
+  const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count) markers[voxels[k]] = labels[k];
+}
+
+}  // namespace
+
+void place_markers_gpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+                       VolumeView<std::uint32_t> markers, const ScratchAllocator& scratch, cudaStream_t stream) {
+  const std::string what = "place " + std::to_string(voxels.size()) + " marker voxels";
+  GP_CUDA_CHECK(cudaMemsetAsync(markers.data, 0, markers.held_voxels() * sizeof(std::uint32_t), stream), what);
+  if (voxels.empty()) return;
+  const std::size_t bytes = voxels.size() * sizeof(std::uint32_t);
+  auto* d_voxels = static_cast<std::uint32_t*>(scratch(bytes));
+  auto* d_labels = static_cast<std::uint32_t*>(scratch(bytes));
+  GP_CUDA_CHECK(cudaMemcpyAsync(d_voxels, voxels.data(), bytes, cudaMemcpyHostToDevice, stream), what);
+  GP_CUDA_CHECK(cudaMemcpyAsync(d_labels, labels.data(), bytes, cudaMemcpyHostToDevice, stream), what);
+  scatter_kernel<<<unsigned((voxels.size() + 255) / 256), 256, 0, stream>>>(d_voxels, d_labels, voxels.size(),
+                                                                            markers.data);
+  GP_CUDA_CHECK_LAUNCH(what);
+  // The host vectors must outlive the copies.
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+}
+
+int watershed_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                  VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels,
+                  const ScratchAllocator& scratch, cudaStream_t stream) {
+  const std::size_t voxels = mask.held_voxels();
+  if (voxels == 0) return 0;
+  const std::string what = "watershed " + std::to_string(mask.nx) + "x" + std::to_string(mask.ny) + "x" +
+                           std::to_string(mask.nz);
+  const Tiles tiles{(mask.nx + tile - 1) / tile, (mask.ny + tile - 1) / tile, (mask.nz + tile - 1) / tile};
+  auto* key = static_cast<std::uint64_t*>(scratch(voxels * sizeof(std::uint64_t)));
+  auto* active = static_cast<std::uint8_t*>(scratch(tiles.count()));
+  auto* changed = static_cast<std::uint8_t*>(scratch(tiles.count()));
+  auto* any = static_cast<int*>(scratch(sizeof(int)));
+
+  init_kernel<<<unsigned((voxels + 255) / 256), 256, 0, stream>>>(mask, distance, markers, key, labels.data, voxels);
+  GP_CUDA_CHECK_LAUNCH(what + " init");
+  GP_CUDA_CHECK(cudaMemsetAsync(active, 1, tiles.count(), stream), what);
+  int passes = 0;
+  for (;;) {
+    ++passes;
+    GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, tiles.count(), stream), what);
+    GP_CUDA_CHECK(cudaMemsetAsync(any, 0, sizeof(int), stream), what);
+    relax_kernel<<<unsigned(tiles.count()), dim3(tile, tile, tile), 0, stream>>>(
+        mask, distance, markers, key, labels.data, tiles, active, changed);
+    GP_CUDA_CHECK_LAUNCH(what + " relax pass " + std::to_string(passes));
+    activity_kernel<<<unsigned((tiles.count() + 255) / 256), 256, 0, stream>>>(tiles, changed, active, any);
+    GP_CUDA_CHECK_LAUNCH(what + " activity");
+    int host_any = 0;
+    GP_CUDA_CHECK(cudaMemcpyAsync(&host_any, any, sizeof(int), cudaMemcpyDeviceToHost, stream), what);
+    GP_CUDA_CHECK(cudaStreamSynchronize(stream), what + " pass " + std::to_string(passes));
+    if (!host_any) break;
+  }
+  return passes;
+}
+
+}  // namespace gp::pnm

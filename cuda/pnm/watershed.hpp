@@ -1,0 +1,43 @@
+#pragma once
+// Marker-controlled watershed of the pore phase on the negated (smoothed) distance map, with one
+// result whatever the processing order, so GPU and CPU give identical labels.
+//
+// Definition. Elevation e(v) = -distance(v); only pore voxels (mask 1) take part, 6-connected
+// (scikit-image's default connectivity). Each pore voxel gets the cost key(v) = (c, d), compared
+// lexicographically: c is the lowest possible highest elevation on a path from a marker to v (the
+// level at which flooding from the markers reaches v) and d the number of steps that path takes
+// at level c, so plateaus split between the basins that reach them at equal distance. A marker
+// voxel has key (e, 0); a step from u to v gives c' = max(e(v), c(u)) and d' = d(u) + 1 when
+// c' == c(u), else 0. Every voxel takes the smallest label among its neighbours that give it its
+// key. Keys grow strictly along every step, so key and label are unique; the CPU reference gets
+// them with a priority queue (Dijkstra), the GPU by relaxation in shared-memory tiles until
+// nothing changes. Pore voxels no marker reaches keep label 0.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/pnm/volume_view.hpp"
+
+namespace gp::pnm {
+
+// markers: label per voxel (0 = none); distance: the map whose negation is flooded; mask: 1 = pore.
+// labels: result (not aliasing markers). GPU: all views hold the whole volume; synchronises once at
+// the end and returns the number of relaxation passes it took.
+int watershed_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                  VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels,
+                  const ScratchAllocator& scratch, cudaStream_t stream);
+void watershed_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                   VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels);
+
+}  // namespace gp::pnm
+
+namespace gp::pnm {
+
+// The marker volume: zeros, then labels[k] at voxel voxels[k] (a few thousand markers; uploaded).
+void place_markers_gpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+                       VolumeView<std::uint32_t> markers, const ScratchAllocator& scratch, cudaStream_t stream);
+void place_markers_cpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+                       VolumeView<std::uint32_t> markers);
+
+}  // namespace gp::pnm

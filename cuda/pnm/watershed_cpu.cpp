@@ -1,0 +1,77 @@
+// CPU reference of the watershed: Dijkstra on the keys of watershed.hpp, then labels in the order
+// the keys became final (every voxel's best neighbours have strictly smaller keys).
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "cuda/pnm/watershed.hpp"
+#include "cuda/pnm/watershed_key.hpp"
+
+namespace gp::pnm {
+
+void watershed_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                   VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels) {
+  using namespace watershed_detail;
+  const std::size_t voxels = mask.held_voxels();
+  const long nx = mask.nx, ny = mask.ny, nz = mask.nz;
+  const std::size_t row = std::size_t(nx), plane = std::size_t(nx) * std::size_t(ny);
+  std::vector<std::uint64_t> key(voxels, unreached);
+  std::vector<std::uint32_t> settled;  // voxels in the order their keys became final
+  settled.reserve(voxels / 2);
+  using Entry = std::pair<std::uint64_t, std::uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  for (std::size_t i = 0; i < voxels; ++i) {
+    labels.data[i] = 0;
+    if (mask.data[i] && markers.data[i]) {
+      key[i] = marker_key(level_of(distance.data[i]));
+      queue.emplace(key[i], std::uint32_t(i));
+    }
+  }
+  // Calls visit(j) for the 6 neighbours j of voxel i inside the volume.
+  auto for_neighbours = [&](std::size_t i, auto&& visit) {
+    const long x = long(i % row), y = long((i / row) % std::size_t(ny)), z = long(i / plane);
+    if (x > 0) visit(i - 1);
+    if (x + 1 < nx) visit(i + 1);
+    if (y > 0) visit(i - row);
+    if (y + 1 < ny) visit(i + row);
+    if (z > 0) visit(i - plane);
+    if (z + 1 < nz) visit(i + plane);
+  };
+  while (!queue.empty()) {
+    const auto [k, i] = queue.top();
+    queue.pop();
+    if (k != key[i]) continue;  // a stale entry
+    settled.push_back(i);
+    for_neighbours(i, [&](std::size_t j) {
+      if (!mask.data[j] || markers.data[j]) return;
+      const std::uint64_t candidate = step(k, level_of(distance.data[j]));
+      if (candidate < key[j]) {
+        key[j] = candidate;
+        queue.emplace(candidate, std::uint32_t(j));
+      }
+    });
+  }
+  for (const std::uint32_t i : settled) {
+    if (markers.data[i]) {
+      labels.data[i] = markers.data[i];
+      continue;
+    }
+    const std::uint32_t level = level_of(distance.data[i]);
+    std::uint32_t best = 0;
+    for_neighbours(i, [&](std::size_t j) {
+      if (key[j] == unreached || step(key[j], level) != key[i]) return;
+      if (best == 0 || labels.data[j] < best) best = labels.data[j];
+    });
+    labels.data[i] = best;
+  }
+}
+
+void place_markers_cpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+                       VolumeView<std::uint32_t> markers) {
+  std::fill(markers.data, markers.data + markers.held_voxels(), 0u);
+  for (std::size_t k = 0; k < voxels.size(); ++k) markers.data[voxels[k]] = labels[k];
+}
+
+}  // namespace gp::pnm
