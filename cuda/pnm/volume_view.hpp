@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 
 #include "core/views.hpp"  // GP_VIEW_HD
 
@@ -27,6 +28,9 @@ struct VolumeView {
     return (std::size_t(z - z_first) * std::size_t(ny) + std::size_t(y)) * std::size_t(nx) + std::size_t(x);
   }
   GP_VIEW_HD T& at(int x, int y, int z) const { return data[offset(x, y, z)]; }
+  // Read-only view of the same voxels (implicit, as T* converts to const T*).
+  template <class U = T, class = typename std::enable_if<!std::is_const<U>::value>::type>
+  GP_VIEW_HD operator VolumeView<const U>() const { return {data, nx, ny, nz, z_first, z_count}; }
   // The same memory seen as another element type (e.g. float scratch reused as int).
   template <class U>
   GP_VIEW_HD VolumeView<U> as() const { return {reinterpret_cast<U*>(data), nx, ny, nz, z_first, z_count}; }
