@@ -1,11 +1,13 @@
 #include "commands.hpp"
 
+#include "pnm/pnm_command.hpp"
 #include "tonemap/tonemap_command.hpp"
 
 namespace gp::app {
 
 const std::map<std::string, CommandFactory>& batch_commands() {
   static const std::map<std::string, CommandFactory> commands{
+      {"segment-pnm", [] { return pnm::make_command(); }},
       {"tonemap-exr", [] { return tonemap::make_command(); }},
   };
   return commands;

@@ -42,6 +42,7 @@ std::vector<std::string> normalised_extensions(const std::vector<std::string>& e
 struct Expansion {
   std::vector<std::string> extensions;  // normalised
   bool recursive = false;
+  bool folders_are_items = false;
   std::set<std::string> files;  // sorted by bytes, duplicates gone
 
   void add_file(const fs::path& p) { files.insert(p.lexically_normal().string()); }
@@ -54,6 +55,7 @@ struct Expansion {
 // Regular files of a folder with an accepted extension; hidden files and folders (temporaries,
 // .git, ...) are skipped.
 void add_directory(const fs::path& dir, Expansion& x) {
+  if (x.folders_are_items) return x.add_file(dir);
   std::error_code ec;
   auto consider = [&](const fs::directory_entry& e) {
     std::error_code type_ec;
@@ -186,7 +188,7 @@ Shard shard_from_job_index(const char* index, std::optional<int> shard_count) {
 }  // namespace
 
 std::vector<std::string> expand_inputs(const InputSpec& spec) {
-  Expansion x{normalised_extensions(spec.extensions), spec.recursive, {}};
+  Expansion x{normalised_extensions(spec.extensions), spec.recursive, spec.folders_are_items, {}};
   for (const auto& p : spec.patterns) add_pattern(p, x, 0);
   return {x.files.begin(), x.files.end()};
 }

@@ -11,6 +11,7 @@ struct InputSpec {
   std::vector<std::string> patterns;    // file, directory, glob (*, ?, [..]) or "@list.txt"
   std::vector<std::string> extensions;  // for directories: accepted extensions (".exr"; case ignored)
   bool recursive = false;               // descend into sub-directories of directory inputs
+  bool folders_are_items = false;       // a folder is one item (a DICOM series, a TIFF stack)
 };
 
 // Expands the patterns; paths lexically normalised ("./a.exr" -> "a.exr"), duplicates removed,

@@ -82,6 +82,12 @@ TEST_CASE("recursive folders descend, skipping hidden files and folders", "[inpu
         Strings{s(dir / "a.exr"), s(dir / "b.EXR"), s(dir / "sub/d.exr")});
 }
 
+TEST_CASE("folders can be items themselves (a DICOM series, a TIFF stack)", "[inputs]") {
+  const fs::path dir = make_tree();
+  InputSpec spec{{s(dir / "sub"), s(dir / "a.exr"), s(dir / "s*")}, {".exr"}, false, true};
+  CHECK(gp::expand_inputs(spec) == Strings{s(dir / "a.exr"), s(dir / "sub")});
+}
+
 TEST_CASE("globs expand with glob(3)", "[inputs]") {
   const fs::path dir = make_tree();
   CHECK(gp::expand_inputs({{s(dir / "*.exr")}, {}, false}) == Strings{s(dir / "a.exr")});

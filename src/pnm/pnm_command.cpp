@@ -1,0 +1,158 @@
+#include "pnm/pnm_command.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+
+#include "core/outputs.hpp"
+#include "core/parallel_for.hpp"
+#include "io/volume_reader.hpp"
+#include "pnm/pnm_item.hpp"
+#include "pnm/pnm_settings.hpp"
+#include "pnm/save_stage.hpp"
+
+namespace gp::pnm {
+namespace {
+
+namespace fs = std::filesystem;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The volume's output folder: output.dir / output.name expanded for this input.
+std::string output_folder(const Settings& s, const std::string& input, std::size_t index) {
+  const fs::path in = fs::path(input).lexically_normal();
+  const fs::path leaf = in.filename().empty() ? in.parent_path().filename() : in.filename();
+  const std::string stem = fs::is_directory(in) ? leaf.string() : leaf.stem().string();
+  const std::string name = expand_template(s.name_template, {{"stem", stem}, {"name", leaf.string()},
+                                                             {"index", std::to_string(index)}});
+  return output_path(s.output_dir, checked_relative_name(name, "/output/name"), "/output/name");
+}
+
+class PnmCommand final : public BatchCommand {
+ public:
+  const config::Schema& schema() const override { return pnm::schema(); }
+  std::string summary() const override {
+    return "micro-CT volume (DICOM, TIFF, raw) -> pore regions (snow2 watershed) -> pore network files";
+  }
+  void check_config(const config::json& config) const override { read_settings(config); }
+
+  InputSpec input_spec(const config::json& config) const override {
+    InputSpec spec;
+    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
+    spec.extensions = {".dcm", ".dicom", ".ima", ".tif", ".tiff", ".raw", ".vol", ".bin"};
+    spec.folders_are_items = !config.at("input").at("one_volume").get<bool>();
+    return spec;
+  }
+
+  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
+                                           std::size_t index) const override {
+    const Settings s = read_settings(config);
+    const std::string folder = output_folder(s, input, index);
+    std::vector<std::string> files;
+    for (const auto& f : output_files(s)) files.push_back((fs::path(folder) / f).string());
+    return files;
+  }
+
+  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                   const std::vector<std::size_t>& input_indices) override;
+};
+
+BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                             const std::vector<std::size_t>& input_indices) {
+  const Settings s = read_settings(ctx.config);
+  Runtime& rt = ctx.runtime;
+  // one_volume: the whole (shard's) input list is a single volume, named after its first file.
+  const std::size_t volumes = s.one_volume ? (inputs.empty() ? 0 : 1) : inputs.size();
+
+  PipelineOptions po;
+  // One volume on the GPU at a time (it may need most of its memory); the next one loads
+  // meanwhile, and the previous one's files are written.
+  po.load_threads = 1;
+  po.compute_workers = 1;
+  po.save_threads = 1;
+  po.max_in_flight = 3;
+  po.stop_on_error = s.stop_on_error;
+
+  std::mutex outcome_mutex;
+  BatchOutcome outcome;
+  outcome.work_unit_name = "megavoxels";
+  nlohmann::ordered_json per_volume = nlohmann::ordered_json::array();
+
+  Pipeline<PnmItem>::Stages stages;
+  stages.make = [&](std::size_t i) {
+    auto item = std::make_unique<PnmItem>();
+    item->name = inputs[i];
+    item->paths = s.one_volume ? inputs : std::vector<std::string>{inputs[i]};
+    item->output_folder = output_folder(s, inputs[i], input_indices[i]);
+    return item;
+  };
+  stages.load = [&](PnmItem& item) {
+    ScopedStage span("load");
+    const auto t = std::chrono::steady_clock::now();
+    item.volume = io::read_volume(item.paths, s.read);
+    item.load_seconds = seconds_since(t);
+  };
+  stages.compute_init = [&](int) { rt.bind_thread(); };
+  stages.compute = [&](PnmItem& item, int) {
+    const auto t = std::chrono::steady_clock::now();
+    item.device = rt.gpu() ? "gpu" : "cpu";
+    if (rt.gpu()) {
+      try {
+        item.segmentation = segment_gpu(item.volume, s, rt);
+      } catch (const GpuOutOfMemory& e) {
+        // Graceful degradation: the CPU path gives the same labels, only slower.
+        rt.note_oom_retry();
+        rt.trim();
+        ctx.progress.message("warning", fmt::format("{}: does not fit in GPU memory ({}); running on the CPU",
+                                                    item.name, e.what()));
+        item.device = "cpu (GPU out of memory)";
+        item.segmentation = segment_cpu(item.volume, s);
+      }
+    } else {
+      item.segmentation = segment_cpu(item.volume, s);
+    }
+    item.compute_seconds = seconds_since(t);
+  };
+  stages.save = [&](PnmItem& item) {
+    ScopedStage span("save");
+    const auto t = std::chrono::steady_clock::now();
+    save_stage(item, s);
+    item.save_seconds = seconds_since(t);
+  };
+  stages.done = [&](const PnmItem& item) {
+    {
+      std::lock_guard<std::mutex> lock(outcome_mutex);
+      outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
+      if (!item.failed) {
+        outcome.work_units += double(item.volume.dims.voxels()) / 1e6;
+        per_volume.push_back(item.summary);
+      }
+    }
+    ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+  };
+
+  Pipeline<PnmItem> pipeline(po, stages);
+  auto result = pipeline.run(volumes);
+  outcome.processed = result.processed;
+  outcome.failures = std::move(result.failures);
+  outcome.cancelled = result.cancelled;
+  std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  outcome.extra = nlohmann::ordered_json::object();
+  if (per_volume.size() == 1) {
+    // One volume (the usual case): its figures at the top, for scripts and benchmarks.
+    for (const char* key : {"seconds_after_load", "stage_seconds", "regions", "throats", "porosity", "device"})
+      if (per_volume[0].contains(key)) outcome.extra[key] = per_volume[0][key];
+  }
+  outcome.extra["volumes"] = per_volume;
+  return outcome;
+}
+
+}  // namespace
+
+std::unique_ptr<BatchCommand> make_command() { return std::make_unique<PnmCommand>(); }
+
+}  // namespace gp::pnm

@@ -1,0 +1,150 @@
+#include "pnm/pnm_settings.hpp"
+
+#include "core/error.hpp"
+
+namespace gp::pnm {
+namespace {
+
+config::Schema make_schema() {
+  config::Schema s("segment-pnm");
+  s.required_string_list("/inputs",
+                         "volumes: DICOM series folders, TIFF stack folders, multi-frame DICOM, multi-page TIFF or raw "
+                         "files, globs or @list.txt files; each folder or file is one volume");
+  s.object("/input", "how volumes are read");
+  s.choice("/input/format", "auto", {"auto", "dicom", "tiff", "raw"}, "volume format; auto tells them apart by content");
+  s.boolean("/input/one_volume", false, "all inputs together form one volume (a DICOM series or TIFF stack as a file list)");
+  s.object("/input/raw", "raw volumes: headerless, x fastest, then y, then z");
+  s.integer("/input/raw/width", 0, 0, 1 << 20, "voxels along x (required for raw)");
+  s.integer("/input/raw/height", 0, 0, 1 << 20, "voxels along y (required for raw)");
+  s.integer("/input/raw/depth", 0, 0, 1 << 20, "slices along z (required for raw)");
+  s.choice("/input/raw/dtype", "uint16", {"uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64"},
+           "sample type");
+  s.choice("/input/raw/endian", "little", {"little", "big"}, "byte order of multi-byte samples");
+  s.integer("/input/raw/header_bytes", 0, 0, 1ll << 40, "bytes skipped at the start of the file");
+  s.object("/input/spacing", "voxel size in mm; 0 = from the file (DICOM) or 1 (raw, TIFF)");
+  s.number("/input/spacing/x", 0, 0, 1e6, "voxel size along x");
+  s.number("/input/spacing/y", 0, 0, 1e6, "voxel size along y");
+  s.number("/input/spacing/z", 0, 0, 1e6, "voxel size along z (slice distance)");
+  s.number("/input/slope", 1, -1e12, 1e12, "raw/TIFF: value = stored * slope + intercept (DICOM uses its own tags)");
+  s.number("/input/intercept", 0, -1e12, 1e12, "raw/TIFF: see slope");
+  s.object("/input/crop", "region of interest in voxels of the source; size 0 = to the end");
+  s.integer("/input/crop/x", 0, 0, 1 << 20, "first voxel along x");
+  s.integer("/input/crop/y", 0, 0, 1 << 20, "first voxel along y");
+  s.integer("/input/crop/z", 0, 0, 1 << 20, "first slice");
+  s.integer("/input/crop/width", 0, 0, 1 << 20, "voxels along x; 0 = to the end");
+  s.integer("/input/crop/height", 0, 0, 1 << 20, "voxels along y; 0 = to the end");
+  s.integer("/input/crop/depth", 0, 0, 1 << 20, "slices; 0 = to the end");
+  s.integer("/input/downsample", 1, 1, 16, "mean over factor^3 blocks after cropping (spacing grows by the factor)");
+
+  s.object("/segment", "binarisation and pore partitioning (PoreSpy snow2)");
+  s.choice("/segment/denoise", "none", {"none", "median", "gaussian"}, "filter before binarising: median = 3x3x3");
+  s.number("/segment/denoise_sigma", 1.0, 0.1, 20, "gaussian denoise: sigma in voxels");
+  s.choice("/segment/threshold", "otsu", {"otsu", "fixed"}, "otsu (from a 256-bin histogram) or the fixed value");
+  s.number("/segment/threshold_value", -300, -1e12, 1e12, "fixed threshold in rescaled units (Hounsfield for CT)");
+  s.choice("/segment/pore", "dark", {"dark", "bright"}, "which side of the threshold is pore: dark = value <= threshold");
+  s.boolean("/segment/fill_closed_pores", true, "pores not connected to the volume's border become solid");
+  s.boolean("/segment/remove_floating_solid", true, "solid islands not connected to the border become pore");
+  s.integer("/segment/connectivity", 26, 6, 26, "connectivity of the fill steps: 6 (faces) or 26");
+  s.number("/segment/sigma", 0.4, 0, 10, "gaussian smoothing of the distance map before peak search, voxels");
+  s.number("/segment/r_max", 4, 1, 50, "peak search radius in voxels (of the finest spacing)");
+  s.integer("/segment/saddle_iterations", 20, 1, 1000, "trim_saddle_points: iterations before a peak is kept");
+  s.number("/segment/nearby_factor", 1.0, 0, 100, "trim_nearby_peaks: f, peaks nearer than f * distance to solid");
+
+  s.object("/output", "written files, in one folder per volume");
+  s.string("/output/dir", "out/segment-pnm", "output folder (created)");
+  s.string("/output/name", "{stem}", "folder per volume under dir: {stem} {name} {index} {index:05}");
+  s.boolean("/output/csv", true, "pores.csv and throats.csv (OpenPNM column names)");
+  s.boolean("/output/json", true, "network.json");
+  s.boolean("/output/vtp", true, "network.vtp (VTK PolyData for ParaView)");
+  s.boolean("/output/statoil", true, "Statoil network files (<prefix>_node1.dat ... _link2.dat)");
+  s.string("/output/statoil_prefix", "network", "Statoil file prefix");
+  s.boolean("/output/labels", true, "labels.nrrd: the pore regions, gzip-compressed, with spacing");
+  s.boolean("/output/quicklook", true, "quicklook.png: mid slices with the regions overlaid");
+
+  s.object("/run", "behaviour of the batch");
+  s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed volumes and go on; fail: stop at the first");
+  return s;
+}
+
+template <class T>
+T get(const config::json& c, const char* pointer) {
+  return c.at(config::json::json_pointer(pointer)).get<T>();
+}
+
+}  // namespace
+
+const config::Schema& schema() {
+  static const config::Schema s = make_schema();
+  return s;
+}
+
+Settings read_settings(const config::json& c) {
+  Settings s;
+  auto& r = s.read;
+  r.format = get<std::string>(c, "/input/format");
+  s.one_volume = get<bool>(c, "/input/one_volume");
+  r.raw.dims = {get<int>(c, "/input/raw/width"), get<int>(c, "/input/raw/height"), get<int>(c, "/input/raw/depth")};
+  r.raw.dtype = get<std::string>(c, "/input/raw/dtype");
+  r.raw.big_endian = get<std::string>(c, "/input/raw/endian") == "big";
+  r.raw.header_bytes = get<std::uint64_t>(c, "/input/raw/header_bytes");
+  if (r.format == "raw" && r.raw.dims.voxels() == 0)
+    throw UsageError("/input/raw/width, height, depth: a raw volume needs all three sizes");
+  const double sx = get<double>(c, "/input/spacing/x"), sy = get<double>(c, "/input/spacing/y"),
+               sz = get<double>(c, "/input/spacing/z");
+  const int given = (sx > 0) + (sy > 0) + (sz > 0);
+  if (given != 0 && given != 3) throw UsageError("/input/spacing: give x, y and z, or none");
+  r.spacing_given = given == 3;
+  if (r.spacing_given) r.spacing = {sx, sy, sz};
+  r.slope = get<double>(c, "/input/slope");
+  r.intercept = get<double>(c, "/input/intercept");
+  r.crop_begin = {get<int>(c, "/input/crop/x"), get<int>(c, "/input/crop/y"), get<int>(c, "/input/crop/z")};
+  r.crop_size = {get<int>(c, "/input/crop/width"), get<int>(c, "/input/crop/height"), get<int>(c, "/input/crop/depth")};
+  r.downsample = get<int>(c, "/input/downsample");
+
+  s.denoise = get<std::string>(c, "/segment/denoise");
+  s.denoise_sigma = get<float>(c, "/segment/denoise_sigma");
+  s.otsu = get<std::string>(c, "/segment/threshold") == "otsu";
+  s.threshold = get<float>(c, "/segment/threshold_value");
+  s.pore_is_dark = get<std::string>(c, "/segment/pore") == "dark";
+  s.fill_closed_pores = get<bool>(c, "/segment/fill_closed_pores");
+  s.remove_floating_solid = get<bool>(c, "/segment/remove_floating_solid");
+  const int connectivity = get<int>(c, "/segment/connectivity");
+  if (connectivity != 6 && connectivity != 26)
+    throw UsageError("/segment/connectivity: expected 6 or 26, got " + std::to_string(connectivity));
+  s.connectivity = connectivity == 6 ? Connectivity::c6 : Connectivity::c26;
+  s.sigma = get<float>(c, "/segment/sigma");
+  s.r_max = get<float>(c, "/segment/r_max");
+  s.markers.saddle_max_iterations = get<int>(c, "/segment/saddle_iterations");
+  s.markers.nearby_factor = get<float>(c, "/segment/nearby_factor");
+
+  s.output_dir = get<std::string>(c, "/output/dir");
+  if (s.output_dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.name_template = get<std::string>(c, "/output/name");
+  s.write_csv = get<bool>(c, "/output/csv");
+  s.write_json = get<bool>(c, "/output/json");
+  s.write_vtp = get<bool>(c, "/output/vtp");
+  s.write_statoil = get<bool>(c, "/output/statoil");
+  s.statoil_prefix = get<std::string>(c, "/output/statoil_prefix");
+  if (s.statoil_prefix.empty() || s.statoil_prefix.find('/') != std::string::npos)
+    throw UsageError("/output/statoil_prefix: expected a plain file-name prefix, got \"" + s.statoil_prefix + "\"");
+  s.write_labels = get<bool>(c, "/output/labels");
+  s.write_quicklook = get<bool>(c, "/output/quicklook");
+  s.stop_on_error = get<std::string>(c, "/run/on_error") == "fail";
+  return s;
+}
+
+std::vector<std::string> output_files(const Settings& s) {
+  std::vector<std::string> files;
+  if (s.write_csv) files.insert(files.end(), {"pores.csv", "throats.csv"});
+  if (s.write_json) files.push_back("network.json");
+  if (s.write_vtp) files.push_back("network.vtp");
+  if (s.write_statoil)
+    for (const char* part : {"_node1.dat", "_node2.dat", "_link1.dat", "_link2.dat"})
+      files.push_back(s.statoil_prefix + part);
+  if (s.write_labels) files.push_back("labels.nrrd");
+  if (s.write_quicklook) files.push_back("quicklook.png");
+  files.push_back("summary.json");  // last: its presence marks the volume complete for --resume
+  return files;
+}
+
+}  // namespace gp::pnm

@@ -1,0 +1,142 @@
+// The GPU path of segmentation.hpp: the volume is uploaded once and stays on the device until the
+// labels come back; only the peaks (to select markers) and the smoothed distance map (for the
+// saddle test, which walks plateaus around each peak) are read back on the way.
+#include <algorithm>
+#include <vector>
+
+#include "core/error.hpp"
+#include "cuda/pnm/binarize.hpp"
+#include "cuda/pnm/components.hpp"
+#include "cuda/pnm/count.hpp"
+#include "cuda/pnm/denoise.hpp"
+#include "cuda/pnm/edt.hpp"
+#include "cuda/pnm/peaks.hpp"
+#include "cuda/pnm/watershed.hpp"
+#include "pnm/segmentation.hpp"
+#include "pnm/stage_clock.hpp"
+
+namespace gp::pnm {
+namespace {
+
+// Device volumes of one run and the scratch of the stage being run.
+class DeviceWorkspace {
+ public:
+  DeviceWorkspace(Runtime& rt, const Stream& stream, const io::Dims3& dims) : rt_(rt), stream_(stream), dims_(dims) {}
+
+  template <class T>
+  VolumeView<T> volume(DeviceBuffer& buffer, const char* what) {
+    buffer = rt_.device_alloc(std::max<std::size_t>(dims_.voxels() * sizeof(T), 1), stream_, what);
+    return volume_view(buffer.as<T>(), dims_);
+  }
+  ScratchAllocator scratch() {
+    return [this](std::size_t bytes) {
+      scratch_.push_back(rt_.device_alloc(std::max<std::size_t>(bytes, 1), stream_, "segment-pnm scratch"));
+      return scratch_.back().get();
+    };
+  }
+  void release_scratch() { scratch_.clear(); }
+
+ private:
+  Runtime& rt_;
+  const Stream& stream_;
+  io::Dims3 dims_;
+  std::vector<DeviceBuffer> scratch_;
+};
+
+float otsu_threshold_gpu(VolumeView<const float> values, const ScratchAllocator& scratch, cudaStream_t stream) {
+  const ValueRange range = value_range_gpu(values, scratch, stream);
+  HistogramCounts counts{};
+  histogram_gpu(values, range.lo, range.hi, counts, scratch, stream);
+  return otsu_threshold(counts, range.lo, range.hi);
+}
+
+}  // namespace
+
+Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& rt) {
+  Segmentation out;
+  StageClock clock(out.stage_seconds);
+  const auto& d = volume.dims;
+  const std::size_t n = d.voxels();
+  const Spacing spacing = spacing_of(volume);
+  const double voxels = double(n);
+  rt.bind_thread();
+  const Stream stream = rt.make_stream();
+  const cudaStream_t cs = stream.get();
+  DeviceWorkspace ws(rt, stream, d);
+  auto scratch = ws.scratch();
+
+  clock.start("upload");
+  DeviceBuffer values_buffer, filtered_buffer, mask_buffer, distance_buffer, work_buffer, markers_buffer, labels_buffer;
+  auto values = ws.volume<float>(values_buffer, "segment-pnm volume");
+  // Pageable host memory <-> device through two pinned chunks; lives until the final synchronise.
+  StagingBuffer staging(rt, std::size_t(32) << 20);
+  staging.upload(stream, values.data, volume.values.data(), n * sizeof(float));
+
+  clock.start("denoise");
+  if (s.denoise != "none") {
+    auto filtered = ws.volume<float>(filtered_buffer, "segment-pnm denoised volume");
+    if (s.denoise == "median")
+      median3_gpu(values, filtered, cs);
+    else
+      gaussian_filter_gpu(values, filtered, {s.denoise_sigma, s.denoise_sigma, s.denoise_sigma}, scratch, cs);
+    std::swap(values_buffer, filtered_buffer);
+    values = volume_view(values_buffer.as<float>(), d);
+    filtered_buffer.reset();
+  }
+
+  clock.start("binarize");
+  out.threshold = s.otsu ? otsu_threshold_gpu(values, scratch, cs) : s.threshold;
+  auto mask = ws.volume<std::uint8_t>(mask_buffer, "segment-pnm mask");
+  threshold_gpu(values, mask, out.threshold, s.pore_is_dark, cs);
+  out.porosity_binarized = double(count_equal_gpu(mask, 1, scratch, cs)) / voxels;
+  values_buffer.reset();
+  ws.release_scratch();
+
+  clock.start("fill_holes");
+  if (s.remove_floating_solid) out.floating_solid_voxels = fill_enclosed_gpu(mask, 0, s.connectivity, scratch, cs);
+  if (s.fill_closed_pores) out.closed_pore_voxels = fill_enclosed_gpu(mask, 1, s.connectivity, scratch, cs);
+  out.porosity = double(count_equal_gpu(mask, 1, scratch, cs)) / voxels;
+  ws.release_scratch();
+
+  clock.start("distance");
+  auto distance = ws.volume<float>(distance_buffer, "segment-pnm distance map");
+  auto work = ws.volume<float>(work_buffer, "segment-pnm distance work");
+  distance_transform_gpu(mask, distance, work, spacing, scratch, cs);
+  ws.release_scratch();
+
+  clock.start("markers");
+  auto smooth = work;  // the transform's work volume is free again
+  if (s.sigma > 0)
+    gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
+  else
+    stream.copy_to_device(smooth.data, distance.data, n * sizeof(float));
+  std::vector<float> host_smooth(n);
+  const auto peaks = find_peaks_gpu(mask, smooth, spacing, s.r_max, scratch, cs);
+  staging.download(stream, host_smooth.data(), smooth.data, n * sizeof(float));
+  out.markers = select_markers(peaks, volume_view<const float>(host_smooth.data(), d), spacing, s.markers);
+  host_smooth = {};
+  ws.release_scratch();
+
+  clock.start("watershed");
+  auto markers = ws.volume<std::uint32_t>(markers_buffer, "segment-pnm markers");
+  auto labels = ws.volume<std::uint32_t>(labels_buffer, "segment-pnm labels");
+  place_markers_gpu(out.markers.voxels, out.markers.labels, markers, scratch, cs);
+  out.watershed_passes = watershed_gpu(mask, smooth, markers, labels, scratch, cs);
+  out.regions = out.markers.count;
+  out.markers.voxels = {};
+  out.markers.labels = {};
+  markers_buffer.reset();
+  ws.release_scratch();
+
+  clock.start("network");
+  out.stats = region_stats_gpu(labels, distance, out.regions, 0, d.nz, Connectivity::c26, scratch, cs);
+  ws.release_scratch();
+
+  clock.start("download");
+  out.labels.resize(n);
+  staging.download(stream, out.labels.data(), labels.data, n * sizeof(std::uint32_t));
+  stream.synchronize("segment-pnm");
+  return out;
+}
+
+}  // namespace gp::pnm

@@ -1,0 +1,47 @@
+#pragma once
+// The segment-pnm pipeline from a loaded volume to pore regions and their statistics:
+//   denoise -> binarize -> fill_holes -> distance -> markers -> watershed -> network (stats)
+// on the GPU (segment_gpu.cpp, data stays on the device from upload to statistics) or the CPU
+// (segment_cpu.cpp). Both call the same kernels' twins and the same host marker code, so they
+// give identical labels and statistics.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/gpu_runtime.hpp"
+#include "cuda/pnm/denoise.hpp"
+#include "cuda/pnm/region_stats.hpp"
+#include "io/volume.hpp"
+#include "pnm/markers.hpp"
+#include "pnm/pnm_settings.hpp"
+
+namespace gp::pnm {
+
+struct Segmentation {
+  std::vector<std::uint32_t> labels;  // pore regions 1..regions, 0 = solid or unassigned
+  std::uint32_t regions = 0;
+  RegionStats stats;                  // from labels and the unsmoothed distance map
+  float threshold = 0;                // used, in rescaled units
+  double porosity_binarized = 0;      // pore fraction after thresholding
+  double porosity = 0;                // after filling (the network's pore space)
+  std::uint64_t closed_pore_voxels = 0, floating_solid_voxels = 0;  // changed by filling
+  Markers markers;                    // counts only (voxels cleared to save memory)
+  int watershed_passes = 0;           // GPU relaxation passes (0 on the CPU)
+  std::vector<std::pair<std::string, double>> stage_seconds;  // in pipeline order
+};
+
+Spacing spacing_of(const io::Volume& volume);
+
+// Sigma per axis for smoothing the distance map: `sigma` voxels of the finest axis.
+GaussianSigma smoothing_sigma(const Spacing& spacing, float sigma);
+
+template <class T>
+VolumeView<T> volume_view(T* data, const io::Dims3& d) {
+  return whole_volume(data, d.nx, d.ny, d.nz);
+}
+
+Segmentation segment_gpu(const io::Volume& volume, const Settings& settings, Runtime& runtime);
+Segmentation segment_cpu(const io::Volume& volume, const Settings& settings);
+
+}  // namespace gp::pnm

@@ -1,0 +1,64 @@
+// segment-pnm's config: the example is complete and valid, and semantic checks name the field.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "core/error.hpp"
+#include "pnm/pnm_settings.hpp"
+#include "support/test_data.hpp"
+
+namespace {
+
+using gp::config::json;
+
+void collect_leaves(const json& j, const std::string& prefix, std::set<std::string>& out) {
+  for (auto& [k, v] : j.items()) {
+    if (v.is_object())
+      collect_leaves(v, prefix + "/" + k, out);
+    else
+      out.insert(prefix + "/" + k);
+  }
+}
+
+gp::pnm::Settings settings_with(const json& overrides) {
+  json user = {{"inputs", {"a"}}};
+  user.merge_patch(overrides);
+  return gp::pnm::read_settings(gp::pnm::schema().validate(user, "job.json"));
+}
+
+}  // namespace
+
+TEST_CASE("configs/segment-pnm.json is valid and documents every field", "[pnm][config]") {
+  const std::string path = gp::test::source_path("configs/segment-pnm.json");
+  const auto user = gp::config::load_file(path);
+  const auto cfg = gp::pnm::schema().validate(user, path);
+  CHECK_NOTHROW(gp::pnm::read_settings(cfg));
+  std::set<std::string> in_example;
+  collect_leaves(user, "", in_example);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto& f : gp::pnm::schema().fields()) {
+    if (f.type == gp::config::Type::object) continue;
+    INFO("field " << f.pointer);
+    CHECK(in_example.count(f.pointer) == 1);
+    CHECK(text.find(f.doc.substr(0, 30)) != std::string::npos);
+  }
+}
+
+TEST_CASE("segment-pnm settings: semantic checks name the field", "[pnm][config]") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(settings_with({{"segment", {{"connectivity", 18}}}}), Contains("/segment/connectivity"));
+  CHECK_THROWS_WITH(settings_with({{"input", {{"spacing", {{"x", 0.1}}}}}}), Contains("/input/spacing"));
+  CHECK_THROWS_WITH(settings_with({{"input", {{"format", "raw"}}}}), Contains("/input/raw"));
+  CHECK_THROWS_WITH(settings_with({{"output", {{"statoil_prefix", "a/b"}}}}), Contains("/output/statoil_prefix"));
+  const auto s = settings_with({{"input", {{"spacing", {{"x", 0.02}, {"y", 0.02}, {"z", 0.025}}}}},
+                                {"segment", {{"pore", "bright"}, {"connectivity", 6}}}});
+  CHECK(s.read.spacing_given);
+  CHECK(s.read.spacing.z == 0.025);
+  CHECK_FALSE(s.pore_is_dark);
+  CHECK(s.connectivity == gp::pnm::Connectivity::c6);
+  const auto files = gp::pnm::output_files(s);
+  CHECK(files.back() == "summary.json");
+  CHECK(files.size() == 12);
+}
