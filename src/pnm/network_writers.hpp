@@ -1,0 +1,84 @@
+#pragma once
+// segment-pnm's output files. Each is written through gp::write_atomically (it appears under its
+// name only once complete) and throws gp::ItemError(path, "write", ...) when it cannot be written.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/volume.hpp"
+#include "pnm/network.hpp"
+
+namespace gp::pnm {
+
+// pores.csv / throats.csv: one row per pore or throat, one column per property and component
+// with OpenPNM's naming ("pore.coords[0]", "throat.conns[1]"), as OpenPNM's CSV export writes
+// them. Reals in the shortest form that reads back to the same double, booleans True / False.
+void write_pores_csv(const std::string& path, const PoreNetwork& network);
+void write_throats_csv(const std::string& path, const PoreNetwork& network);
+
+// network.json: the network as an OpenPNM dict ({"pore.coords": [[x, y, z], ...], "throat.conns":
+// [[i, j], ...], ...}) plus "network" (counts, volume size, spacing, origin, length unit) and
+// "units" (each property's unit; "" for labels, counts and ratios).
+void write_network_json(const std::string& path, const PoreNetwork& network);
+
+// network.vtp: VTK XML PolyData (ASCII) for ParaView. Pores are points, each with a vertex cell;
+// throats are lines between them. Pore properties are PointData; throat properties are CellData,
+// whose cells are the Np vertex cells first and then the Nt lines (VTK's cell order), so throat
+// arrays hold 0 on the vertex cells; the CellData array "is_throat" (0/1) tells them apart (e.g. for
+// a Threshold filter). Vectors are 3-component arrays, throat.conns a 2-component one.
+void write_network_vtp(const std::string& path, const PoreNetwork& network);
+
+// Metres per length unit for the Statoil files ("m", "cm", "mm", "um", "µm", "micron", "nm");
+// nullopt for others ("voxel").
+std::optional<double> metres_per_unit(const std::string& length_unit);
+
+// The Statoil / Imperial College format that pnflow and OpenPNM's Statoil importer read:
+// PREFIX_node1.dat, PREFIX_node2.dat, PREFIX_link1.dat, PREFIX_link2.dat in `dir`, in metres
+// (lengths times `metres_per_unit`). Flow is along x: pores with voxels on the x = 0 face connect
+// to the inlet reservoir (index -1), those on x = nx-1 to the outlet (index 0), each through a
+// boundary throat numbered after the network's throats. Columns and how they are derived:
+//  node1: header "Np Lx Ly Lz" (the volume's size); per pore: index (1-based), x, y, z (pore.coords
+//    relative to the volume's corner: the box is [0, L]), coordination number (reservoirs
+//    included), neighbour indices, inlet flag, outlet flag, throat indices.
+//  node2: index, volume (pore.volume), radius (pore.inscribed_diameter / 2), shape factor
+//    (pore.shape_factor), clay volume 0.
+//  link1: header Nt; per throat: index, pore 1, pore 2, radius (throat.inscribed_diameter / 2),
+//    shape factor (throat.shape_factor), total length (throat.total_length).
+//  link2: index, pore 1, pore 2, pore 1 length, pore 2 length, throat length
+//    (throat.conduit_lengths), throat volume 0 (the watershed gives all pore space to pores),
+//    clay volume 0.
+//  Boundary throats: radius min(pore radius, sqrt(A / pi)) with A the area of the pore's voxels on
+//    that face, shape factor r^2 / (4 A) capped at 1/(4 pi), total length = pore 1 length = the
+//    distance from the pore's centroid to the face, throat and pore 2 lengths 0.
+// Returns the four paths.
+std::vector<std::string> write_statoil(const std::string& dir, const std::string& prefix, const PoreNetwork& network,
+                                       double metres_per_unit);
+
+// labels.nrrd: the label volume as NRRD 0004 (3D Slicer, ITK, pynrrd, napari): type uint32, sizes
+// nx ny nz, space directions from the spacing (axes aligned), space origin, gzip encoding (one
+// gzip member, libdeflate at `level` 1..12). `lps`: the positions are DICOM patient coordinates
+// ("space: left-posterior-superior"); otherwise "space dimension: 3".
+struct LabelVolumeInfo {
+  io::Dims3 dims;
+  io::Spacing3 spacing;
+  std::array<double, 3> origin{0, 0, 0};
+  bool lps = false;
+};
+void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info, int level = 6);
+
+// Quick-look: the mid slices XY (z = nz/2), XZ (y = ny/2) and YZ (x = nx/2) side by side, 4-pixel
+// gaps, rows of XZ and YZ going down in z. Grey values windowed to their 0.5 and 99.5 percentiles
+// over the three slices; each label tinted with its own colour (40 % opacity; label 0 untinted);
+// region boundaries (label changes to the right or below) black. Square pixels of one physical
+// size for all panels (anisotropic spacing shows true proportions); the longest panel side is
+// 256..1024 pixels (nearest-neighbour sampling). `labels` has grey.dims voxels.
+struct RgbImage {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // rows top to bottom, 3 bytes per pixel
+};
+RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels);
+void write_quicklook_png(const std::string& path, const io::Volume& grey, const std::uint32_t* labels);
+
+}  // namespace gp::pnm
