@@ -114,16 +114,15 @@ try:
 except ValueError:
     c = json.loads("\n".join(l for l in text.splitlines() if not re.match(r"\s*//", l)))
 c = c.get("config", c)  # a report holds the resolved configuration under "config"
-b, m = c.get("binarize", {}), c.get("markers", {})
-method = str(b.get("method", "fixed")).lower()
-if method == "otsu":
+seg = c.get("segment", {})
+if str(seg.get("threshold", "fixed")).lower() == "otsu":
     print("--otsu")
-elif isinstance(b.get("threshold"), (int, float)):
-    print("--threshold", b["threshold"])
+elif isinstance(seg.get("threshold_value"), (int, float)):
+    print("--threshold", seg["threshold_value"])
 for key, flag in (("sigma", "--sigma"), ("r_max", "--r-max")):
-    if isinstance(m.get(key), (int, float)):
-        print(flag, m[key])
-conn = str(c.get("fill_holes", {}).get("connectivity", "")).lstrip("c")
+    if isinstance(seg.get(key), (int, float)):
+        print(flag, seg[key])
+conn = str(seg.get("connectivity", ""))
 if conn in ("6", "26"):
     print("--conn", conn)
 PY
@@ -132,9 +131,13 @@ PY
 # gpuproc_run NAME DEVICE LIMIT_S, on the volume $raw ($dims, $spacing, $dtype). The input goes
 # before the options (--set takes several values). Its outputs are removed after the run.
 gpuproc_run() {
+  local nx ny nz sx sy sz
+  read -r nx ny nz <<<"$(tr -d '[] ' <<<"$dims" | tr ',' ' ')"
+  read -r sx sy sz <<<"$(tr -d '[] ' <<<"$spacing" | tr ',' ' ')"
   timed "$1" "$3" "$gpuproc" segment-pnm "$raw" --config "$config" --device "$2" --threads "$threads" \
-    --set input.format=raw --set "input.raw.dims=$dims" --set "input.raw.dtype=$dtype" \
-    --set "input.spacing=$spacing" --set output.dir="$work/out-$1" --progress none \
+    --set input.format=raw --set input.raw.width="$nx" --set input.raw.height="$ny" --set input.raw.depth="$nz" \
+    --set "input.raw.dtype=$dtype" --set input.spacing.x="$sx" --set input.spacing.y="$sy" \
+    --set input.spacing.z="$sz" --set output.dir="$work/out-$1" --progress none \
     --report "$outdir/report-$1.json"
   rm -rf "$work/out-$1"
 }

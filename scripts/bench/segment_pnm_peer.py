@@ -601,7 +601,7 @@ def main():
     ap.add_argument("--conn", type=int, choices=(6, 26), default=26,
                     help="connectivity of pore components in fill holes (PoreSpy's default: 26)")
     ap.add_argument("--sigma", type=float, default=0.4, help="gaussian_filter sigma of the distance map (voxels)")
-    ap.add_argument("--r-max", type=int, default=4, help="radius of find_peaks' ball (voxels)")
+    ap.add_argument("--r-max", type=lambda v: int(float(v)), default=4, help="radius of find_peaks' ball (voxels)")
     ap.add_argument("--watershed-mask", choices=("pore", "none"), default="pore",
                     help="flood inside the pore mask (default), or everywhere then zero the solid (PoreSpy)")
     ap.add_argument("--subvolume", type=int, default=0,

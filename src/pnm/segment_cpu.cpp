@@ -89,7 +89,7 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
 
   clock.start("network");
   out.stats = region_stats_cpu(volume_view<const std::uint32_t>(out.labels.data(), d), volume_view<const float>(distance.data(), d),
-                               out.regions, 0, d.nz, Connectivity::c26);
+                               out.regions, 0, d.nz, Connectivity::c6);
   return out;
 }
 

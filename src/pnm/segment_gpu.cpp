@@ -2,6 +2,7 @@
 // labels come back; only the peaks (to select markers) and the smoothed distance map (for the
 // saddle test, which walks plateaus around each peak) are read back on the way.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -64,6 +65,11 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   const cudaStream_t cs = stream.get();
   DeviceWorkspace ws(rt, stream, d);
   auto scratch = ws.scratch();
+  // Kernels run asynchronously: each stage ends with a synchronise so the report's time is its own.
+  auto next_stage = [&](const char* name) {
+    stream.synchronize(std::string("segment-pnm ") + name);
+    clock.start(name);
+  };
 
   clock.start("upload");
   DeviceBuffer values_buffer, filtered_buffer, mask_buffer, distance_buffer, work_buffer, markers_buffer, labels_buffer;
@@ -72,7 +78,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   StagingBuffer staging(rt, std::size_t(32) << 20);
   staging.upload(stream, values.data, volume.values.data(), n * sizeof(float));
 
-  clock.start("denoise");
+  next_stage("denoise");
   if (s.denoise != "none") {
     auto filtered = ws.volume<float>(filtered_buffer, "segment-pnm denoised volume");
     if (s.denoise == "median")
@@ -84,7 +90,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
     filtered_buffer.reset();
   }
 
-  clock.start("binarize");
+  next_stage("binarize");
   out.threshold = s.otsu ? otsu_threshold_gpu(values, scratch, cs) : s.threshold;
   auto mask = ws.volume<std::uint8_t>(mask_buffer, "segment-pnm mask");
   threshold_gpu(values, mask, out.threshold, s.pore_is_dark, cs);
@@ -92,19 +98,19 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   values_buffer.reset();
   ws.release_scratch();
 
-  clock.start("fill_holes");
+  next_stage("fill_holes");
   if (s.remove_floating_solid) out.floating_solid_voxels = fill_enclosed_gpu(mask, 0, s.connectivity, scratch, cs);
   if (s.fill_closed_pores) out.closed_pore_voxels = fill_enclosed_gpu(mask, 1, s.connectivity, scratch, cs);
   out.porosity = double(count_equal_gpu(mask, 1, scratch, cs)) / voxels;
   ws.release_scratch();
 
-  clock.start("distance");
+  next_stage("distance");
   auto distance = ws.volume<float>(distance_buffer, "segment-pnm distance map");
   auto work = ws.volume<float>(work_buffer, "segment-pnm distance work");
   distance_transform_gpu(mask, distance, work, spacing, scratch, cs);
   ws.release_scratch();
 
-  clock.start("markers");
+  next_stage("markers");
   auto smooth = work;  // the transform's work volume is free again
   if (s.sigma > 0)
     gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
@@ -117,7 +123,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   host_smooth = {};
   ws.release_scratch();
 
-  clock.start("watershed");
+  next_stage("watershed");
   auto markers = ws.volume<std::uint32_t>(markers_buffer, "segment-pnm markers");
   auto labels = ws.volume<std::uint32_t>(labels_buffer, "segment-pnm labels");
   place_markers_gpu(out.markers.voxels, out.markers.labels, markers, scratch, cs);
@@ -128,11 +134,11 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   markers_buffer.reset();
   ws.release_scratch();
 
-  clock.start("network");
-  out.stats = region_stats_gpu(labels, distance, out.regions, 0, d.nz, Connectivity::c26, scratch, cs);
+  next_stage("network");
+  out.stats = region_stats_gpu(labels, distance, out.regions, 0, d.nz, Connectivity::c6, scratch, cs);
   ws.release_scratch();
 
-  clock.start("download");
+  next_stage("download");
   out.labels.resize(n);
   staging.download(stream, out.labels.data(), labels.data, n * sizeof(std::uint32_t));
   stream.synchronize("segment-pnm");
