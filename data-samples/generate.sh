@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the committed samples (data-samples/exr/*.exr, data-samples/hdr/*.hdr) with
-# gpuproc-make-samples; the output is byte-identical run to run. Builds nothing itself.
+# Regenerates the committed samples (data-samples/exr/*.exr, data-samples/hdr/*.hdr, and the
+# segment-pnm sample data-samples/pnm/) with gpuproc-make-samples; the output is byte-identical run
+# to run. Builds nothing itself.
 #   data-samples/generate.sh [PATH_TO_gpuproc-make-samples]
 # The binary: the argument, else $GPUPROC_MAKE_SAMPLES, else build/apps/make-samples/gpuproc-make-samples.
 set -euo pipefail
@@ -16,8 +17,9 @@ fi
 staging=$(mktemp -d "$here/.generate.XXXXXX")
 trap 'rm -rf "$staging"' EXIT
 "$make_samples" samples "$staging"
-for kind in exr hdr; do
+"$make_samples" pnm-samples "$staging"
+for kind in exr hdr pnm; do
   rm -rf "${here:?}/$kind"
   mv "$staging/$kind" "$here/$kind"
 done
-du -ch "$here"/exr/* "$here"/hdr/* | sed 's/^/  /'
+du -ch "$here"/exr/* "$here"/hdr/* "$here"/pnm/* | sed 's/^/  /'

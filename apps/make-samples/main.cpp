@@ -1,6 +1,8 @@
 // gpuproc-make-samples: deterministic synthetic HDR frames (byte-identical run to run).
 //   gpuproc-make-samples samples OUTDIR               the committed samples: OUTDIR/exr/*.exr, OUTDIR/hdr/*.hdr
 //   gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT  N half RGBA EXRs (ZIP and PIZ alternating) for benchmarks
+//   gpuproc-make-samples pnm-samples OUTDIR           the committed segment-pnm sample: OUTDIR/pnm/ (pnm_samples.hpp)
+//   gpuproc-make-samples pnm-bench OUTDIR N [THREADS] OUTDIR/foam-N.raw + .json: an N^3 porous phantom
 // The scene is procedural: sky with clouds and a ~1e3 sun, buildings with lit windows, a textured
 // ground with ~1e-3 shadows and street lamps, a soft-edged alpha, and sensor-like noise.
 #include <OpenImageIO/imageio.h>
@@ -15,6 +17,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "pnm_samples.hpp"
 
 namespace {
 
@@ -381,7 +385,9 @@ int make_bench(const std::filesystem::path& dir, int count, int width, int heigh
 
 int usage() {
   std::cerr << "usage: gpuproc-make-samples samples OUTDIR\n"
-               "       gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT\n";
+               "       gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT\n"
+               "       gpuproc-make-samples pnm-samples OUTDIR\n"
+               "       gpuproc-make-samples pnm-bench OUTDIR N [THREADS]\n";
   return 2;
 }
 
@@ -395,6 +401,12 @@ int main(int argc, char** argv) {
       const int n = std::stoi(args[2]), w = std::stoi(args[3]), h = std::stoi(args[4]);
       if (n < 1 || w < 1 || h < 1) return usage();
       return make_bench(args[1], n, w, h);
+    }
+    if (args.size() == 2 && args[0] == "pnm-samples") return gp::samples::make_pnm_samples(args[1]);
+    if ((args.size() == 3 || args.size() == 4) && args[0] == "pnm-bench") {
+      const int n = std::stoi(args[2]), threads = args.size() == 4 ? std::stoi(args[3]) : 0;
+      if (n < 8 || threads < 0) return usage();
+      return gp::samples::make_pnm_bench(args[1], n, threads);
     }
   } catch (const std::exception& e) {
     std::cerr << "gpuproc-make-samples: " << e.what() << "\n";

@@ -27,6 +27,20 @@ class FloatImage {
   virtual void read_row(int row, std::vector<float>& values) const = 0;
 };
 
+// A file's pages (subimages: the pages of a multi-page TIFF, or the one image of a single-page file)
+// read as grey values for volume stacks. One object per thread.
+class GreyPages {
+ public:
+  virtual ~GreyPages() = default;
+  int pages = 0;
+  int width = 0, height = 0;  // of page 0; read_page checks the others
+  std::string format_name;    // "tiff"
+  std::string sample_type;    // of page 0: "uint16", "float", ...
+  // Page `page` as width * height values in stored units (integers are not scaled to 0..1), rows
+  // top to bottom. Throws std::runtime_error for a page of another size or with several channels.
+  virtual void read_page(int page, float* values) = 0;
+};
+
 class OiioModule {
  public:
   virtual ~OiioModule() = default;
@@ -38,6 +52,8 @@ class OiioModule {
   virtual bool can_write_extension(const std::string& extension) const = 0;  // ".webp": lowercase, with its dot
   // Throws std::runtime_error saying why the file cannot be read.
   virtual std::unique_ptr<FloatImage> open_float_image(const std::string& path) const = 0;
+  // Throws std::runtime_error saying why the file cannot be read (or has more than one channel).
+  virtual std::unique_ptr<GreyPages> open_grey_pages(const std::string& path) const = 0;
   virtual std::string version() const = 0;
   virtual std::string formats() const = 0;
 };

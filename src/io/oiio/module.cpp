@@ -20,6 +20,9 @@ class Module final : public OiioModule {
   std::unique_ptr<FloatImage> open_float_image(const std::string& path) const override {
     return oiio::open_float_image(path);
   }
+  std::unique_ptr<GreyPages> open_grey_pages(const std::string& path) const override {
+    return oiio::open_grey_pages(path);
+  }
   std::string version() const override { return OIIO::get_string_attribute("version"); }
   std::string formats() const override { return OIIO::get_string_attribute("format_list"); }
 };

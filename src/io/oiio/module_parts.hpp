@@ -14,5 +14,6 @@ void write_image(const std::string& path, const ImageView& image, const WriteOpt
 void write_mip_image(const std::string& path, const std::vector<ImageView>& levels, const WriteOptions& options);
 bool can_write_extension(const std::string& extension);  // lowercase, with its dot
 std::unique_ptr<FloatImage> open_float_image(const std::string& path);                             // float_image.cpp
+std::unique_ptr<GreyPages> open_grey_pages(const std::string& path);                               // grey_pages.cpp
 
 }  // namespace gp::io::oiio

@@ -1,0 +1,67 @@
+#include "io/dicom_common.hpp"
+
+#include <dcmtk/dcmdata/dcdict.h>
+#include <dcmtk/dcmdata/dcrledrg.h>
+#include <dcmtk/dcmdata/dcrleerg.h>
+#include <dcmtk/dcmjpeg/djdecode.h>
+#include <dcmtk/dcmjpeg/djencode.h>
+#include <dcmtk/dcmjpls/djdecode.h>
+#include <dcmtk/dcmjpls/djencode.h>
+#include <dcmtk/oflog/oflog.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "core/error.hpp"
+
+namespace gp::io::dicom {
+
+void init_decoders() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // DCMTK logs to stderr by default; a batch tool reports through its own errors instead.
+    OFLog::configure(OFLogger::FATAL_LOG_LEVEL);
+    if (!dcmDataDict.isDictionaryLoaded()) {
+      const char* env = std::getenv(DCM_DICT_ENVIRONMENT_VARIABLE);
+      throw Error(std::string("DCMTK's DICOM data dictionary is not loaded: install it (Debian: libdcmtk17 ships ") +
+                  DCM_DICT_DEFAULT_PATH + ") or point " + DCM_DICT_ENVIRONMENT_VARIABLE + " at a dicom.dic" +
+                  (env ? std::string(" (now '") + env + "')" : std::string()));
+    }
+    // Registration is not thread-safe itself; decoding afterwards is (the codec list takes a read
+    // lock, each thread decodes its own datasets).
+    DJDecoderRegistration::registerCodecs();
+    DJLSDecoderRegistration::registerCodecs();
+    DcmRLEDecoderRegistration::registerCodecs();
+  });
+}
+
+void init_encoders() {
+  init_decoders();
+  static std::once_flag once;
+  std::call_once(once, [] {
+    DJEncoderRegistration::registerCodecs();
+    // The raw JPEG-LS encoder codes the stored bits as they are; DCMTK 3.6.7's "cooked" one
+    // overruns its output buffer by a byte when a frame does not compress (valgrind).
+    DJLSEncoderRegistration::registerCodecs(0, 0, 0, 0, /*preferCookedEncoding=*/OFFalse);
+    DcmRLEEncoderRegistration::registerCodecs();
+  });
+}
+
+std::string transfer_syntax_name(E_TransferSyntax syntax) {
+  switch (syntax) {
+    case EXS_LittleEndianImplicit: return "implicit VR little endian";
+    case EXS_LittleEndianExplicit: return "explicit VR little endian";
+    case EXS_BigEndianExplicit: return "explicit VR big endian";
+    case EXS_DeflatedLittleEndianExplicit: return "deflated explicit VR little endian";
+    case EXS_RLELossless: return "RLE lossless";
+    case EXS_JPEGLSLossless: return "JPEG-LS lossless";
+    case EXS_JPEGLSLossy: return "JPEG-LS near-lossless";
+    case EXS_JPEGProcess14SV1: return "JPEG lossless SV1";
+    case EXS_JPEGProcess14: return "JPEG lossless";
+    case EXS_JPEGProcess1: return "JPEG baseline (lossy)";
+    case EXS_JPEGProcess2_4: return "JPEG extended (lossy)";
+    default: return DcmXfer(syntax).getXferName();
+  }
+}
+
+}  // namespace gp::io::dicom

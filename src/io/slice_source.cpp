@@ -1,0 +1,157 @@
+#include "io/slice_source.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/parallel_for.hpp"
+#include "io/volume_reader.hpp"
+
+namespace gp::io {
+namespace {
+
+struct Region {
+  int begin[3] = {0, 0, 0};
+  int size[3] = {0, 0, 0};    // in source voxels, whole blocks only
+  int blocks[3] = {0, 0, 0};  // output voxels
+};
+
+Region region_of(const SliceSource& source, const VolumeReadOptions& options) {
+  const int factor = options.downsample;
+  if (factor < 1) throw UsageError("downsample factor must be at least 1, not " + std::to_string(factor));
+  const int dims[3] = {source.dims.nx, source.dims.ny, source.dims.nz};
+  const char* axis_names[3] = {"x", "y", "z"};
+  Region r;
+  for (int a = 0; a < 3; ++a) {
+    const int begin = options.crop_begin[a], asked = options.crop_size[a];
+    const std::string axis = axis_names[a];
+    if (begin < 0 || begin >= dims[a])
+      throw ItemError(source.name, "load", "crop begins at " + axis + " = " + std::to_string(begin) +
+                                               ", outside the volume's " + std::to_string(dims[a]) + " voxels along " + axis);
+    const int size = asked == 0 ? dims[a] - begin : asked;
+    if (size < 0 || std::int64_t(begin) + size > dims[a])
+      throw ItemError(source.name, "load", "crop of " + std::to_string(size) + " voxels from " + axis + " = " +
+                                               std::to_string(begin) + " goes past the volume's " +
+                                               std::to_string(dims[a]) + " voxels along " + axis);
+    r.begin[a] = begin;
+    r.blocks[a] = size / factor;
+    r.size[a] = r.blocks[a] * factor;
+    if (r.blocks[a] == 0)
+      throw ItemError(source.name, "load", "the cropped size along " + axis + " (" + std::to_string(size) +
+                                               ") is smaller than the downsample factor " + std::to_string(factor));
+  }
+  return r;
+}
+
+// Output slice zo from its source slices: a crop copy, or the mean of factor^3 blocks (summed in a
+// fixed order: slice, row, column).
+class SliceAssembler {
+ public:
+  SliceAssembler(const SliceSource& source, const Region& region, int factor)
+      : source_(source), region_(region), factor_(factor), reader_(source.reader()),
+        slice_(source.dims.slice_voxels()),
+        sums_(factor > 1 ? std::size_t(region.blocks[0]) * std::size_t(region.blocks[1]) : 0) {}
+
+  void assemble(int zo, float* out) {
+    const int nx = source_.dims.nx, onx = region_.blocks[0], ony = region_.blocks[1];
+    const bool whole_slice = region_.size[0] == nx && region_.size[1] == source_.dims.ny;
+    if (factor_ == 1) {
+      const int z = region_.begin[2] + zo;
+      if (whole_slice) return reader_->read(z, out);
+      reader_->read(z, slice_.data());
+      for (int y = 0; y < ony; ++y)
+        std::copy_n(&slice_[std::size_t(region_.begin[1] + y) * nx + region_.begin[0]], onx, out + std::size_t(y) * onx);
+      return;
+    }
+    std::fill(sums_.begin(), sums_.end(), 0.0);
+    for (int k = 0; k < factor_; ++k) {
+      reader_->read(region_.begin[2] + zo * factor_ + k, slice_.data());
+      for (int oy = 0; oy < ony; ++oy)
+        for (int j = 0; j < factor_; ++j) {
+          const float* row = &slice_[std::size_t(region_.begin[1] + oy * factor_ + j) * nx + region_.begin[0]];
+          double* sums = &sums_[std::size_t(oy) * onx];
+          for (int ox = 0; ox < onx; ++ox)
+            for (int i = 0; i < factor_; ++i) sums[ox] += row[ox * factor_ + i];
+        }
+    }
+    const double scale = 1.0 / (double(factor_) * factor_ * factor_);
+    for (std::size_t i = 0; i < sums_.size(); ++i) out[i] = float(sums_[i] * scale);
+  }
+
+ private:
+  const SliceSource& source_;
+  const Region& region_;
+  int factor_;
+  std::unique_ptr<SliceReader> reader_;
+  std::vector<float> slice_;
+  std::vector<double> sums_;
+};
+
+std::string region_note(const SliceSource& source, const Region& r, int factor) {
+  std::string note;
+  if (r.begin[0] || r.begin[1] || r.begin[2] || r.size[0] != source.dims.nx || r.size[1] != source.dims.ny ||
+      r.size[2] != source.dims.nz)
+    note += ", cropped to " + std::to_string(r.size[0]) + "x" + std::to_string(r.size[1]) + "x" +
+            std::to_string(r.size[2]) + " at (" + std::to_string(r.begin[0]) + ", " + std::to_string(r.begin[1]) +
+            ", " + std::to_string(r.begin[2]) + ")";
+  if (factor > 1) note += ", downsampled x" + std::to_string(factor);
+  return note;
+}
+
+}  // namespace
+
+Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& options) {
+  const int factor = options.downsample;
+  const Region region = region_of(source, options);
+
+  Volume volume;
+  volume.dims = {region.blocks[0], region.blocks[1], region.blocks[2]};
+  volume.spacing = {source.spacing.x * factor, source.spacing.y * factor, source.spacing.z * factor};
+  const double steps[3] = {source.spacing.x, source.spacing.y, source.spacing.z};
+  volume.origin = source.origin;
+  for (int a = 0; a < 3; ++a) {
+    // A block's value belongs at its centre.
+    const double offset = (region.begin[a] + (factor - 1) / 2.0) * steps[a];
+    for (int c = 0; c < 3; ++c) volume.origin[c] += source.axes[a][c] * offset;
+  }
+  volume.description = source.description + region_note(source, region, factor);
+  volume.values.resize(volume.dims.voxels());
+
+  // Contiguous runs of output slices, handed out in order: multi-page sources read forward.
+  const int nz = volume.dims.nz;
+  const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
+  const int runs = std::min(nz, threads * 4);
+  std::atomic<int> next_run{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    try {
+      SliceAssembler assembler(source, region, factor);
+      for (int run; !failed && (run = next_run++) < runs;) {
+        const int z_begin = int(std::int64_t(nz) * run / runs), z_end = int(std::int64_t(nz) * (run + 1) / runs);
+        for (int zo = z_begin; zo < z_end && !failed; ++zo)
+          assembler.assemble(zo, volume.values.data() + std::size_t(zo) * volume.dims.slice_voxels());
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+      failed = true;
+    }
+  };
+  if (threads == 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+    for (auto& t : pool) t.join();
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  return volume;
+}
+
+}  // namespace gp::io

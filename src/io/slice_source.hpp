@@ -1,0 +1,42 @@
+#pragma once
+// What each volume format provides to read_volume: the source's geometry and a way to read one
+// slice at a time. read_volume crops, block-averages and spreads the slices over threads.
+#include <array>
+#include <memory>
+#include <string>
+
+#include "io/volume.hpp"
+
+namespace gp::io {
+
+struct VolumeReadOptions;
+
+// Reads slices of one source; used by one thread at a time. Readers of the same source may run
+// concurrently. Slices are asked for in increasing z within a run of work.
+class SliceReader {
+ public:
+  virtual ~SliceReader() = default;
+  // Source slice z as dims.nx * dims.ny values in physical units (after rescaling), x fastest.
+  // Throws gp::ItemError naming the file.
+  virtual void read(int z, float* values) = 0;
+};
+
+class SliceSource {
+ public:
+  virtual ~SliceSource() = default;
+  Dims3 dims;
+  Spacing3 spacing;
+  std::array<double, 3> origin{0, 0, 0};  // position of voxel (0, 0, 0)
+  // Unit vectors of the x, y, z voxel axes in the origin's coordinates (DICOM patient space).
+  std::array<std::array<double, 3>, 3> axes{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  std::string description;  // "DICOM series, 80 slices, CT, RLE lossless"
+  std::string name;         // the file or folder, for errors
+
+  virtual std::unique_ptr<SliceReader> reader() const = 0;
+};
+
+// Crops and block-averages `source` into a Volume as `options` say, on options.threads threads
+// (each output slice computed by one thread, so the result does not depend on the thread count).
+Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& options);
+
+}  // namespace gp::io

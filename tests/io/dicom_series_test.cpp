@@ -1,0 +1,384 @@
+// DICOM series and multi-frame objects: written with io/dicom_writer, read back with read_volume.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/error.hpp"
+#include "io/dicom_writer.hpp"
+#include "io/volume_reader.hpp"
+#include "io/dicom_bytes.hpp"
+#include "support/test_data.hpp"
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using gp::io::DicomWriteOptions;
+using gp::io::read_volume;
+using gp::io::Volume;
+using gp::io::VolumeReadOptions;
+using gp::io::write_dicom;
+
+namespace {
+
+// Values that survive int16 storage with slope 0.5 / intercept -1024 exactly; negative stored values too.
+Volume ramp(int nx, int ny, int nz, gp::io::Spacing3 spacing = {0.3, 0.4, 0.7}, std::array<double, 3> origin = {5, -3, 10}) {
+  Volume v;
+  v.dims = {nx, ny, nz};
+  v.spacing = spacing;
+  v.origin = origin;
+  v.values.resize(v.dims.voxels());
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) v.values[v.index(x, y, z)] = float(-1024 + 0.5 * (x + 10 * y + 100 * z - 300));
+  return v;
+}
+
+DicomWriteOptions hu_options() {
+  DicomWriteOptions o;
+  o.slope = 0.5;
+  o.intercept = -1024;
+  o.threads = 3;
+  return o;
+}
+
+// Renames the files to names whose order has nothing to do with the slices'.
+void shuffle_names(const std::vector<std::string>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::size_t scrambled = (i * 7 + 3) % 101;
+    fs::rename(files[i], fs::path(files[i]).parent_path() / ("IM" + std::to_string(scrambled)));
+  }
+}
+
+VolumeReadOptions read_options(int threads = 3) {
+  VolumeReadOptions o;
+  o.threads = threads;
+  return o;
+}
+
+void require_same_values(const Volume& a, const Volume& b) {
+  REQUIRE(a.dims == b.dims);
+  for (std::size_t i = 0; i < a.values.size(); ++i)
+    if (a.values[i] != b.values[i]) FAIL("voxel " << i << ": " << a.values[i] << " != " << b.values[i]);
+}
+
+std::string load_error(const std::vector<std::string>& paths) {
+  try {
+    read_volume(paths, read_options());
+  } catch (const gp::ItemError& e) {
+    CHECK(e.stage() == "load");
+    return e.what();
+  }
+  FAIL("no error");
+  return {};
+}
+
+std::vector<char> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("DICOM series: values after slope/intercept, spacing from positions, shuffled names", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-series");
+  const Volume original = ramp(12, 10, 7);
+  const auto files = write_dicom(original, dir.string(), hu_options());
+  REQUIRE(files.size() == 7);
+  shuffle_names(files);
+
+  const Volume read = read_volume({dir.string()}, read_options());
+  require_same_values(read, original);
+  CHECK(read.spacing.x == Approx(0.3));
+  CHECK(read.spacing.y == Approx(0.4));
+  CHECK(read.spacing.z == Approx(0.7));
+  CHECK(read.origin[0] == Approx(5));
+  CHECK(read.origin[1] == Approx(-3));
+  CHECK(read.origin[2] == Approx(10));
+  CHECK(read.description == "DICOM series, 7 slices, CT, explicit VR little endian");
+}
+
+TEST_CASE("DICOM series: slices ordered by position along the normal, not by InstanceNumber", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-order");
+  DicomWriteOptions o = hu_options();
+  o.first_instance_number = 50;
+  o.instance_number_step = -3;  // instance numbers fall as positions rise
+  // Rows along y, columns along x, normal -z: slice z sits at origin - z * spacing along patient z.
+  o.orientation = {0, 1, 0, 1, 0, 0};
+  const Volume original = ramp(6, 5, 6);
+  shuffle_names(write_dicom(original, dir.string(), o));
+  const Volume read = read_volume({dir.string()}, read_options());
+  require_same_values(read, original);
+  CHECK(read.spacing.z == Approx(0.7));
+  CHECK(read.origin[2] == Approx(10));
+}
+
+TEST_CASE("DICOM series: without positions, InstanceNumber orders the slices", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-instance");
+  DicomWriteOptions o = hu_options();
+  o.write_positions = false;
+  o.first_instance_number = 10;
+  o.instance_number_step = 5;
+  const Volume original = ramp(6, 5, 6);
+  shuffle_names(write_dicom(original, dir.string(), o));
+  const Volume read = read_volume({dir.string()}, read_options());
+  require_same_values(read, original);
+  CHECK(read.spacing.z == Approx(0.7));  // SliceThickness
+  CHECK_THAT(read.description, Contains("ordered by InstanceNumber"));
+}
+
+TEST_CASE("DICOM multi-frame (Enhanced CT functional groups)", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-multiframe");
+  DicomWriteOptions o = hu_options();
+  o.multi_frame = true;
+  const Volume original = ramp(9, 8, 6, {0.05, 0.05, 0.08}, {0, 0, 0});
+  const auto files = write_dicom(original, dir.string(), o);
+  REQUIRE(files.size() == 1);
+  const Volume read = read_volume(files, read_options());
+  require_same_values(read, original);
+  CHECK(read.spacing.z == Approx(0.08));
+  CHECK(read.spacing.x == Approx(0.05));
+  CHECK(read.description == "DICOM multi-frame, 6 frames, CT, explicit VR little endian");
+
+  SECTION("frames in file order without per-frame positions") {
+    const auto dir2 = gp::test::scratch_dir("dicom-multiframe-nopos");
+    o.write_positions = false;
+    const Volume read2 = read_volume(write_dicom(original, dir2.string(), o), read_options());
+    require_same_values(read2, original);
+    CHECK(read2.spacing.z == Approx(0.08));
+  }
+}
+
+TEST_CASE("DICOM compressed transfer syntaxes round-trip losslessly", "[io][dicom]") {
+  const Volume original = ramp(17, 11, 5, {0.1, 0.1, 0.2}, {0, 0, 0});
+  const std::pair<const char*, const char*> syntaxes[] = {
+      {"rle", "RLE lossless"}, {"jpeg-ls", "JPEG-LS lossless"}, {"jpeg-lossless", "JPEG lossless SV1"}};
+  for (const auto& [syntax, name] : syntaxes)
+    for (bool multi_frame : {false, true}) {
+      DYNAMIC_SECTION(syntax << (multi_frame ? " multi-frame" : " series")) {
+        const auto dir = gp::test::scratch_dir(std::string("dicom-") + syntax);
+        DicomWriteOptions o = hu_options();
+        o.transfer_syntax = syntax;
+        o.multi_frame = multi_frame;
+        const auto files = write_dicom(original, dir.string(), o);
+        const Volume read = read_volume({dir.string()}, read_options(2));
+        require_same_values(read, original);
+        CHECK_THAT(read.description, Contains(name));
+      }
+    }
+}
+
+TEST_CASE("DICOM writer output is byte-identical run to run", "[io][dicom]") {
+  const Volume original = ramp(8, 8, 4);
+  for (const char* syntax : {"explicit", "rle", "jpeg-ls", "jpeg-lossless"}) {
+    DicomWriteOptions o = hu_options();
+    o.transfer_syntax = syntax;
+    const auto a = write_dicom(original, gp::test::scratch_dir("dicom-same-a").string(), o);
+    o.threads = 1;
+    const auto b = write_dicom(original, gp::test::scratch_dir("dicom-same-b").string(), o);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const bool same = file_bytes(a[i]) == file_bytes(b[i]);
+      INFO(syntax << ": " << a[i] << " against " << b[i]);
+      CHECK(same);
+    }
+  }
+  const std::string uid = gp::io::deterministic_uid(1, 2, 3);
+  CHECK(uid == gp::io::deterministic_uid(1, 2, 3));
+  CHECK(uid != gp::io::deterministic_uid(1, 2, 4));
+  CHECK(uid.rfind("2.25.", 0) == 0);
+  CHECK(uid.size() <= 64);
+}
+
+TEST_CASE("DICOM inconsistent series are refused, naming the files", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-bad");
+  const Volume original = ramp(6, 5, 6);
+  DicomWriteOptions o = hu_options();
+  const auto files = write_dicom(original, dir.string(), o);
+
+  SECTION("several series") {
+    o.seed = 2;
+    o.file_prefix = "other";
+    write_dicom(ramp(6, 5, 2), dir.string(), o);
+    const std::string what = load_error({dir.string()});
+    CHECK_THAT(what, Contains("2 series (SeriesInstanceUID)"));
+    CHECK_THAT(what, Contains(gp::io::deterministic_uid(1, 2, 0)));
+    CHECK_THAT(what, Contains(gp::io::deterministic_uid(2, 2, 0)));
+    CHECK_THAT(what, Contains("other0001.dcm"));
+  }
+  SECTION("mixed sizes") {
+    o.first_instance_number = 100;
+    o.file_prefix = "small";
+    write_dicom(ramp(4, 5, 2), dir.string(), o);
+    const std::string what = load_error({dir.string()});
+    CHECK_THAT(what, Contains("different sizes"));
+    CHECK_THAT(what, Contains("6x5"));
+    CHECK_THAT(what, Contains("4x5"));
+    CHECK_THAT(what, Contains("small0001.dcm"));
+  }
+  SECTION("duplicate positions") {
+    o.first_instance_number = 100;
+    o.file_prefix = "again";
+    Volume one = ramp(6, 5, 1);
+    one.origin = {5, -3, 10 + 3 * 0.7};  // where slice 3 is
+    write_dicom(one, dir.string(), o);
+    const std::string what = load_error({dir.string()});
+    CHECK_THAT(what, Contains("same slice position"));
+    CHECK_THAT(what, Contains("again0001.dcm"));
+    CHECK_THAT(what, Contains("slice0004.dcm"));
+  }
+  SECTION("a missing slice") {
+    fs::remove(files[3]);
+    const std::string what = load_error({dir.string()});
+    CHECK_THAT(what, Contains("about 1 slice missing between"));
+    CHECK_THAT(what, Contains("slice0003.dcm"));
+    CHECK_THAT(what, Contains("slice0005.dcm"));
+  }
+  SECTION("non-uniform spacing") {
+    for (int z = 3; z < 6; ++z) fs::remove(files[std::size_t(z)]);
+    o.first_instance_number = 100;
+    o.file_prefix = "far";
+    Volume rest = ramp(6, 5, 3);
+    rest.origin = {5, -3, 10 + 3.5 * 0.7};  // a gap of 1.5 spacings
+    write_dicom(rest, dir.string(), o);
+    const std::string what = load_error({dir.string()});
+    CHECK_THAT(what, Contains("slice spacing is not uniform"));
+    CHECK_THAT(what, Contains("slice0003.dcm and"));
+    CHECK_THAT(what, Contains("far0001.dcm"));
+  }
+  SECTION("the same image twice") {
+    fs::copy_file(files[2], dir / "copy.dcm");
+    const std::string what = load_error({dir.string()});
+    CHECK_THAT(what, Contains("are the same image"));
+    CHECK_THAT(what, Contains("copy.dcm"));
+  }
+  SECTION("the same InstanceNumber and no positions") {
+    const auto dir2 = gp::test::scratch_dir("dicom-bad-instance");
+    for (const char* sop : {"1.2.7.1", "1.2.7.2"})
+      gp::test::write_dicom_bytes((dir2 / sop).string(), "1.2.840.10008.5.1.4.1.1.2", sop,
+                                  {{0x0008, 0x0018, "UI", sop},
+                                   {0x0020, 0x000E, "UI", "1.2.7.100"},
+                                   {0x0020, 0x0013, "IS", "4"},
+                                   {0x0028, 0x0002, "US", gp::test::dicom_u16(1)},
+                                   {0x0028, 0x0010, "US", gp::test::dicom_u16(1)},
+                                   {0x0028, 0x0011, "US", gp::test::dicom_u16(2)},
+                                   {0x0028, 0x0100, "US", gp::test::dicom_u16(16)},
+                                   {0x7FE0, 0x0010, "OW", std::string(4, '\0')}});
+    const std::string what = load_error({dir2.string()});
+    CHECK_THAT(what, Contains("have the same InstanceNumber 4"));
+    CHECK_THAT(what, Contains("1.2.7.1"));
+    CHECK_THAT(what, Contains("1.2.7.2"));
+  }
+}
+
+TEST_CASE("DICOM folder: other files and objects without pixel data are skipped", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-extra");
+  const Volume original = ramp(6, 5, 4);
+  const auto files = write_dicom(original, dir.string(), hu_options());
+  std::ofstream(dir / "README") << "scanner export notes\n";
+  gp::test::write_dicom_bytes((dir / "DICOMDIR").string(), "1.2.840.10008.1.3.10", "1.2.3.4",
+                              {{0x0004, 0x1130, "CS", "EXPORT"}});
+  gp::test::write_dicom_bytes((dir / "report.dcm").string(), "1.2.840.10008.5.1.4.1.1.88.11", "1.2.3.5",
+                              {{0x0008, 0x0060, "CS", "SR"}});
+  const Volume read = read_volume({dir.string()}, read_options());
+  require_same_values(read, original);
+  CHECK_THAT(read.description, Contains("skipped 2 DICOM objects without pixel data"));
+  CHECK_THAT(read.description, Contains("skipped 1 other file"));
+
+  SECTION("a named list of files is read as given; a non-DICOM file in it is an error") {
+    const Volume part = read_volume({files[1], files[0], files[2]}, read_options());
+    CHECK(part.dims.nz == 3);
+    CHECK(part.values[0] == original.values[0]);
+    const std::string what = load_error({files[0], (dir / "README").string()});
+    CHECK_THAT(what, Contains("README"));
+    CHECK_THAT(what, Contains("neither DICOM nor TIFF"));
+  }
+}
+
+TEST_CASE("DICOM pixel formats: 8/32 bits, unsigned/signed, BitsStored below BitsAllocated", "[io][dicom]") {
+  using gp::test::DicomElement;
+  using gp::test::dicom_u16;
+  using gp::test::dicom_u32;
+  const auto dir = gp::test::scratch_dir("dicom-formats");
+  const int nx = 3, ny = 2;
+  // One slice per file; stored words and the values expected from them.
+  auto slice = [&](const std::string& name, int z, std::uint16_t bits_allocated, std::uint16_t bits_stored,
+                   std::uint16_t high_bit, bool is_signed, const std::string& pixels, const char* slope) {
+    std::vector<DicomElement> e = {
+        {0x0008, 0x0016, "UI", "1.2.840.10008.5.1.4.1.1.2"},
+        {0x0008, 0x0018, "UI", "1.2.9." + std::to_string(z)},
+        {0x0008, 0x0060, "CS", "CT"},
+        {0x0018, 0x0050, "DS", "2"},
+        {0x0020, 0x000E, "UI", "1.2.9.100"},
+        {0x0020, 0x0013, "IS", std::to_string(z + 1)},
+        {0x0020, 0x0032, "DS", "0\\0\\" + std::to_string(2 * z)},
+        {0x0020, 0x0037, "DS", "1\\0\\0\\0\\1\\0"},
+        {0x0028, 0x0002, "US", dicom_u16(1)},
+        {0x0028, 0x0004, "CS", "MONOCHROME2"},
+        {0x0028, 0x0010, "US", dicom_u16(ny)},
+        {0x0028, 0x0011, "US", dicom_u16(nx)},
+        {0x0028, 0x0030, "DS", "0.5\\0.25"},
+        {0x0028, 0x0100, "US", dicom_u16(bits_allocated)},
+        {0x0028, 0x0101, "US", dicom_u16(bits_stored)},
+        {0x0028, 0x0102, "US", dicom_u16(high_bit)},
+        {0x0028, 0x0103, "US", dicom_u16(is_signed ? 1 : 0)},
+        {0x0028, 0x1052, "DS", "-10"},
+        {0x0028, 0x1053, "DS", slope},
+        {0x7FE0, 0x0010, bits_allocated == 8 ? "OB" : "OW", pixels}};
+    gp::test::write_dicom_bytes((dir / name).string(), "1.2.840.10008.5.1.4.1.1.2", "1.2.9." + std::to_string(z), e);
+  };
+  // z = 0: 8-bit unsigned.
+  slice("a", 0, 8, 8, 7, false, std::string{char(0), char(1), char(2), char(200), char(254), char(255)}, "1");
+  // z = 1: 12 bits stored, signed, in 16: upper nibble holds garbage (overlay bits) to be masked.
+  std::string s12;
+  for (int v : {0, 1, -1, 2047, -2048, -5}) s12 += dicom_u16(std::uint16_t((v & 0x0FFF) | 0xA000));
+  slice("b", 1, 16, 12, 11, true, s12, "2");
+  // z = 2: 32-bit signed.
+  std::string s32;
+  for (std::int32_t v : {0, -100000, 100000, 7, -7, 123456}) s32 += dicom_u32(std::uint32_t(v));
+  slice("c", 2, 32, 32, 31, true, s32, "1");
+
+  const Volume v = read_volume({dir.string()}, read_options());
+  REQUIRE(v.dims == gp::io::Dims3{3, 2, 3});
+  CHECK(v.spacing.x == Approx(0.25));
+  CHECK(v.spacing.y == Approx(0.5));
+  CHECK(v.spacing.z == Approx(2));
+  const float expected[] = {-10, -9, -8, 190, 244, 245,                    // 8-bit unsigned, intercept -10
+                            -10, -8, -12, 4084, -4106, -20,                // 12-bit signed, slope 2
+                            -10, -100010, 99990, -3, -17, 123446};         // 32-bit signed
+  for (std::size_t i = 0; i < v.values.size(); ++i) CHECK(v.values[i] == expected[i]);
+}
+
+TEST_CASE("DICOM legacy multi-frame: frames placed by SpacingBetweenSlices from one position", "[io][dicom]") {
+  using gp::test::DicomElement;
+  using gp::test::dicom_u16;
+  const auto dir = gp::test::scratch_dir("dicom-legacy");
+  std::string pixels;
+  for (int i = 0; i < 2 * 2 * 3; ++i) pixels += dicom_u16(std::uint16_t(i));
+  gp::test::write_dicom_bytes((dir / "nm.dcm").string(), "1.2.840.10008.5.1.4.1.1.20", "1.2.8.1",
+                              {{0x0008, 0x0016, "UI", "1.2.840.10008.5.1.4.1.1.20"},
+                               {0x0008, 0x0018, "UI", "1.2.8.1"},
+                               {0x0008, 0x0060, "CS", "NM"},
+                               {0x0018, 0x0088, "DS", "1.5"},
+                               {0x0020, 0x000E, "UI", "1.2.8.100"},
+                               {0x0020, 0x0032, "DS", "1\\2\\3"},
+                               {0x0020, 0x0037, "DS", "1\\0\\0\\0\\1\\0"},
+                               {0x0028, 0x0002, "US", dicom_u16(1)},
+                               {0x0028, 0x0004, "CS", "MONOCHROME2"},
+                               {0x0028, 0x0008, "IS", "3"},
+                               {0x0028, 0x0010, "US", dicom_u16(2)},
+                               {0x0028, 0x0011, "US", dicom_u16(2)},
+                               {0x0028, 0x0100, "US", dicom_u16(16)},
+                               {0x0028, 0x0101, "US", dicom_u16(16)},
+                               {0x0028, 0x0102, "US", dicom_u16(15)},
+                               {0x0028, 0x0103, "US", dicom_u16(0)},
+                               {0x7FE0, 0x0010, "OW", pixels}});
+  const Volume v = read_volume({(dir / "nm.dcm").string()}, read_options());
+  REQUIRE(v.dims == gp::io::Dims3{2, 2, 3});
+  CHECK(v.spacing.z == Approx(1.5));
+  CHECK(v.origin[2] == Approx(3));
+  for (std::size_t i = 0; i < v.values.size(); ++i) CHECK(v.values[i] == float(i));
+  CHECK_THAT(v.description, Contains("DICOM multi-frame, 3 frames, NM"));
+  CHECK_THAT(v.description, Contains("no PixelSpacing"));
+}
