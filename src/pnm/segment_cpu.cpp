@@ -80,7 +80,7 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
   clock.start("watershed");
   std::vector<std::uint32_t> markers(d.voxels());
   place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
-  out.labels.resize(d.voxels());
+  out.labels = HostVolume<std::uint32_t>(d.voxels());
   watershed_cpu(volume_view<const std::uint8_t>(mask.data(), d), volume_view<const float>(smooth.data(), d),
                 volume_view<const std::uint32_t>(markers.data(), d), volume_view(out.labels.data(), d));
   out.regions = out.markers.count;

@@ -75,7 +75,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   DeviceBuffer values_buffer, filtered_buffer, mask_buffer, distance_buffer, work_buffer, markers_buffer, labels_buffer;
   auto values = ws.volume<float>(values_buffer, "segment-pnm volume");
   // Pageable host memory <-> device through two pinned chunks; lives until the final synchronise.
-  StagingBuffer staging(rt, std::size_t(32) << 20);
+  StagingBuffer staging(rt, std::size_t(64) << 20);
   staging.upload(stream, values.data, volume.values.data(), n * sizeof(float));
 
   next_stage("denoise");
@@ -116,11 +116,11 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
     gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
   else
     stream.copy_to_device(smooth.data, distance.data, n * sizeof(float));
-  std::vector<float> host_smooth(n);
+  HostVolume<float> host_smooth(n);
   const auto peaks = find_peaks_gpu(mask, smooth, spacing, s.r_max, scratch, cs);
   staging.download(stream, host_smooth.data(), smooth.data, n * sizeof(float));
   out.markers = select_markers(peaks, volume_view<const float>(host_smooth.data(), d), spacing, s.markers);
-  host_smooth = {};
+  host_smooth = HostVolume<float>();
   ws.release_scratch();
 
   next_stage("watershed");
@@ -139,7 +139,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   ws.release_scratch();
 
   next_stage("download");
-  out.labels.resize(n);
+  out.labels = HostVolume<std::uint32_t>(n);
   staging.download(stream, out.labels.data(), labels.data, n * sizeof(std::uint32_t));
   stream.synchronize("segment-pnm");
   return out;

@@ -5,6 +5,7 @@
 // (segment_cpu.cpp). Both call the same kernels' twins and the same host marker code, so they
 // give identical labels and statistics.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,8 +19,27 @@
 
 namespace gp::pnm {
 
+// Host memory for a whole volume, not zero-filled: what fills it (a parallel copy from the GPU)
+// first-touches the pages on all its threads, where zero-filling would take one core a second
+// per 4 GB.
+template <class T>
+class HostVolume {
+ public:
+  HostVolume() = default;
+  explicit HostVolume(std::size_t n) : data_(new T[n]), size_(n) {}
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+};
+
 struct Segmentation {
-  std::vector<std::uint32_t> labels;  // pore regions 1..regions, 0 = solid or unassigned
+  HostVolume<std::uint32_t> labels;  // pore regions 1..regions, 0 = solid or unassigned
   std::uint32_t regions = 0;
   RegionStats stats;                  // from labels and the unsmoothed distance map
   float threshold = 0;                // used, in rescaled units
