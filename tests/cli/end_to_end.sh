@@ -112,7 +112,9 @@ assert not set(a) & set(b) and len(a) + len(b) == int(sys.argv[3]), (a, b)
 PY
 
 # GPU path when a GPU is present: same images as the CPU path within 1 LSB.
-if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['gpus'] else 1)"; then
+has_gpu=0
+"$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['gpus'] else 1)" && has_gpu=1
+if [[ $has_gpu == 1 ]]; then
   check "gpu run" 0 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0 --progress none --set thumbnail.size=64 \
     --set output.dir="$work/gpu" --report "$work/gpu.json"
   json_check "gpu stages timed" "$work/gpu.json" "j['stages']['tonemap']['gpu_s'] > 0"
@@ -121,6 +123,27 @@ if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load
     --set output.dir="$work/gpu-small" --set run.batch=8 --gpu-memory-limit 8M --report "$work/small.json"
 else
   echo "SKIPPED: GPU end-to-end checks (no GPU on this machine)"
+fi
+
+# segment-pnm on the DICOM phantom: outputs, recovered porosity, resume, GPU = CPU labels.
+pnm=(segment-pnm --config configs/segment-pnm.json --progress none)
+check "pnm validate example" 0 "$gpuproc" validate configs/segment-pnm.json
+check "pnm cpu run" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm" --report "$work/pnm.json"
+for f in pores.csv throats.csv network.json network.vtp network_node1.dat network_link2.dat labels.nrrd quicklook.png summary.json; do
+  [[ -s $work/pnm/foam/$f ]] && passes=$((passes + 1)) || { echo "FAIL: pnm output $f missing"; failures=$((failures + 1)); }
+done
+json_check "pnm porosity near the truth" "$work/pnm/foam/summary.json" \
+  "abs(j['porosity'] - json.load(open('data-samples/pnm/foam-truth.json'))['porosity']) < 0.01"
+json_check "pnm regions near the sphere count" "$work/pnm.json" \
+  "0.8 < j['extra']['regions'] / json.load(open('data-samples/pnm/foam-truth.json'))['sphere_count'] < 1.1"
+json_check "pnm stage times reported" "$work/pnm.json" "set(j['extra']['stage_seconds']) >= {'binarize', 'distance', 'watershed', 'network'}"
+check "pnm resume skips" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm" --resume --report "$work/pnm-resume.json"
+json_check "pnm resume skipped the volume" "$work/pnm-resume.json" "j['items']['skipped_complete'] == 1"
+check "pnm missing raw size is a usage error" 2 "$gpuproc" "${pnm[@]}" --set input.format=raw --set output.dir="$work/pnm-x"
+if [[ $has_gpu == 1 ]]; then
+  check "pnm gpu run" 0 "$gpuproc" "${pnm[@]}" --device cuda:0 --set output.dir="$work/pnm-gpu"
+  check "pnm gpu labels equal cpu" 0 cmp "$work/pnm/foam/labels.nrrd" "$work/pnm-gpu/foam/labels.nrrd"
+  check "pnm gpu network equals cpu" 0 cmp "$work/pnm/foam/throats.csv" "$work/pnm-gpu/foam/throats.csv"
 fi
 
 echo "cli end-to-end: $passes passed, $failures failed"
