@@ -1,0 +1,311 @@
+// Connected components on the GPU by union-find over voxel indices, in three launches:
+//   1. local_roots_kernel: one block per 32x8x8 tile joins the tile's voxels in shared memory and
+//      writes each voxel's tile-local root as a view index;
+//   2. merge_tiles_kernel: voxels on a tile's faces join their neighbours in other tiles, in global
+//      memory;
+//   3. compress_kernel: every voxel points straight at its root.
+// Linking always hangs the larger root under the smaller with atomicMin, so the final root of a
+// set is its smallest voxel whatever the scheduling: the result is canonical. A failed atomicMin
+// (the root was linked meanwhile) retries from the new parent. find_root() halves paths with plain
+// stores of an ancestor, which cannot undo a link: a store only lands on a non-root, and a link made
+// by an atomicMin on a non-root is never relied on (its caller retries).
+#include "cuda/pnm/components.hpp"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <string>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/pnm/components_math.hpp"
+#include "cuda/pnm/slab_checks.hpp"
+
+namespace gp::pnm {
+namespace {
+
+constexpr int tile_x = 32, tile_y = 8, tile_z = 8;
+constexpr int block_z = 4;  // threads along z; each thread takes tile_z / block_z voxels
+constexpr int voxels_per_thread = tile_z / block_z;
+constexpr int tile_voxels = tile_x * tile_y * tile_z;
+
+__device__ __forceinline__ std::uint32_t load(const std::uint32_t* p) {
+  return *static_cast<const volatile std::uint32_t*>(p);
+}
+
+// Root of i. Path splitting: each visited entry is pointed at its grandparent.
+__device__ std::uint32_t find_root(std::uint32_t* parent, std::uint32_t i) {
+  while (true) {
+    const std::uint32_t p = load(&parent[i]);
+    if (p == i) return i;
+    const std::uint32_t g = load(&parent[p]);
+    if (g == p) return p;
+    *static_cast<volatile std::uint32_t*>(&parent[i]) = g;
+    i = p;
+  }
+}
+
+// Joins the sets of a and b (works on shared and global memory alike).
+__device__ void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
+  a = find_root(parent, a);
+  b = find_root(parent, b);
+  while (a != b) {
+    if (a > b) {
+      const std::uint32_t t = a;
+      a = b;
+      b = t;
+    }
+    const std::uint32_t old = atomicMin(&parent[b], a);
+    if (old == b) return;  // b was a root: it now hangs under a
+    b = find_root(parent, old);
+    a = find_root(parent, a);
+  }
+}
+
+__device__ __forceinline__ std::uint32_t view_index(int x, int y, int z, int nx, int ny) {
+  return std::uint32_t((std::size_t(z) * std::size_t(ny) + std::size_t(y)) * std::size_t(nx) + std::size_t(x));
+}
+
+template <bool C26>
+__global__ void __launch_bounds__(tile_x* tile_y* block_z)
+    local_roots_kernel(VolumeView<const std::uint8_t> mask, std::uint8_t value, std::uint32_t* roots) {
+  __shared__ std::uint32_t local[tile_voxels];
+  const int nx = mask.nx, ny = mask.ny, nz = mask.z_count;
+  const int x0 = int(blockIdx.x) * tile_x, y0 = int(blockIdx.y) * tile_y, z0 = int(blockIdx.z) * tile_z;
+  const int lx = int(threadIdx.x), ly = int(threadIdx.y);
+  const int x = x0 + lx, y = y0 + ly;
+  bool inside[voxels_per_thread], fg[voxels_per_thread];
+#pragma unroll
+  for (int k = 0; k < voxels_per_thread; ++k) {
+    const int lz = int(threadIdx.z) + k * block_z;
+    const int li = (lz * tile_y + ly) * tile_x + lx;
+    inside[k] = x < nx && y < ny && z0 + lz < nz;
+    fg[k] = inside[k] && mask.data[view_index(x, y, z0 + lz, nx, ny)] == value;
+    local[li] = fg[k] ? std::uint32_t(li) : no_root;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < voxels_per_thread; ++k) {
+    if (!fg[k]) continue;
+    const int lz = int(threadIdx.z) + k * block_z;
+    const int li = (lz * tile_y + ly) * tile_x + lx;
+#pragma unroll
+    for (int n = 0; n < math::BackwardNeighbours<C26>::count; ++n) {
+      int dx, dy, dz;
+      math::BackwardNeighbours<C26>::offset(n, dx, dy, dz);
+      if (lx + dx < 0 || lx + dx >= tile_x || ly + dy < 0 || ly + dy >= tile_y || lz + dz < 0) continue;
+      const int ln = li + (dz * tile_y + dy) * tile_x + dx;
+      if (local[ln] != no_root) unite(local, std::uint32_t(li), std::uint32_t(ln));
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < voxels_per_thread; ++k) {
+    if (!inside[k]) continue;
+    const int lz = int(threadIdx.z) + k * block_z;
+    std::uint32_t out = no_root;
+    if (fg[k]) {
+      const int r = int(find_root(local, std::uint32_t((lz * tile_y + ly) * tile_x + lx)));
+      out = view_index(x0 + r % tile_x, y0 + (r / tile_x) % tile_y, z0 + r / (tile_x * tile_y), nx, ny);
+    }
+    roots[view_index(x, y, z0 + lz, nx, ny)] = out;
+  }
+}
+
+// One thread per voxel; those on a tile face join their backward neighbours in other tiles.
+template <bool C26>
+__global__ void __launch_bounds__(256)
+    merge_tiles_kernel(VolumeView<const std::uint8_t> mask, std::uint8_t value, std::uint32_t* roots) {
+  const int nx = mask.nx, ny = mask.ny;  // z: one slice per grid row, all of them held
+  const int x = int(blockIdx.x) * 32 + int(threadIdx.x), y = int(blockIdx.y) * 8 + int(threadIdx.y);
+  const int z = int(blockIdx.z);
+  if (x >= nx || y >= ny) return;
+  const int lx = x % tile_x, ly = y % tile_y, lz = z % tile_z;
+  // Only these can have a backward neighbour in another tile.
+  const bool on_face = lx == 0 || lx == tile_x - 1 || ly == 0 || ly == tile_y - 1 || lz == 0;
+  if (!on_face) return;
+  const std::uint32_t i = view_index(x, y, z, nx, ny);
+  if (mask.data[i] != value) return;
+#pragma unroll
+  for (int n = 0; n < math::BackwardNeighbours<C26>::count; ++n) {
+    int dx, dy, dz;
+    math::BackwardNeighbours<C26>::offset(n, dx, dy, dz);
+    const int xn = x + dx, yn = y + dy, zn = z + dz;
+    if (xn < 0 || xn >= nx || yn < 0 || yn >= ny || zn < 0) continue;
+    const bool other_tile = lx + dx < 0 || lx + dx >= tile_x || ly + dy < 0 || ly + dy >= tile_y || lz + dz < 0;
+    if (!other_tile) continue;
+    const std::uint32_t j = view_index(xn, yn, zn, nx, ny);
+    if (mask.data[j] == value) unite(roots, i, j);
+  }
+}
+
+__global__ void compress_kernel(std::uint32_t* roots, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n || roots[i] == no_root) return;
+  roots[i] = find_root(roots, std::uint32_t(i));
+}
+
+struct IsRoot {
+  const std::uint32_t* roots;
+  __host__ __device__ std::uint32_t operator()(std::uint32_t i) const { return roots[i] == i ? 1u : 0u; }
+};
+
+__global__ void count_kernel(const std::uint32_t* roots, const std::uint32_t* before, std::size_t n,
+                             std::uint32_t* count) {
+  *count = before[n - 1] + (roots[n - 1] == std::uint32_t(n - 1) ? 1u : 0u);
+}
+
+__global__ void relabel_kernel(std::uint32_t* labels, const std::uint32_t* before, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::uint32_t r = labels[i];
+  labels[i] = r == no_root ? 0u : before[r] + 1u;
+}
+
+__global__ void mark_border_kernel(VolumeView<const std::uint8_t> mask, const std::uint32_t* roots,
+                                   std::uint8_t* keep) {
+  const int x = int(blockIdx.x) * 32 + int(threadIdx.x), y = int(blockIdx.y) * 8 + int(threadIdx.y);
+  const int z = int(blockIdx.z);
+  if (x >= mask.nx || y >= mask.ny) return;
+  if (!(x == 0 || x == mask.nx - 1 || y == 0 || y == mask.ny - 1 || z == 0 || z == mask.nz - 1)) return;
+  const std::uint32_t r = roots[view_index(x, y, z, mask.nx, mask.ny)];
+  if (r != no_root) keep[r] = 1;
+}
+
+constexpr int change_threads = 256;
+
+__global__ void __launch_bounds__(change_threads)
+    change_enclosed_kernel(std::uint8_t* mask, const std::uint32_t* roots, const std::uint8_t* keep, std::size_t n,
+                           std::uint8_t other, unsigned long long* changed) {
+  const std::size_t i = std::size_t(blockIdx.x) * change_threads + threadIdx.x;
+  std::uint32_t mine = 0;
+  if (i < n) {
+    const std::uint32_t r = roots[i];
+    if (r != no_root && !keep[r]) {
+      mask[i] = other;
+      mine = 1;
+    }
+  }
+  using Reduce = cub::BlockReduce<std::uint32_t, change_threads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const std::uint32_t total = Reduce(storage).Sum(mine);
+  if (threadIdx.x == 0 && total > 0) atomicAdd(changed, static_cast<unsigned long long>(total));
+}
+
+constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
+
+unsigned flat_blocks(std::size_t n, int threads) { return unsigned((n + threads - 1) / threads); }
+
+dim3 voxel_grid(const VolumeView<const std::uint8_t>& v) {
+  return dim3(unsigned(v.nx + 31) / 32, unsigned(v.ny + 7) / 8, unsigned(v.z_count));
+}
+
+void check_mask(const char* op, VolumeView<const std::uint8_t> mask) {
+  checks::require_view(mask, op, "mask");
+  checks::require(mask.held_voxels() < std::size_t(no_root), op,
+                  "views of 2^32 - 1 voxels or more are not supported: " + checks::describe(mask));
+  checks::require(mask.z_count <= 65535, op, "more than 65535 slices in one view: " + checks::describe(mask));
+}
+
+void check_roots_args(const char* op, VolumeView<const std::uint8_t> mask, VolumeView<std::uint32_t> out) {
+  check_mask(op, mask);
+  checks::require_view(out, op, "output");
+  checks::require_same_slices(mask, out, op);
+}
+
+// The three union-find launches (arguments checked by the caller).
+void roots_gpu(VolumeView<const std::uint8_t> mask, std::uint8_t value, Connectivity connectivity,
+               std::uint32_t* roots, cudaStream_t stream) {
+  const std::size_t n = mask.held_voxels();
+  if (n == 0) return;
+  const std::string size = checks::describe(mask) + ", " + std::to_string(int(connectivity)) + "-connected";
+  const bool c26 = connectivity == Connectivity::c26;
+  const dim3 tiles(unsigned(mask.nx + tile_x - 1) / tile_x, unsigned(mask.ny + tile_y - 1) / tile_y,
+                   unsigned(mask.z_count + tile_z - 1) / tile_z);
+  const dim3 tile_block(tile_x, tile_y, block_z);
+  if (c26)
+    local_roots_kernel<true><<<tiles, tile_block, 0, stream>>>(mask, value, roots);
+  else
+    local_roots_kernel<false><<<tiles, tile_block, 0, stream>>>(mask, value, roots);
+  GP_CUDA_CHECK_LAUNCH("local_roots_kernel " + size);
+  if (c26)
+    merge_tiles_kernel<true><<<voxel_grid(mask), dim3(32, 8), 0, stream>>>(mask, value, roots);
+  else
+    merge_tiles_kernel<false><<<voxel_grid(mask), dim3(32, 8), 0, stream>>>(mask, value, roots);
+  GP_CUDA_CHECK_LAUNCH("merge_tiles_kernel " + size);
+  compress_kernel<<<flat_blocks(n, 256), 256, 0, stream>>>(roots, n);
+  GP_CUDA_CHECK_LAUNCH("compress_kernel " + size);
+}
+
+}  // namespace
+
+void component_roots_gpu(VolumeView<const std::uint8_t> mask, std::uint8_t value, Connectivity connectivity,
+                         VolumeView<std::uint32_t> roots, cudaStream_t stream) {
+  check_roots_args("component_roots_gpu", mask, roots);
+  roots_gpu(mask, value, connectivity, roots.data, stream);
+}
+
+std::uint32_t label_components_gpu(VolumeView<const std::uint8_t> mask, std::uint8_t value, Connectivity connectivity,
+                                   VolumeView<std::uint32_t> labels, const ScratchAllocator& scratch,
+                                   cudaStream_t stream) {
+  check_roots_args("label_components_gpu", mask, labels);
+  const std::size_t n = mask.held_voxels();
+  if (n == 0) return 0;
+  const std::string size = checks::describe(mask);
+  roots_gpu(mask, value, connectivity, labels.data, stream);
+
+  // Labels: 1 + the number of roots before each voxel's root (an exclusive scan of the root flags).
+  using Flags = thrust::transform_iterator<IsRoot, thrust::counting_iterator<std::uint32_t>>;
+  const Flags flags(thrust::counting_iterator<std::uint32_t>(0), IsRoot{labels.data});
+  const auto items = std::uint32_t(n);
+  std::uint32_t* before = nullptr;
+  std::size_t temp_bytes = 0;
+  GP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, flags, before, items, stream),
+                "size the label scan " + size);
+  const std::size_t count_at = align_up(n * sizeof(std::uint32_t)), temp_at = count_at + 256;
+  auto* base = static_cast<char*>(scratch(temp_at + temp_bytes));
+  before = reinterpret_cast<std::uint32_t*>(base);
+  auto* count = reinterpret_cast<std::uint32_t*>(base + count_at);
+  GP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(base + temp_at, temp_bytes, flags, before, items, stream),
+                "label scan " + size);
+  count_kernel<<<1, 1, 0, stream>>>(labels.data, before, n, count);
+  GP_CUDA_CHECK_LAUNCH("count_kernel " + size);
+  relabel_kernel<<<flat_blocks(n, 256), 256, 0, stream>>>(labels.data, before, n);
+  GP_CUDA_CHECK_LAUNCH("relabel_kernel " + size);
+  std::uint32_t k = 0;
+  GP_CUDA_CHECK(cudaMemcpyAsync(&k, count, sizeof k, cudaMemcpyDeviceToHost, stream), "label count " + size);
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "label_components_gpu " + size);
+  return k;
+}
+
+std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phase, Connectivity connectivity,
+                                const ScratchAllocator& scratch, cudaStream_t stream) {
+  const char* op = "fill_enclosed_gpu";
+  VolumeView<const std::uint8_t> in = mask;
+  checks::require(phase <= 1, op, "phase must be 0 or 1, not " + std::to_string(int(phase)));
+  check_mask(op, in);
+  checks::require(mask.z_first == 0 && mask.z_count == mask.nz, op,
+                  "the mask must hold the whole volume: " + checks::describe(mask));
+  const std::size_t n = mask.held_voxels();
+  const std::size_t keep_at = align_up(n * sizeof(std::uint32_t)), changed_at = keep_at + align_up(n);
+  auto* base = static_cast<char*>(scratch(changed_at + sizeof(unsigned long long)));
+  auto* roots = reinterpret_cast<std::uint32_t*>(base);
+  auto* keep = reinterpret_cast<std::uint8_t*>(base + keep_at);
+  auto* changed = reinterpret_cast<unsigned long long*>(base + changed_at);
+  const std::string size = checks::describe(mask);
+  roots_gpu(in, phase, connectivity, roots, stream);
+  GP_CUDA_CHECK(cudaMemsetAsync(keep, 0, n, stream), "fill_enclosed keep flags " + size);
+  GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "fill_enclosed count " + size);
+  mark_border_kernel<<<voxel_grid(in), dim3(32, 8), 0, stream>>>(in, roots, keep);
+  GP_CUDA_CHECK_LAUNCH("mark_border_kernel " + size);
+  change_enclosed_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(
+      mask.data, roots, keep, n, std::uint8_t(1 - phase), changed);
+  GP_CUDA_CHECK_LAUNCH("change_enclosed_kernel " + size);
+  unsigned long long host = 0;
+  GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "fill_enclosed " + size);
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "fill_enclosed_gpu " + size);
+  return host;
+}
+
+}  // namespace gp::pnm
