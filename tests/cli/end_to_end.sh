@@ -136,6 +136,15 @@ json_check "pnm porosity near the truth" "$work/pnm/foam/summary.json" \
   "abs(j['porosity'] - json.load(open('data-samples/pnm/foam-truth.json'))['porosity']) < 0.01"
 json_check "pnm regions near the sphere count" "$work/pnm.json" \
   "0.8 < j['extra']['regions'] / json.load(open('data-samples/pnm/foam-truth.json'))['sphere_count'] < 1.1"
+python3 - "$work/pnm/foam/summary.json" data-samples/pnm/foam-truth.json <<'PY' && passes=$((passes + 1)) || { echo "FAIL: pnm pore sizes"; failures=$((failures + 1)); }
+# The pores' inscribed diameters follow the phantom's sphere diameters (d10, d50, d90 within 12%).
+import json, sys
+found = json.load(open(sys.argv[1]))["network"]["pore_size"]["inscribed_diameter"]
+diameters = sorted(2 * s[3] for s in json.load(open(sys.argv[2]))["spheres"])
+for key, q in (("d10", 0.1), ("d50", 0.5), ("d90", 0.9)):
+    truth = diameters[int(q * (len(diameters) - 1))]
+    assert abs(found[key] / truth - 1) < 0.12, (key, found[key], truth)
+PY
 json_check "pnm stage times reported" "$work/pnm.json" "set(j['extra']['stage_seconds']) >= {'binarize', 'distance', 'watershed', 'network'}"
 check "pnm resume skips" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm" --resume --report "$work/pnm-resume.json"
 json_check "pnm resume skipped the volume" "$work/pnm-resume.json" "j['items']['skipped_complete'] == 1"
