@@ -67,6 +67,19 @@ __device__ __forceinline__ std::uint32_t view_index(int x, int y, int z, int nx,
   return std::uint32_t((std::size_t(z) * std::size_t(ny) + std::size_t(y)) * std::size_t(nx) + std::size_t(x));
 }
 
+// Whether joining voxel p = (x, y, z) with its backward neighbour q = p + (dx, dy, dz) (not the
+// left voxel itself) can be left to p's left voxel p' = (x-1, y, z) when that is foreground and in
+// the same tile (`left_joins`): p' is in p's set once the tile is joined. With 26-connectivity, q
+// is a backward neighbour of p' too when dx <= 0; with 6-connectivity (dx == 0), p' joins q's left
+// voxel, which is in q's set when foreground (`q_left_joins`, same tile as q; read for 6 only).
+// p' may leave its join to its own left voxel in turn; the chain ends, as each step adds one to dx
+// (26) or comes to the tile's edge. This holds for the in-tile joins and the cross-tile ones alike,
+// since p' and q' lie in the tiles of p and q.
+template <bool C26>
+__device__ __forceinline__ bool skip_for_left(bool left_joins, int dx, bool q_left_joins) {
+  return C26 ? left_joins && dx <= 0 : left_joins && q_left_joins;
+}
+
 template <bool C26>
 __global__ void __launch_bounds__(tile_x* tile_y* block_z)
     local_roots_kernel(VolumeView<const std::uint8_t> mask, std::uint8_t value, std::uint32_t* roots) {
@@ -90,12 +103,16 @@ __global__ void __launch_bounds__(tile_x* tile_y* block_z)
     if (!fg[k]) continue;
     const int lz = int(threadIdx.z) + k * block_z;
     const int li = (lz * tile_y + ly) * tile_x + lx;
+    // The left voxel, when foreground, joins most of the same neighbours (see skip_for_left).
+    const bool left_joins = lx > 0 && local[li - 1] != no_root;
 #pragma unroll
     for (int n = 0; n < math::BackwardNeighbours<C26>::count; ++n) {
       int dx, dy, dz;
       math::BackwardNeighbours<C26>::offset(n, dx, dy, dz);
       if (lx + dx < 0 || lx + dx >= tile_x || ly + dy < 0 || ly + dy >= tile_y || lz + dz < 0) continue;
+      const bool is_left = dx == -1 && dy == 0 && dz == 0;
       const int ln = li + (dz * tile_y + dy) * tile_x + dx;
+      if (!is_left && skip_for_left<C26>(left_joins, dx, !C26 && lx > 0 && local[ln - 1] != no_root)) continue;
       if (local[ln] != no_root) unite(local, std::uint32_t(li), std::uint32_t(ln));
     }
   }
@@ -113,7 +130,9 @@ __global__ void __launch_bounds__(tile_x* tile_y* block_z)
   }
 }
 
-// One thread per voxel; those on a tile face join their backward neighbours in other tiles.
+// One thread per voxel; those on a tile face join their backward neighbours in other tiles. A
+// neighbour whose parent is one this thread has just joined (or its own parent) is in a joined set
+// already, and skip_for_left() drops more redundant joins: finds are the cost on dense masks.
 template <bool C26>
 __global__ void __launch_bounds__(256)
     merge_tiles_kernel(VolumeView<const std::uint8_t> mask, std::uint8_t value, std::uint32_t* roots) {
@@ -127,6 +146,8 @@ __global__ void __launch_bounds__(256)
   if (!on_face) return;
   const std::uint32_t i = view_index(x, y, z, nx, ny);
   if (mask.data[i] != value) return;
+  const bool left_joins = lx > 0 && mask.data[i - 1] == value;
+  std::uint32_t joined1 = load(&roots[i]), joined2 = no_root;
 #pragma unroll
   for (int n = 0; n < math::BackwardNeighbours<C26>::count; ++n) {
     int dx, dy, dz;
@@ -136,7 +157,13 @@ __global__ void __launch_bounds__(256)
     const bool other_tile = lx + dx < 0 || lx + dx >= tile_x || ly + dy < 0 || ly + dy >= tile_y || lz + dz < 0;
     if (!other_tile) continue;
     const std::uint32_t j = view_index(xn, yn, zn, nx, ny);
-    if (mask.data[j] == value) unite(roots, i, j);
+    if (skip_for_left<C26>(left_joins, dx, !C26 && lx > 0 && mask.data[j - 1] == value)) continue;
+    if (mask.data[j] != value) continue;
+    const std::uint32_t parent = load(&roots[j]);
+    if (parent == joined1 || parent == joined2) continue;
+    unite(roots, i, parent);
+    joined2 = joined1;
+    joined1 = parent;
   }
 }
 
