@@ -68,20 +68,22 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
   distance_transform_cpu(volume_view<const std::uint8_t>(mask.data(), d), volume_view(distance.data(), d), spacing);
 
   clock.start("markers");
-  std::vector<float> smooth(d.voxels());
-  if (s.sigma > 0)
-    gaussian_filter_cpu(volume_view<const float>(distance.data(), d), volume_view(smooth.data(), d), smoothing_sigma(spacing, s.sigma));
-  else
-    smooth = distance;
-  const auto peaks = find_peaks_cpu(volume_view<const std::uint8_t>(mask.data(), d), volume_view<const float>(smooth.data(), d), spacing,
+  std::vector<float> smoothed;  // sigma 0 floods the distance map itself
+  if (s.sigma > 0) {
+    smoothed.resize(d.voxels());
+    gaussian_filter_cpu(volume_view<const float>(distance.data(), d), volume_view(smoothed.data(), d),
+                        smoothing_sigma(spacing, s.sigma));
+  }
+  const auto smooth = volume_view<const float>(s.sigma > 0 ? smoothed.data() : distance.data(), d);
+  const auto peaks = find_peaks_cpu(volume_view<const std::uint8_t>(mask.data(), d), smooth, spacing,
                                     s.r_max);
-  out.markers = select_markers(peaks, volume_view<const float>(smooth.data(), d), spacing, s.markers);
+  out.markers = select_markers(peaks, smooth, spacing, s.markers);
 
   clock.start("watershed");
   std::vector<std::uint32_t> markers(d.voxels());
   place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
   out.labels = HostVolume<std::uint32_t>(d.voxels());
-  watershed_cpu(volume_view<const std::uint8_t>(mask.data(), d), volume_view<const float>(smooth.data(), d),
+  watershed_cpu(volume_view<const std::uint8_t>(mask.data(), d), smooth,
                 volume_view<const std::uint32_t>(markers.data(), d), volume_view(out.labels.data(), d));
   out.regions = out.markers.count;
   out.markers.voxels = {};

@@ -111,11 +111,9 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   ws.release_scratch();
 
   next_stage("markers");
-  auto smooth = work;  // the transform's work volume is free again
-  if (s.sigma > 0)
-    gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
-  else
-    stream.copy_to_device(smooth.data, distance.data, n * sizeof(float));
+  // Smoothed into the transform's work volume, free again; sigma 0 floods the map itself.
+  const auto smooth = s.sigma > 0 ? work : distance;
+  if (s.sigma > 0) gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
   HostVolume<float> host_smooth(n);
   const auto peaks = find_peaks_gpu(mask, smooth, spacing, s.r_max, scratch, cs);
   staging.download(stream, host_smooth.data(), smooth.data, n * sizeof(float));

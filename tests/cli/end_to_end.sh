@@ -153,6 +153,10 @@ if [[ $has_gpu == 1 ]]; then
   check "pnm gpu run" 0 "$gpuproc" "${pnm[@]}" --device cuda:0 --set output.dir="$work/pnm-gpu"
   check "pnm gpu labels equal cpu" 0 cmp "$work/pnm/foam/labels.nrrd" "$work/pnm-gpu/foam/labels.nrrd"
   check "pnm gpu network equals cpu" 0 cmp "$work/pnm/foam/throats.csv" "$work/pnm-gpu/foam/throats.csv"
+  # sigma 0: the unsmoothed distance map is flooded directly, on both paths alike.
+  check "pnm cpu sigma 0" 0 "$gpuproc" "${pnm[@]}" --device cpu --set segment.sigma=0 --set output.dir="$work/pnm-s0-cpu"
+  check "pnm gpu sigma 0" 0 "$gpuproc" "${pnm[@]}" --device cuda:0 --set segment.sigma=0 --set output.dir="$work/pnm-s0-gpu"
+  check "pnm sigma 0 gpu labels equal cpu" 0 cmp "$work/pnm-s0-cpu/foam/labels.nrrd" "$work/pnm-s0-gpu/foam/labels.nrrd"
 fi
 
 echo "cli end-to-end: $passes passed, $failures failed"
