@@ -62,6 +62,13 @@ class Schema {
   std::vector<Field> fields_;  // in declaration order
 };
 
+// A field of a validated config (every field is present, defaults filled in), e.g.
+// value_at<int>(config, "/output/quality").
+template <class T>
+T value_at(const json& config, const std::string& pointer) {
+  return config.at(json::json_pointer(pointer)).get<T>();
+}
+
 // Reads a JSON config file (comments allowed). Throws gp::UsageError naming the file: missing,
 // unreadable, or "path:line:column: invalid JSON: ..." for a syntax error.
 json load_file(const std::string& path);

@@ -1,14 +1,11 @@
 #include "io/slice_source.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "io/parallel_items.hpp"
 #include "io/volume_reader.hpp"
 
 namespace gp::io {
@@ -125,32 +122,12 @@ Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& optio
   const int nz = volume.dims.nz;
   const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
   const int runs = std::min(nz, threads * 4);
-  std::atomic<int> next_run{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr first_error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    try {
-      SliceAssembler assembler(source, region, factor);
-      for (int run; !failed && (run = next_run++) < runs;) {
-        const int z_begin = int(std::int64_t(nz) * run / runs), z_end = int(std::int64_t(nz) * (run + 1) / runs);
-        for (int zo = z_begin; zo < z_end && !failed; ++zo)
-          assembler.assemble(zo, volume.values.data() + std::size_t(zo) * volume.dims.slice_voxels());
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!first_error) first_error = std::current_exception();
-      failed = true;
-    }
-  };
-  if (threads == 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
-  }
-  if (first_error) std::rethrow_exception(first_error);
+  for_each_item(runs, threads, [&](int run) {
+    SliceAssembler assembler(source, region, factor);  // one reader per run, reading forward
+    const int z_begin = int(std::int64_t(nz) * run / runs), z_end = int(std::int64_t(nz) * (run + 1) / runs);
+    for (int zo = z_begin; zo < z_end; ++zo)
+      assembler.assemble(zo, volume.values.data() + std::size_t(zo) * volume.dims.slice_voxels());
+  });
   return volume;
 }
 

@@ -66,11 +66,6 @@ config::Schema make_schema() {
   return s;
 }
 
-template <class T>
-T get(const config::json& c, const char* pointer) {
-  return c.at(config::json::json_pointer(pointer)).get<T>();
-}
-
 }  // namespace
 
 const config::Schema& schema() {
@@ -81,55 +76,55 @@ const config::Schema& schema() {
 Settings read_settings(const config::json& c) {
   Settings s;
   auto& r = s.read;
-  r.format = get<std::string>(c, "/input/format");
-  s.one_volume = get<bool>(c, "/input/one_volume");
-  r.raw.dims = {get<int>(c, "/input/raw/width"), get<int>(c, "/input/raw/height"), get<int>(c, "/input/raw/depth")};
-  r.raw.dtype = get<std::string>(c, "/input/raw/dtype");
-  r.raw.big_endian = get<std::string>(c, "/input/raw/endian") == "big";
-  r.raw.header_bytes = get<std::uint64_t>(c, "/input/raw/header_bytes");
+  r.format = config::value_at<std::string>(c, "/input/format");
+  s.one_volume = config::value_at<bool>(c, "/input/one_volume");
+  r.raw.dims = {config::value_at<int>(c, "/input/raw/width"), config::value_at<int>(c, "/input/raw/height"), config::value_at<int>(c, "/input/raw/depth")};
+  r.raw.dtype = config::value_at<std::string>(c, "/input/raw/dtype");
+  r.raw.big_endian = config::value_at<std::string>(c, "/input/raw/endian") == "big";
+  r.raw.header_bytes = config::value_at<std::uint64_t>(c, "/input/raw/header_bytes");
   if (r.format == "raw" && r.raw.dims.voxels() == 0)
     throw UsageError("/input/raw/width, height, depth: a raw volume needs all three sizes");
-  const double sx = get<double>(c, "/input/spacing/x"), sy = get<double>(c, "/input/spacing/y"),
-               sz = get<double>(c, "/input/spacing/z");
+  const double sx = config::value_at<double>(c, "/input/spacing/x"), sy = config::value_at<double>(c, "/input/spacing/y"),
+               sz = config::value_at<double>(c, "/input/spacing/z");
   const int given = (sx > 0) + (sy > 0) + (sz > 0);
   if (given != 0 && given != 3) throw UsageError("/input/spacing: give x, y and z, or none");
   r.spacing_given = given == 3;
   if (r.spacing_given) r.spacing = {sx, sy, sz};
-  r.slope = get<double>(c, "/input/slope");
-  r.intercept = get<double>(c, "/input/intercept");
-  r.crop_begin = {get<int>(c, "/input/crop/x"), get<int>(c, "/input/crop/y"), get<int>(c, "/input/crop/z")};
-  r.crop_size = {get<int>(c, "/input/crop/width"), get<int>(c, "/input/crop/height"), get<int>(c, "/input/crop/depth")};
-  r.downsample = get<int>(c, "/input/downsample");
+  r.slope = config::value_at<double>(c, "/input/slope");
+  r.intercept = config::value_at<double>(c, "/input/intercept");
+  r.crop_begin = {config::value_at<int>(c, "/input/crop/x"), config::value_at<int>(c, "/input/crop/y"), config::value_at<int>(c, "/input/crop/z")};
+  r.crop_size = {config::value_at<int>(c, "/input/crop/width"), config::value_at<int>(c, "/input/crop/height"), config::value_at<int>(c, "/input/crop/depth")};
+  r.downsample = config::value_at<int>(c, "/input/downsample");
 
-  s.denoise = get<std::string>(c, "/segment/denoise");
-  s.denoise_sigma = get<float>(c, "/segment/denoise_sigma");
-  s.otsu = get<std::string>(c, "/segment/threshold") == "otsu";
-  s.threshold = get<float>(c, "/segment/threshold_value");
-  s.pore_is_dark = get<std::string>(c, "/segment/pore") == "dark";
-  s.fill_closed_pores = get<bool>(c, "/segment/fill_closed_pores");
-  s.remove_floating_solid = get<bool>(c, "/segment/remove_floating_solid");
-  const int connectivity = get<int>(c, "/segment/connectivity");
+  s.denoise = config::value_at<std::string>(c, "/segment/denoise");
+  s.denoise_sigma = config::value_at<float>(c, "/segment/denoise_sigma");
+  s.otsu = config::value_at<std::string>(c, "/segment/threshold") == "otsu";
+  s.threshold = config::value_at<float>(c, "/segment/threshold_value");
+  s.pore_is_dark = config::value_at<std::string>(c, "/segment/pore") == "dark";
+  s.fill_closed_pores = config::value_at<bool>(c, "/segment/fill_closed_pores");
+  s.remove_floating_solid = config::value_at<bool>(c, "/segment/remove_floating_solid");
+  const int connectivity = config::value_at<int>(c, "/segment/connectivity");
   if (connectivity != 6 && connectivity != 26)
     throw UsageError("/segment/connectivity: expected 6 or 26, got " + std::to_string(connectivity));
   s.connectivity = connectivity == 6 ? Connectivity::c6 : Connectivity::c26;
-  s.sigma = get<float>(c, "/segment/sigma");
-  s.r_max = get<float>(c, "/segment/r_max");
-  s.markers.saddle_max_iterations = get<int>(c, "/segment/saddle_iterations");
-  s.markers.nearby_factor = get<float>(c, "/segment/nearby_factor");
+  s.sigma = config::value_at<float>(c, "/segment/sigma");
+  s.r_max = config::value_at<float>(c, "/segment/r_max");
+  s.markers.saddle_max_iterations = config::value_at<int>(c, "/segment/saddle_iterations");
+  s.markers.nearby_factor = config::value_at<float>(c, "/segment/nearby_factor");
 
-  s.output_dir = get<std::string>(c, "/output/dir");
+  s.output_dir = config::value_at<std::string>(c, "/output/dir");
   if (s.output_dir.empty()) throw UsageError("/output/dir: must not be empty");
-  s.name_template = get<std::string>(c, "/output/name");
-  s.write_csv = get<bool>(c, "/output/csv");
-  s.write_json = get<bool>(c, "/output/json");
-  s.write_vtp = get<bool>(c, "/output/vtp");
-  s.write_statoil = get<bool>(c, "/output/statoil");
-  s.statoil_prefix = get<std::string>(c, "/output/statoil_prefix");
+  s.name_template = config::value_at<std::string>(c, "/output/name");
+  s.write_csv = config::value_at<bool>(c, "/output/csv");
+  s.write_json = config::value_at<bool>(c, "/output/json");
+  s.write_vtp = config::value_at<bool>(c, "/output/vtp");
+  s.write_statoil = config::value_at<bool>(c, "/output/statoil");
+  s.statoil_prefix = config::value_at<std::string>(c, "/output/statoil_prefix");
   if (s.statoil_prefix.empty() || s.statoil_prefix.find('/') != std::string::npos)
     throw UsageError("/output/statoil_prefix: expected a plain file-name prefix, got \"" + s.statoil_prefix + "\"");
-  s.write_labels = get<bool>(c, "/output/labels");
-  s.write_quicklook = get<bool>(c, "/output/quicklook");
-  s.stop_on_error = get<std::string>(c, "/run/on_error") == "fail";
+  s.write_labels = config::value_at<bool>(c, "/output/labels");
+  s.write_quicklook = config::value_at<bool>(c, "/output/quicklook");
+  s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
   return s;
 }
 

@@ -77,10 +77,10 @@ config::Schema make_schema() {
   return s;
 }
 
-std::string str(const config::json& c, const char* p) { return c.at(config::json::json_pointer(p)).get<std::string>(); }
-double num(const config::json& c, const char* p) { return c.at(config::json::json_pointer(p)).get<double>(); }
-int integer(const config::json& c, const char* p) { return c.at(config::json::json_pointer(p)).get<int>(); }
-bool flag(const config::json& c, const char* p) { return c.at(config::json::json_pointer(p)).get<bool>(); }
+std::string str(const config::json& c, const char* p) { return config::value_at<std::string>(c, p); }
+double num(const config::json& c, const char* p) { return config::value_at<double>(c, p); }
+int integer(const config::json& c, const char* p) { return config::value_at<int>(c, p); }
+bool flag(const config::json& c, const char* p) { return config::value_at<bool>(c, p); }
 
 }  // namespace
 

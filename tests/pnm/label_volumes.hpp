@@ -1,10 +1,13 @@
 #pragma once
 // Label volumes and distance maps for the region-statistics tests: hand-built boxes and
 // pseudo-random Voronoi partitions with solid, unassigned voxels and tied distances.
+#include <catch2/catch.hpp>
+
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "cuda/pnm/region_stats.hpp"
 #include "cuda/pnm/volume_view.hpp"
 
 namespace gp::test {
@@ -71,6 +74,20 @@ inline LabelVolume random_partition(int nx, int ny, int nz, int seeds, double so
       }
   v.regions = std::uint32_t(seeds);
   return v;
+}
+
+// Every region and throat equal, naming the first that differs.
+inline void require_equal(const pnm::RegionStats& got, const pnm::RegionStats& want) {
+  REQUIRE(got.regions.size() == want.regions.size());
+  for (std::size_t r = 0; r < want.regions.size(); ++r) {
+    INFO("region " << r + 1);
+    REQUIRE(got.regions[r] == want.regions[r]);
+  }
+  REQUIRE(got.throats.size() == want.throats.size());
+  for (std::size_t t = 0; t < want.throats.size(); ++t) {
+    INFO("throat " << want.throats[t].a << "-" << want.throats[t].b);
+    REQUIRE(got.throats[t] == want.throats[t]);
+  }
 }
 
 }  // namespace gp::test

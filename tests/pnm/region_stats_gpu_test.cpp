@@ -15,19 +15,6 @@ using gp::test::LabelVolume;
 
 namespace {
 
-void require_equal(const RegionStats& got, const RegionStats& want) {
-  REQUIRE(got.regions.size() == want.regions.size());
-  for (std::size_t r = 0; r < want.regions.size(); ++r) {
-    INFO("region " << r + 1);
-    REQUIRE(got.regions[r] == want.regions[r]);
-  }
-  REQUIRE(got.throats.size() == want.throats.size());
-  for (std::size_t t = 0; t < want.throats.size(); ++t) {
-    INFO("throat " << want.throats[t].a << "-" << want.throats[t].b);
-    REQUIRE(got.throats[t] == want.throats[t]);
-  }
-}
-
 struct Case {
   int nx, ny, nz, seeds;
   double solid;
@@ -51,7 +38,7 @@ TEST_CASE("region stats GPU: equals the CPU reference", "[pnm][region_stats][gpu
       const RegionStats gpu_stats =
           gp::pnm::region_stats_gpu(labels, distance, v.regions, 0, v.nz, conn, gpu.scratch(), gpu.stream());
       gpu.release_scratch();
-      require_equal(gpu_stats, cpu);
+      gp::test::require_equal(gpu_stats, cpu);
       if (c.seeds > 1 && c.solid < 0.5) CHECK(!cpu.throats.empty());
     }
   }
@@ -75,7 +62,7 @@ TEST_CASE("region stats GPU: slabs merged equal the whole volume", "[pnm][region
         gpu.release_scratch();
         gp::pnm::merge_region_stats(merged, part);
       }
-      require_equal(merged, whole);
+      gp::test::require_equal(merged, whole);
     }
   }
 }

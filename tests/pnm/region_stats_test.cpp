@@ -79,19 +79,6 @@ RegionStats brute_force(const LabelVolume& v, Connectivity c) {
   return out;
 }
 
-void require_equal(const RegionStats& got, const RegionStats& want) {
-  REQUIRE(got.regions.size() == want.regions.size());
-  for (std::size_t r = 0; r < want.regions.size(); ++r) {
-    INFO("region " << r + 1);
-    REQUIRE(got.regions[r] == want.regions[r]);
-  }
-  REQUIRE(got.throats.size() == want.throats.size());
-  for (std::size_t t = 0; t < want.throats.size(); ++t) {
-    INFO("throat " << want.throats[t].a << "-" << want.throats[t].b);
-    REQUIRE(got.throats[t] == want.throats[t]);
-  }
-}
-
 // Two 4x4x4 boxes side by side along x inside a one-voxel solid margin: region 1 at x 1..4,
 // region 2 at x 5..8.
 LabelVolume two_boxes() {
@@ -203,7 +190,7 @@ TEST_CASE("region stats: random partitions match a brute-force recount", "[pnm][
       INFO("seed " << seed << ", connectivity " << int(c));
       const RegionStats s = whole(v, c);
       REQUIRE(!s.throats.empty());
-      require_equal(s, brute_force(v, c));
+      gp::test::require_equal(s, brute_force(v, c));
     }
   }
 }
@@ -221,7 +208,7 @@ TEST_CASE("region stats: slabs merged equal the whole volume", "[pnm][region_sta
                                                            gp::test::slab_view(v.distance_view(), b, e), v.regions, b, e, c);
         gp::pnm::merge_region_stats(merged, part);
       }
-      require_equal(merged, all);
+      gp::test::require_equal(merged, all);
     }
   }
 }
@@ -233,7 +220,7 @@ TEST_CASE("region stats: one thread or many give the same result", "[pnm][region
   gp::cpu_threads_setting() = 1;
   const RegionStats one = whole(v, Connectivity::c26);
   gp::cpu_threads_setting() = saved;
-  require_equal(one, many);
+  gp::test::require_equal(one, many);
 }
 
 TEST_CASE("region stats: bad arguments", "[pnm][region_stats]") {
