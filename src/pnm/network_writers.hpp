@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "io/volume.hpp"
@@ -57,8 +58,8 @@ std::vector<std::string> write_statoil(const std::string& dir, const std::string
                                        double metres_per_unit);
 
 // labels.nrrd: the label volume as NRRD 0004 (3D Slicer, ITK, pynrrd, napari): type uint32, sizes
-// nx ny nz, space directions from the spacing (axes aligned), space origin, gzip encoding (one
-// gzip member, libdeflate at `level` 1..12). `lps`: the positions are DICOM patient coordinates
+// nx ny nz, space directions from the spacing (axes aligned), space origin, gzip encoding (gzip
+// members of 16 MiB of input compressed in parallel, libdeflate at `level` 1..12). `lps`: the positions are DICOM patient coordinates
 // ("space: left-posterior-superior"); otherwise "space dimension: 3".
 struct LabelVolumeInfo {
   io::Dims3 dims;
@@ -67,6 +68,20 @@ struct LabelVolumeInfo {
   bool lps = false;
 };
 void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info, int level = 6);
+
+// Any volume of the pipeline as NRRD with the same header (mask, distance maps, markers).
+struct NrrdType {
+  const char* name;  // NRRD's type name
+  std::size_t bytes;
+};
+template <class T>
+NrrdType nrrd_type() {
+  if constexpr (std::is_same_v<T, std::uint8_t>) return {"uint8", 1};
+  if constexpr (std::is_same_v<T, std::uint32_t>) return {"uint32", 4};
+  if constexpr (std::is_same_v<T, float>) return {"float", 4};
+}
+void write_volume_nrrd(const std::string& path, const void* data, const NrrdType& type, const LabelVolumeInfo& info,
+                       const std::string& comment, int level = 6);
 
 // Quick-look: the mid slices XY (z = nz/2), XZ (y = ny/2) and YZ (x = nx/2) side by side, 4-pixel
 // gaps, rows of XZ and YZ going down in z. Grey values windowed to their 0.5 and 99.5 percentiles

@@ -60,6 +60,9 @@ config::Schema make_schema() {
   s.string("/output/statoil_prefix", "network", "Statoil file prefix");
   s.boolean("/output/labels", true, "labels.nrrd: the pore regions, gzip-compressed, with spacing");
   s.boolean("/output/quicklook", true, "quicklook.png: mid slices with the regions overlaid");
+  s.boolean("/output/intermediates", false,
+            "also mask.nrrd (pore after filling), distance.nrrd, distance_smoothed.nrrd (what is flooded) and "
+            "markers.nrrd, to check or inspect the stages");
 
   s.object("/run", "behaviour of the batch");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed volumes and go on; fail: stop at the first");
@@ -124,6 +127,7 @@ Settings read_settings(const config::json& c) {
     throw UsageError("/output/statoil_prefix: expected a plain file-name prefix, got \"" + s.statoil_prefix + "\"");
   s.write_labels = config::value_at<bool>(c, "/output/labels");
   s.write_quicklook = config::value_at<bool>(c, "/output/quicklook");
+  s.write_intermediates = config::value_at<bool>(c, "/output/intermediates");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
   return s;
 }
@@ -138,6 +142,8 @@ std::vector<std::string> output_files(const Settings& s) {
       files.push_back(s.statoil_prefix + part);
   if (s.write_labels) files.push_back("labels.nrrd");
   if (s.write_quicklook) files.push_back("quicklook.png");
+  if (s.write_intermediates)
+    files.insert(files.end(), {"mask.nrrd", "distance.nrrd", "distance_smoothed.nrrd", "markers.nrrd"});
   files.push_back("summary.json");  // last: its presence marks the volume complete for --resume
   return files;
 }

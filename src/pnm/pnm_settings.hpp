@@ -35,6 +35,7 @@ struct Settings {
   std::string name_template;     // the per-volume output folder under output_dir
   bool write_csv = true, write_json = true, write_vtp = true, write_statoil = true, write_labels = true,
        write_quicklook = true;
+  bool write_intermediates = false;  // mask, distance maps and markers as NRRD (for checking)
   std::string statoil_prefix;
 
   bool stop_on_error = false;

@@ -90,6 +90,18 @@ void save_stage(PnmItem& item, const Settings& s) {
   if (s.write_labels)
     write_labels_nrrd(path("labels.nrrd"), seg.labels.data(), {v.dims, v.spacing, v.origin, is_dicom(v)});
   if (s.write_quicklook) write_quicklook_png(path("quicklook.png"), v, seg.labels.data());
+  if (s.write_intermediates) {
+    const Intermediates& kept = seg.intermediates;
+    const LabelVolumeInfo info{v.dims, v.spacing, v.origin, is_dicom(v)};
+    write_volume_nrrd(path("mask.nrrd"), kept.mask.data(), nrrd_type<std::uint8_t>(), info,
+                      "gpuproc segment-pnm mask after filling: 1 = pore, 0 = solid");
+    write_volume_nrrd(path("distance.nrrd"), kept.distance.data(), nrrd_type<float>(), info,
+                      "gpuproc segment-pnm distance from each pore voxel to the solid, " + geometry.length_unit);
+    write_volume_nrrd(path("distance_smoothed.nrrd"), kept.smoothed.data(), nrrd_type<float>(), info,
+                      "gpuproc segment-pnm smoothed distance map (its negation is flooded), " + geometry.length_unit);
+    write_volume_nrrd(path("markers.nrrd"), kept.markers.data(), nrrd_type<std::uint32_t>(), info,
+                      "gpuproc segment-pnm watershed markers: 1..N, 0 elsewhere");
+  }
 
   item.summary = run_summary(item, network);
   const std::string summary_path = path("summary.json");

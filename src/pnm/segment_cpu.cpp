@@ -1,4 +1,5 @@
 // The CPU path of segmentation.hpp: every stage through the kernels' CPU references.
+#include <utility>
 #include <vector>
 
 #include "cuda/pnm/binarize.hpp"
@@ -53,7 +54,7 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
 
   clock.start("binarize");
   out.threshold = s.otsu ? otsu_threshold_cpu(volume_view(values, d)) : s.threshold;
-  std::vector<std::uint8_t> mask(d.voxels());
+  HostVolume<std::uint8_t> mask(d.voxels());
   threshold_cpu(volume_view(values, d), volume_view(mask.data(), d), out.threshold, s.pore_is_dark);
   filtered = {};
   out.porosity_binarized = double(count_equal_cpu(volume_view<const std::uint8_t>(mask.data(), d), 1)) / voxels;
@@ -64,13 +65,13 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
   out.porosity = double(count_equal_cpu(volume_view<const std::uint8_t>(mask.data(), d), 1)) / voxels;
 
   clock.start("distance");
-  std::vector<float> distance(d.voxels());
+  HostVolume<float> distance(d.voxels());
   distance_transform_cpu(volume_view<const std::uint8_t>(mask.data(), d), volume_view(distance.data(), d), spacing);
 
   clock.start("markers");
-  std::vector<float> smoothed;  // sigma 0 floods the distance map itself
+  HostVolume<float> smoothed;  // sigma 0 floods the distance map itself
   if (s.sigma > 0) {
-    smoothed.resize(d.voxels());
+    smoothed = HostVolume<float>(d.voxels());
     gaussian_filter_cpu(volume_view<const float>(distance.data(), d), volume_view(smoothed.data(), d),
                         smoothing_sigma(spacing, s.sigma));
   }
@@ -80,7 +81,7 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
   out.markers = select_markers(peaks, smooth, spacing, s.markers);
 
   clock.start("watershed");
-  std::vector<std::uint32_t> markers(d.voxels());
+  HostVolume<std::uint32_t> markers(d.voxels());
   place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
   out.labels = HostVolume<std::uint32_t>(d.voxels());
   watershed_cpu(volume_view<const std::uint8_t>(mask.data(), d), smooth,
@@ -92,6 +93,10 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
   clock.start("network");
   out.stats = region_stats_cpu(volume_view<const std::uint32_t>(out.labels.data(), d), volume_view<const float>(distance.data(), d),
                                out.regions, 0, d.nz, Connectivity::c6);
+  if (s.write_intermediates) {
+    if (smoothed.empty()) smoothed = copy_of(distance);
+    out.intermediates = {std::move(mask), std::move(distance), std::move(smoothed), std::move(markers)};
+  }
   return out;
 }
 

@@ -44,6 +44,13 @@ class DeviceWorkspace {
   std::vector<DeviceBuffer> scratch_;
 };
 
+template <class T>
+HostVolume<T> download_volume(StagingBuffer& staging, const Stream& stream, VolumeView<T> view) {
+  HostVolume<T> host(view.held_voxels());
+  staging.download(stream, host.data(), view.data, host.size() * sizeof(T));
+  return host;
+}
+
 float otsu_threshold_gpu(VolumeView<const float> values, const ScratchAllocator& scratch, cudaStream_t stream) {
   const ValueRange range = value_range_gpu(values, scratch, stream);
   HistogramCounts counts{};
@@ -103,12 +110,15 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   if (s.fill_closed_pores) out.closed_pore_voxels = fill_enclosed_gpu(mask, 1, s.connectivity, scratch, cs);
   out.porosity = double(count_equal_gpu(mask, 1, scratch, cs)) / voxels;
   ws.release_scratch();
+  Intermediates kept;
+  if (s.write_intermediates) kept.mask = download_volume(staging, stream, mask);
 
   next_stage("distance");
   auto distance = ws.volume<float>(distance_buffer, "segment-pnm distance map");
   auto work = ws.volume<float>(work_buffer, "segment-pnm distance work");
   distance_transform_gpu(mask, distance, work, spacing, scratch, cs);
   ws.release_scratch();
+  if (s.write_intermediates) kept.distance = download_volume(staging, stream, distance);
 
   next_stage("markers");
   // Smoothed into the transform's work volume, free again; sigma 0 floods the map itself.
@@ -118,6 +128,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   const auto peaks = find_peaks_gpu(mask, smooth, spacing, s.r_max, scratch, cs);
   staging.download(stream, host_smooth.data(), smooth.data, n * sizeof(float));
   out.markers = select_markers(peaks, volume_view<const float>(host_smooth.data(), d), spacing, s.markers);
+  if (s.write_intermediates) kept.smoothed = std::move(host_smooth);
   host_smooth = HostVolume<float>();
   ws.release_scratch();
 
@@ -127,6 +138,10 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   place_markers_gpu(out.markers.voxels, out.markers.labels, markers, scratch, cs);
   out.watershed_passes = watershed_gpu(mask, smooth, markers, labels, scratch, cs);
   out.regions = out.markers.count;
+  if (s.write_intermediates) {
+    kept.markers = HostVolume<std::uint32_t>(n);
+    place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(kept.markers.data(), d));
+  }
   out.markers.voxels = {};
   out.markers.labels = {};
   markers_buffer.reset();
@@ -140,6 +155,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   out.labels = HostVolume<std::uint32_t>(n);
   staging.download(stream, out.labels.data(), labels.data, n * sizeof(std::uint32_t));
   stream.synchronize("segment-pnm");
+  out.intermediates = std::move(kept);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // on the GPU (segment_gpu.cpp, data stays on the device from upload to statistics) or the CPU
 // (segment_cpu.cpp). Both call the same kernels' twins and the same host marker code, so they
 // give identical labels and statistics.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,10 +33,26 @@ class HostVolume {
   std::size_t size() const { return size_; }
   T& operator[](std::size_t i) { return data_[i]; }
   const T& operator[](std::size_t i) const { return data_[i]; }
+  bool empty() const { return size_ == 0; }
 
  private:
   std::unique_ptr<T[]> data_;
   std::size_t size_ = 0;
+};
+
+template <class T>
+HostVolume<T> copy_of(const HostVolume<T>& v) {
+  HostVolume<T> copy(v.size());
+  std::copy(v.data(), v.data() + v.size(), copy.data());
+  return copy;
+}
+
+// The stages' volumes, kept only when the settings ask for them (output.intermediates).
+struct Intermediates {
+  HostVolume<std::uint8_t> mask;     // 1 = pore after filling
+  HostVolume<float> distance;        // exact EDT
+  HostVolume<float> smoothed;        // what the watershed floods (the distance itself for sigma 0)
+  HostVolume<std::uint32_t> markers;
 };
 
 struct Segmentation {
@@ -48,6 +65,7 @@ struct Segmentation {
   std::uint64_t closed_pore_voxels = 0, floating_solid_voxels = 0;  // changed by filling
   Markers markers;                    // counts only (voxels cleared to save memory)
   int watershed_passes = 0;           // GPU relaxation passes (0 on the CPU)
+  Intermediates intermediates;        // empty unless asked for
   std::vector<std::pair<std::string, double>> stage_seconds;  // in pipeline order
 };
 
