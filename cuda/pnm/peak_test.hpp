@@ -25,23 +25,26 @@ GP_VIEW_HD inline int reflect(int i, int n) {
   return i < 0 ? 0 : (i >= n ? n - 1 : i);
 }
 
-GP_VIEW_HD inline bool is_peak(const std::uint8_t* mask, const float* distance, int nx, int ny, int nz, int x, int y,
-                               int z, const Ball& b) {
-  const std::size_t row = std::size_t(nx), plane = std::size_t(nx) * std::size_t(ny);
-  const std::size_t self = std::size_t(z) * plane + std::size_t(y) * row + std::size_t(x);
-  if (!mask[self]) return false;
-  const float value = distance[self];
+// Voxel (x, y, z) (z global) of views that hold the ball's slices around it (mirrored at the
+// volume's faces).
+GP_VIEW_HD inline bool is_peak(const VolumeView<const std::uint8_t>& mask, const VolumeView<const float>& distance, int x,
+                               int y, int z, const Ball& b) {
+  const int nx = mask.nx, ny = mask.ny, nz = mask.nz;
+  if (!mask.at(x, y, z)) return false;
+  const float value = distance.at(x, y, z);
   for (int dz = -b.rz; dz <= b.rz; ++dz) {
     const float pz = float(dz) * b.sz;
-    const std::size_t oz = std::size_t(reflect(z + dz, nz)) * plane;
+    const int zz = reflect(z + dz, nz);
     for (int dy = -b.ry; dy <= b.ry; ++dy) {
       const float py = float(dy) * b.sy;
-      const std::size_t oy = oz + std::size_t(reflect(y + dy, ny)) * row;
+      const int yy = reflect(y + dy, ny);
+      const std::size_t mask_row = mask.offset(0, yy, zz), distance_row = distance.offset(0, yy, zz);
       for (int dx = -b.rx; dx <= b.rx; ++dx) {
         const float px = float(dx) * b.sx;
         if (px * px + py * py + pz * pz > b.r2) continue;
-        const std::size_t j = oy + std::size_t(reflect(x + dx, nx));
-        const float other = mask[j] ? distance[j] : distance[j] + b.solid_bonus;
+        const int xx = reflect(x + dx, nx);
+        const float d = distance.data[distance_row + std::size_t(xx)];
+        const float other = mask.data[mask_row + std::size_t(xx)] ? d : d + b.solid_bonus;
         if (other > value) return false;
       }
     }

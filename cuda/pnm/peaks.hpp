@@ -14,7 +14,26 @@
 
 namespace gp::pnm {
 
-// Linear indices of the peak voxels, ascending. GPU: whole-volume views; synchronises.
+// Global linear indices of the peak voxels with z in [z_begin, z_end), ascending. The views hold
+// those slices plus peak_halo() slices each side where the volume has them (an out-of-core run
+// finds peaks slab by slab; in-core runs pass whole-volume views and [0, nz)). The volume has at
+// most 2^32 voxels. GPU: synchronises.
+std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                                          Spacing spacing, float r_max, int z_begin, int z_end,
+                                          const ScratchAllocator& scratch, cudaStream_t stream);
+std::vector<std::uint32_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                                          Spacing spacing, float r_max, int z_begin, int z_end);
+
+// Slices each side of a slab that the peak test reads: the ball's half extent along z.
+int peak_halo(Spacing spacing, float r_max);
+
+namespace peak_detail {
+// Argument checks shared by both versions (throws gp::Error naming `op` and the views).
+void check_peak_args(const VolumeView<const std::uint8_t>& mask, const VolumeView<const float>& distance,
+                     Spacing spacing, float r_max, int z_begin, int z_end, const char* op);
+}  // namespace peak_detail
+
+// Whole volumes.
 std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max, const ScratchAllocator& scratch,
                                           cudaStream_t stream);

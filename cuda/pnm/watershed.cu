@@ -12,8 +12,10 @@ using namespace watershed_detail;
 
 constexpr int tile = 8, halo_tile = tile + 2;
 
+// The 8^3 tiles over slices [z_begin, z_end) of the volume.
 struct Tiles {
   int tx, ty, tz;
+  int z_begin, z_end;
   __host__ __device__ std::size_t count() const { return std::size_t(tx) * ty * tz; }
 };
 
@@ -21,10 +23,7 @@ __global__ void init_kernel(VolumeView<const std::uint8_t> mask, VolumeView<cons
                             VolumeView<const std::uint32_t> markers, std::uint64_t* key, std::uint32_t* label,
                             std::size_t voxels) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= voxels) return;
-  const std::uint32_t m = mask.data[i] ? markers.data[i] : 0;
-  key[i] = m ? marker_key(level_of(distance.data[i])) : unreached;
-  label[i] = m;
+  if (i < voxels) initial_state(mask.data[i], distance.data[i], markers.data[i], key[i], label[i]);
 }
 
 // One pass: each active 8^3 tile, with a one-voxel halo from its neighbours, relaxes in shared
@@ -38,19 +37,21 @@ __global__ void relax_kernel(VolumeView<const std::uint8_t> mask, VolumeView<con
   __shared__ std::uint32_t s_label[halo_tile][halo_tile][halo_tile];
   const int nx = mask.nx, ny = mask.ny, nz = mask.nz;
   const int x0 = int(t % tiles.tx) * tile, y0 = int((t / tiles.tx) % tiles.ty) * tile,
-            z0 = int(t / (std::size_t(tiles.tx) * tiles.ty)) * tile;
+            z0 = tiles.z_begin + int(t / (std::size_t(tiles.tx) * tiles.ty)) * tile;
   const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
   const int lid = (lz * tile + ly) * tile + lx;
   for (int h = lid; h < halo_tile * halo_tile * halo_tile; h += tile * tile * tile) {
     const int hx = h % halo_tile, hy = (h / halo_tile) % halo_tile, hz = h / (halo_tile * halo_tile);
     const int x = x0 + hx - 1, y = y0 + hy - 1, z = z0 + hz - 1;
-    const bool inside = x >= 0 && y >= 0 && z >= 0 && x < nx && y < ny && z < nz;
+    // Slices outside the view (beyond a slab's halo) are never read: the view holds all of the
+    // volume or the slab's neighbours.
+    const bool inside = x >= 0 && y >= 0 && x < nx && y < ny && z >= 0 && z < nz && mask.holds_z(z);
     const std::size_t i = inside ? mask.offset(x, y, z) : 0;
     s_key[hz][hy][hx] = inside ? key[i] : unreached;
     s_label[hz][hy][hx] = inside ? label[i] : 0;
   }
   const int x = x0 + lx, y = y0 + ly, z = z0 + lz;
-  const bool inside = x < nx && y < ny && z < nz;
+  const bool inside = x < nx && y < ny && z < tiles.z_end;  // halo slices are read, never written
   const std::size_t i = inside ? mask.offset(x, y, z) : 0;
   const bool free_voxel = inside && mask.data[i] && markers.data[i] == 0;
   const std::uint32_t level = free_voxel ? level_of(distance.data[i]) : 0;
@@ -135,29 +136,27 @@ void place_markers_gpu(const std::vector<std::uint32_t>& voxels, const std::vect
   GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
 }
 
-int watershed_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
-                  VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels,
-                  const ScratchAllocator& scratch, cudaStream_t stream) {
-  const std::size_t voxels = mask.held_voxels();
-  if (voxels == 0) return 0;
-  const std::string what = "watershed " + std::to_string(mask.nx) + "x" + std::to_string(mask.ny) + "x" +
-                           std::to_string(mask.nz);
-  const Tiles tiles{(mask.nx + tile - 1) / tile, (mask.ny + tile - 1) / tile, (mask.nz + tile - 1) / tile};
-  auto* key = static_cast<std::uint64_t*>(scratch(voxels * sizeof(std::uint64_t)));
+namespace {
+
+// Relaxation passes over the tiles of slices [z_begin, z_end) until no tile changes; key and
+// label are addressed like mask. Returns the passes (1 = nothing changed).
+int relax_until_stable(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                       VolumeView<const std::uint32_t> markers, std::uint64_t* key, std::uint32_t* label, int z_begin,
+                       int z_end, const ScratchAllocator& scratch, cudaStream_t stream, const std::string& what) {
+  const Tiles tiles{(mask.nx + tile - 1) / tile, (mask.ny + tile - 1) / tile, (z_end - z_begin + tile - 1) / tile,
+                    z_begin, z_end};
+  if (tiles.count() == 0) return 1;
   auto* active = static_cast<std::uint8_t*>(scratch(tiles.count()));
   auto* changed = static_cast<std::uint8_t*>(scratch(tiles.count()));
   auto* any = static_cast<int*>(scratch(sizeof(int)));
-
-  init_kernel<<<unsigned((voxels + 255) / 256), 256, 0, stream>>>(mask, distance, markers, key, labels.data, voxels);
-  GP_CUDA_CHECK_LAUNCH(what + " init");
   GP_CUDA_CHECK(cudaMemsetAsync(active, 1, tiles.count(), stream), what);
   int passes = 0;
   for (;;) {
     ++passes;
     GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, tiles.count(), stream), what);
     GP_CUDA_CHECK(cudaMemsetAsync(any, 0, sizeof(int), stream), what);
-    relax_kernel<<<unsigned(tiles.count()), dim3(tile, tile, tile), 0, stream>>>(
-        mask, distance, markers, key, labels.data, tiles, active, changed);
+    relax_kernel<<<unsigned(tiles.count()), dim3(tile, tile, tile), 0, stream>>>(mask, distance, markers, key, label,
+                                                                                tiles, active, changed);
     GP_CUDA_CHECK_LAUNCH(what + " relax pass " + std::to_string(passes));
     activity_kernel<<<unsigned((tiles.count() + 255) / 256), 256, 0, stream>>>(tiles, changed, active, any);
     GP_CUDA_CHECK_LAUNCH(what + " activity");
@@ -167,6 +166,34 @@ int watershed_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> d
     if (!host_any) break;
   }
   return passes;
+}
+
+std::string describe(const VolumeView<const std::uint8_t>& mask) {
+  return std::to_string(mask.nx) + "x" + std::to_string(mask.ny) + "x" + std::to_string(mask.nz);
+}
+
+}  // namespace
+
+int watershed_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                  VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels,
+                  const ScratchAllocator& scratch, cudaStream_t stream) {
+  const std::size_t voxels = mask.held_voxels();
+  if (voxels == 0) return 0;
+  const std::string what = "watershed " + describe(mask);
+  auto* key = static_cast<std::uint64_t*>(scratch(voxels * sizeof(std::uint64_t)));
+  init_kernel<<<unsigned((voxels + 255) / 256), 256, 0, stream>>>(mask, distance, markers, key, labels.data, voxels);
+  GP_CUDA_CHECK_LAUNCH(what + " init");
+  return relax_until_stable(mask, distance, markers, key, labels.data, 0, mask.nz, scratch, stream, what);
+}
+
+int watershed_relax_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                        VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
+                        VolumeView<std::uint32_t> labels, int z_begin, int z_end, const ScratchAllocator& scratch,
+                        cudaStream_t stream) {
+  detail::check_relax_args(mask, distance, markers, key, labels, z_begin, z_end, "watershed_relax_gpu");
+  const std::string what = "watershed " + describe(mask) + " slices [" + std::to_string(z_begin) + ", " +
+                           std::to_string(z_end) + ")";
+  return relax_until_stable(mask, distance, markers, key.data, labels.data, z_begin, z_end, scratch, stream, what);
 }
 
 }  // namespace gp::pnm

@@ -34,6 +34,29 @@ void watershed_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> 
 
 namespace gp::pnm {
 
+// Out-of-core: the GPU relaxation in Z-slabs. The state is a key (watershed_key.hpp) and a label
+// per voxel, kept by the caller between slabs. Relaxing slab after slab, and again wherever a
+// neighbour's boundary slice changed, until no slab changes reaches the same labels as
+// watershed_gpu and watershed_cpu: the result does not depend on the order.
+//
+// The initial state of the views' slices (all views hold the same slices).
+void watershed_init_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                        VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
+                        VolumeView<std::uint32_t> labels);
+// Relaxes slices [z_begin, z_end) until stable, reading (never writing) the state of the slices
+// next to them; all views hold the same slices: [z_begin, z_end) and one slice each side where
+// the volume has it. Synchronises; returns the passes it took (1 = nothing changed).
+int watershed_relax_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                        VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
+                        VolumeView<std::uint32_t> labels, int z_begin, int z_end, const ScratchAllocator& scratch,
+                        cudaStream_t stream);
+
+namespace detail {
+void check_relax_args(const VolumeView<const std::uint8_t>& mask, const VolumeView<const float>& distance,
+                      const VolumeView<const std::uint32_t>& markers, const VolumeView<std::uint64_t>& key,
+                      const VolumeView<std::uint32_t>& labels, int z_begin, int z_end, const char* op);
+}  // namespace detail
+
 // The marker volume: zeros, then labels[k] at voxel voxels[k] (a few thousand markers; uploaded).
 void place_markers_gpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
                        VolumeView<std::uint32_t> markers, const ScratchAllocator& scratch, cudaStream_t stream);

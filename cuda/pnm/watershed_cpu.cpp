@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "core/parallel_for.hpp"
+#include "cuda/pnm/slab_checks.hpp"
 #include "cuda/pnm/watershed.hpp"
 #include "cuda/pnm/watershed_key.hpp"
 
@@ -67,6 +70,37 @@ void watershed_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> 
     labels.data[i] = best;
   }
 }
+
+void watershed_init_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                        VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
+                        VolumeView<std::uint32_t> labels) {
+  checks::require_same_slices(mask, distance, "watershed_init_cpu");
+  checks::require_same_slices(mask, markers, "watershed_init_cpu");
+  checks::require_same_slices(mask, key, "watershed_init_cpu");
+  checks::require_same_slices(mask, labels, "watershed_init_cpu");
+  parallel_for(long(mask.held_voxels()), [&](long first, long last) {
+    for (long i = first; i < last; ++i)
+      watershed_detail::initial_state(mask.data[i], distance.data[i], markers.data[i], key.data[i], labels.data[i]);
+  }, 1 << 16);
+}
+
+namespace detail {
+
+void check_relax_args(const VolumeView<const std::uint8_t>& mask, const VolumeView<const float>& distance,
+                      const VolumeView<const std::uint32_t>& markers, const VolumeView<std::uint64_t>& key,
+                      const VolumeView<std::uint32_t>& labels, int z_begin, int z_end, const char* op) {
+  checks::require_view(mask, op, "mask");
+  checks::require_same_slices(mask, distance, op);
+  checks::require_same_slices(mask, markers, op);
+  checks::require_same_slices(mask, key, op);
+  checks::require_same_slices(mask, labels, op);
+  checks::require(z_begin >= 0 && z_begin <= z_end && z_end <= mask.nz, op,
+                  "slices [" + std::to_string(z_begin) + ", " + std::to_string(z_end) + ") outside the volume");
+  const VolumeView<const std::uint8_t> wanted{nullptr, mask.nx, mask.ny, mask.nz, z_begin, z_end - z_begin};
+  checks::require_halo(mask, wanted, 1, op);
+}
+
+}  // namespace detail
 
 void place_markers_cpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
                        VolumeView<std::uint32_t> markers) {

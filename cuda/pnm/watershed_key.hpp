@@ -31,4 +31,13 @@ GP_VIEW_HD inline std::uint64_t step(std::uint64_t from, std::uint32_t level) {
   return from + 1;  // same level: one more step (d never reaches 2^32 in a volume < 2^32 voxels)
 }
 
+// A voxel's state before flooding: markers (on pore voxels) hold their key and label, the rest
+// are unreached.
+GP_VIEW_HD inline void initial_state(std::uint8_t mask, float distance, std::uint32_t marker, std::uint64_t& key,
+                                     std::uint32_t& label) {
+  const std::uint32_t m = mask ? marker : 0;
+  key = m ? marker_key(level_of(distance)) : unreached;
+  label = m;
+}
+
 }  // namespace gp::pnm::watershed_detail

@@ -484,4 +484,14 @@ void Runtime::trim() {
   GP_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0), "trim memory pool");
 }
 
+std::size_t Runtime::device_bytes_available() {
+  if (!gpu()) return 0;
+  trim();
+  const MemoryStats m = memory_stats();
+  std::size_t available = m.device_free;
+  if (options_.gpu_memory_limit)
+    available = std::min(available, options_.gpu_memory_limit - std::min(options_.gpu_memory_limit, m.device_in_use));
+  return available;
+}
+
 }  // namespace gp

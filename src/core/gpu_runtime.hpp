@@ -194,6 +194,9 @@ class Runtime {
   MemoryStats memory_stats() const;
   void note_oom_retry() { oom_retries_++; }
   void trim();  // return cached pool memory to the driver (after an out-of-memory)
+  // Device memory a job can still take: what the driver reports free once the pool has given
+  // its cached memory back, and no more than --gpu-memory-limit leaves (0 on the CPU path).
+  std::size_t device_bytes_available();
 
  private:
   friend class DeviceBuffer;

@@ -61,6 +61,40 @@ class PnmCommand final : public BatchCommand {
                    const std::vector<std::size_t>& input_indices) override;
 };
 
+// In-core when the volume's working set fits in the GPU memory available, else in Z-slabs. An
+// in-core run that still runs out (the estimate was low) retries in slabs within half the memory,
+// and slabs that do not fit run on the CPU: all three give the same labels.
+void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& progress) {
+  const auto& volume = item.volume;
+  std::size_t available = rt.device_bytes_available();
+  // An eighth kept back for what the per-voxel estimates leave out (CUB's temporary storage,
+  // per-region tables).
+  auto budget = [](std::size_t bytes) { return bytes - bytes / 8; };
+  try {
+    if (in_core_device_bytes(volume.dims) <= budget(available)) {
+      try {
+        item.device = "gpu";
+        item.segmentation = segment_gpu(volume, s, rt);
+        return;
+      } catch (const GpuOutOfMemory& e) {
+        rt.note_oom_retry();
+        progress.message("warning", fmt::format("{}: ran out of GPU memory in one piece ({}); retrying in slabs",
+                                                item.name, e.what()));
+        available = rt.device_bytes_available() / 2;
+      }
+    }
+    item.device = "gpu (out-of-core slabs)";
+    item.segmentation = segment_gpu_slabs(volume, s, rt, budget(available));
+  } catch (const GpuOutOfMemory& e) {
+    rt.note_oom_retry();
+    rt.trim();
+    progress.message("warning", fmt::format("{}: does not fit in GPU memory even in slabs ({}); running on the CPU",
+                                            item.name, e.what()));
+    item.device = "cpu (GPU out of memory)";
+    item.segmentation = segment_cpu(volume, s);
+  }
+}
+
 BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
                              const std::vector<std::size_t>& input_indices) {
   const Settings s = read_settings(ctx.config);
@@ -99,20 +133,10 @@ BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& 
   stages.compute_init = [&](int) { rt.bind_thread(); };
   stages.compute = [&](PnmItem& item, int) {
     const auto t = std::chrono::steady_clock::now();
-    item.device = rt.gpu() ? "gpu" : "cpu";
     if (rt.gpu()) {
-      try {
-        item.segmentation = segment_gpu(item.volume, s, rt);
-      } catch (const GpuOutOfMemory& e) {
-        // Graceful degradation: the CPU path gives the same labels, only slower.
-        rt.note_oom_retry();
-        rt.trim();
-        ctx.progress.message("warning", fmt::format("{}: does not fit in GPU memory ({}); running on the CPU",
-                                                    item.name, e.what()));
-        item.device = "cpu (GPU out of memory)";
-        item.segmentation = segment_cpu(item.volume, s);
-      }
+      segment_on_gpu(item, s, rt, ctx.progress);
     } else {
+      item.device = "cpu";
       item.segmentation = segment_cpu(item.volume, s);
     }
     item.compute_seconds = seconds_since(t);

@@ -65,6 +65,8 @@ struct Segmentation {
   std::uint64_t closed_pore_voxels = 0, floating_solid_voxels = 0;  // changed by filling
   Markers markers;                    // counts only (voxels cleared to save memory)
   int watershed_passes = 0;           // GPU relaxation passes (0 on the CPU)
+  std::size_t slab_budget_bytes = 0;  // out-of-core: the GPU memory the slabs were sized for
+  int watershed_slab_runs = 0;        // out-of-core: slab relaxations until none changed
   Intermediates intermediates;        // empty unless asked for
   std::vector<std::pair<std::string, double>> stage_seconds;  // in pipeline order
 };
@@ -81,5 +83,13 @@ VolumeView<T> volume_view(T* data, const io::Dims3& d) {
 
 Segmentation segment_gpu(const io::Volume& volume, const Settings& settings, Runtime& runtime);
 Segmentation segment_cpu(const io::Volume& volume, const Settings& settings);
+
+// Out-of-core (segment_slabs.cpp): Z-slabs sized so a stage's device memory stays within
+// `budget_bytes`; same results as segment_gpu. Needs about 33 bytes of host memory per voxel.
+Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
+                               std::size_t budget_bytes);
+
+// Peak device memory of segment_gpu for a volume (the largest stage's volumes and scratch).
+std::size_t in_core_device_bytes(const io::Dims3& dims);
 
 }  // namespace gp::pnm

@@ -1,0 +1,55 @@
+// The EDT over slabs (slab_stages.hpp). Step 1 (columns along z) needs whole columns: slabs along
+// y, each gathered on the host from the rows it holds of every slice. Steps 2-3 (lines along y and
+// x) need whole slices: Z-slabs.
+#include <algorithm>
+#include <cstring>
+
+#include "core/parallel_for.hpp"
+#include "cuda/pnm/edt.hpp"
+#include "pnm/slab_stages.hpp"
+
+namespace gp::pnm {
+
+void distance_transform_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, VolumeView<float> distance,
+                              Spacing spacing) {
+  const int nx = mask.nx, ny = mask.ny, nz = mask.nz;
+  const std::size_t plane = mask.slice_voxels();
+
+  // Step 1: mask in, squared distance out: 5 bytes per voxel of a slab of rows.
+  const double row_bytes = 5.0 * nx * nz;
+  const int rows = int(std::min<std::size_t>(device.units_in_budget(row_bytes, "distance"), std::size_t(ny)));
+  HostVolume<std::uint8_t> mask_rows(std::size_t(nx) * rows * nz);
+  HostVolume<float> squared_rows(mask_rows.size());
+  for (int y0 = 0; y0 < ny; y0 += rows) {
+    const int count = std::min(rows, ny - y0);
+    const std::size_t run = std::size_t(nx) * count;  // the slab's part of one slice
+    parallel_for(long(nz), [&](long z0, long z1) {
+      for (long z = z0; z < z1; ++z)
+        std::memcpy(mask_rows.data() + std::size_t(z) * run, mask.data + std::size_t(z) * plane + std::size_t(y0) * nx, run);
+    }, 8);
+    // The slab seen as a volume nx x count x nz of its own.
+    auto* d_mask = static_cast<std::uint8_t*>(device.allocate_bytes(run * nz, "segment-pnm mask rows"));
+    auto* d_squared = static_cast<float*>(device.allocate_bytes(run * nz * sizeof(float), "segment-pnm distance rows"));
+    device.copy_up(d_mask, mask_rows.data(), run * nz);
+    edt_columns_gpu(whole_volume<const std::uint8_t>(d_mask, nx, count, nz), whole_volume(d_squared, nx, count, nz),
+                    spacing.z, device.stream());
+    device.copy_down(squared_rows.data(), d_squared, run * nz * sizeof(float));
+    device.release();
+    parallel_for(long(nz), [&](long z0, long z1) {
+      for (long z = z0; z < z1; ++z)
+        std::memcpy(distance.data + std::size_t(z) * plane + std::size_t(y0) * nx,
+                    squared_rows.data() + std::size_t(z) * run, run * sizeof(float));
+    }, 8);
+  }
+
+  // Steps 2-3 in place: the field, its transposed copy and the envelope scratch (12 bytes per voxel).
+  for (const SlabRange r : device.plan(20, 0, "distance")) {
+    const auto field = device.upload<float>(distance.data, r, "segment-pnm distance slab");
+    const auto work = device.allocate<float>(r, "segment-pnm distance work slab");
+    edt_planes_gpu(field, work, spacing, true, device.scratch(), device.stream());
+    device.download<float>(distance.data, field, r);
+    device.release();
+  }
+}
+
+}  // namespace gp::pnm

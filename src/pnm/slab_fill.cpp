@@ -1,0 +1,107 @@
+// fill_enclosed over Z-slabs (slab_stages.hpp). A slab's components get labels 1..K_s on the GPU;
+// label l of slab s is component offset_s + l of a union-find over all slabs, which joins the
+// components that touch across each slab boundary and marks those on a face of the volume.
+#include <algorithm>
+#include <mutex>
+#include <numeric>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/parallel_for.hpp"
+#include "cuda/pnm/components.hpp"
+#include "pnm/slab_stages.hpp"
+
+namespace gp::pnm {
+namespace {
+
+class UnionFind {
+ public:
+  explicit UnionFind(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0u); }
+  std::uint32_t find(std::uint32_t a) {
+    while (parent_[a] != a) a = parent_[a] = parent_[parent_[a]];
+    return a;
+  }
+  void join(std::uint32_t a, std::uint32_t b) {
+    a = find(a), b = find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<std::uint32_t> parent_;
+};
+
+}  // namespace
+
+std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> mask, std::uint8_t phase,
+                                  Connectivity connectivity) {
+  const int nx = mask.nx, ny = mask.ny, nz = mask.nz;
+  const std::size_t plane = mask.slice_voxels();
+  HostVolume<std::uint32_t> labels(mask.held_voxels());
+  // Mask, labels and the labelling's scratch (4 bytes per voxel plus CUB's scan storage).
+  const auto slabs = device.plan(10, 0, "fill_holes");
+  std::vector<std::uint32_t> offset(slabs.size() + 1, 1);  // id 0: background
+  for (std::size_t s = 0; s < slabs.size(); ++s) {
+    const auto m = device.upload<std::uint8_t>(mask.data, slabs[s], "segment-pnm mask slab");
+    const auto l = device.allocate<std::uint32_t>(slabs[s], "segment-pnm component labels slab");
+    const std::uint32_t k = label_components_gpu(m, phase, connectivity, l, device.scratch(), device.stream());
+    if (std::uint64_t(offset[s]) + k >= 0xffffffffull) throw Error("fill_holes: more than 2^32 components");
+    offset[s + 1] = offset[s] + k;
+    device.download<std::uint32_t>(labels.data(), l, slabs[s]);
+    device.release();
+  }
+  auto id_at = [&](std::size_t s, int x, int y, int z) -> std::uint32_t {
+    const std::uint32_t l = labels[std::size_t(z) * plane + std::size_t(y) * nx + x];
+    return l ? offset[s] + l : 0;
+  };
+
+  UnionFind components(offset.back());
+  for (std::size_t s = 0; s + 1 < slabs.size(); ++s) {
+    const int z = slabs[s].end;  // first slice of slab s + 1; z - 1 is the last of slab s
+    const int reach = connectivity == Connectivity::c26 ? 1 : 0;
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::uint32_t below = id_at(s + 1, x, y, z);
+        if (!below) continue;
+        for (int dy = -reach; dy <= reach; ++dy)
+          for (int dx = -reach; dx <= reach; ++dx) {
+            const int xx = x + dx, yy = y + dy;
+            if (xx < 0 || yy < 0 || xx >= nx || yy >= ny) continue;
+            if (const std::uint32_t above = id_at(s, xx, yy, z - 1)) components.join(above, below);
+          }
+      }
+  }
+
+  std::vector<std::uint8_t> on_face(offset.back(), 0);
+  for (std::size_t s = 0; s < slabs.size(); ++s)
+    for (int z = slabs[s].begin; z < slabs[s].end; ++z) {
+      const bool whole_slice = z == 0 || z == nz - 1;
+      for (int y = 0; y < ny; ++y) {
+        const bool whole_row = whole_slice || y == 0 || y == ny - 1;
+        // Every x of a row on a face, else x = 0 and x = nx - 1 only.
+        for (int x = 0; x < nx; x += (whole_row || x == nx - 1) ? 1 : nx - 1)
+          if (const std::uint32_t id = id_at(s, x, y, z)) on_face[components.find(id)] = 1;
+      }
+    }
+  // Enclosed per id, so the flip below is a lookup per voxel.
+  std::vector<std::uint8_t> enclosed(offset.back(), 0);
+  for (std::uint32_t id = 1; id < offset.back(); ++id) enclosed[id] = !on_face[components.find(id)];
+
+  std::uint64_t changed = 0;
+  std::mutex changed_mutex;
+  for (std::size_t s = 0; s < slabs.size(); ++s) {
+    const std::size_t first = std::size_t(slabs[s].begin) * plane, last = std::size_t(slabs[s].end) * plane;
+    parallel_for(long(last - first), [&](long a, long b) {
+      std::uint64_t local = 0;
+      for (std::size_t i = first + std::size_t(a); i < first + std::size_t(b); ++i)
+        if (labels[i] && enclosed[offset[s] + labels[i]]) {
+          mask.data[i] = std::uint8_t(1 - phase);
+          ++local;
+        }
+      std::lock_guard<std::mutex> lock(changed_mutex);
+      changed += local;
+    }, 1 << 16);
+  }
+  return changed;
+}
+
+}  // namespace gp::pnm
