@@ -61,13 +61,15 @@ __global__ void relax_kernel(VolumeView<const std::uint8_t> mask, VolumeView<con
   for (;;) {
     bool now = false;
     if (free_voxel) {
-      std::uint64_t best_key = unreached;
+      std::uint64_t best_key = unreached, best_from = unreached;
       std::uint32_t best_label = 0;
       auto consider = [&](int hx, int hy, int hz) {
-        const std::uint64_t k = step(s_key[hz][hy][hx], level);
+        const std::uint64_t from = s_key[hz][hy][hx];
+        const std::uint64_t k = step(from, level);
         const std::uint32_t l = s_label[hz][hy][hx];
-        if (k < best_key || (k == best_key && l < best_label)) {
+        if (is_better(k, from, l, best_key, best_from, best_label)) {
           best_key = k;
+          best_from = from;
           best_label = l;
         }
       };

@@ -8,10 +8,14 @@
 // level at which flooding from the markers reaches v) and d the number of steps that path takes
 // at level c, so plateaus split between the basins that reach them at equal distance. A marker
 // voxel has key (e, 0); a step from u to v gives c' = max(e(v), c(u)) and d' = d(u) + 1 when
-// c' == c(u), else 0. Every voxel takes the smallest label among its neighbours that give it its
-// key. Keys grow strictly along every step, so key and label are unique; the CPU reference gets
-// them with a priority queue (Dijkstra), the GPU by relaxation in shared-memory tiles until
-// nothing changes. Pore voxels no marker reaches keep label 0.
+// c' == c(u), else 0. Every voxel takes the label of the neighbour that gives it its key and was
+// flooded first: the smallest key among those neighbours, then the smallest label. (A voxel above
+// all its neighbours gets the same key from each of them; taking the smallest label there would
+// push every boundary towards the larger label: scikit-image, whose queue floods in key order,
+// agreed on only 74 % of the phantom's pairs that way, and on 99.98 % with this rule.) Keys grow
+// strictly along every step, so key and label are unique; the CPU reference gets them with a
+// priority queue (Dijkstra), the GPU by relaxation in shared-memory tiles until nothing changes.
+// Pore voxels no marker reaches keep label 0.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>

@@ -62,10 +62,16 @@ void watershed_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> 
       continue;
     }
     const std::uint32_t level = level_of(distance.data[i]);
+    std::uint64_t best_key = unreached, best_from = unreached;
     std::uint32_t best = 0;
     for_neighbours(i, [&](std::size_t j) {
-      if (key[j] == unreached || step(key[j], level) != key[i]) return;
-      if (best == 0 || labels.data[j] < best) best = labels.data[j];
+      if (key[j] == unreached) return;
+      const std::uint64_t k = step(key[j], level);
+      if (k == key[i] && is_better(k, key[j], labels.data[j], best_key, best_from, best)) {
+        best_key = k;
+        best_from = key[j];
+        best = labels.data[j];
+      }
     });
     labels.data[i] = best;
   }

@@ -31,6 +31,16 @@ GP_VIEW_HD inline std::uint64_t step(std::uint64_t from, std::uint32_t level) {
   return from + 1;  // same level: one more step (d never reaches 2^32 in a volume < 2^32 voxels)
 }
 
+// Whether a neighbour with key `from` and label `label`, which gives a voxel the key `key`, is
+// a better source of its label than the best so far: smaller key given, then flooded earlier
+// (smaller key of its own), then smaller label.
+GP_VIEW_HD inline bool is_better(std::uint64_t key, std::uint64_t from, std::uint32_t label, std::uint64_t best_key,
+                                 std::uint64_t best_from, std::uint32_t best_label) {
+  if (key != best_key) return key < best_key;
+  if (from != best_from) return from < best_from;
+  return label < best_label;
+}
+
 // A voxel's state before flooding: markers (on pore voxels) hold their key and label, the rest
 // are unreached.
 GP_VIEW_HD inline void initial_state(std::uint8_t mask, float distance, std::uint32_t marker, std::uint64_t& key,
