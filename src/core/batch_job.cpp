@@ -65,12 +65,14 @@ std::string utc_now() {
 }
 
 double round3(double v) { return std::round(v * 1000) / 1000; }
+double round6(double v) { return std::round(v * 1e6) / 1e6; }
 
 json stage_table() {
   json stages = json::object();
   for (auto& [name, t] : Trace::global().totals()) {
-    json s{{"count", t.count}, {"wall_s", round3(t.wall_s)}};
-    if (t.gpu_s > 0) s["gpu_s"] = round3(t.gpu_s);
+    // Microseconds: a fast GPU stage of a small job takes well under a millisecond.
+    json s{{"count", t.count}, {"wall_s", round6(t.wall_s)}};
+    if (t.gpu_s > 0) s["gpu_s"] = round6(t.gpu_s);
     if (t.count) s["mean_ms"] = round3(1000 * t.wall_s / t.count);
     stages[name] = s;
   }
