@@ -52,7 +52,9 @@ nlohmann::ordered_json run_summary(const PnmItem& item, const PoreNetwork& netwo
   j["throats"] = network.throat_count;
   if (seg.watershed_passes) j["watershed_gpu_passes"] = seg.watershed_passes;
   if (seg.slab_budget_bytes)
-    j["out_of_core"] = {{"slab_budget_bytes", seg.slab_budget_bytes}, {"watershed_slab_runs", seg.watershed_slab_runs}};
+    j["out_of_core"] = {{"slab_budget_bytes", seg.slab_budget_bytes},
+                        {"slab_retries", seg.slab_retries},
+                        {"watershed_slab_runs", seg.watershed_slab_runs}};
   j["seconds_load"] = round6(item.load_seconds);
   j["seconds_after_load"] = round6(after_load);
   j["stage_seconds"] = stages;

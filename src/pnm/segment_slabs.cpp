@@ -68,36 +68,44 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   const Spacing spacing = spacing_of(volume);
   rt.bind_thread();
   SlabDevice device(rt, d, budget_bytes);
-  out.slab_budget_bytes = budget_bytes;
 
   clock.start("denoise");
   HostVolume<float> filtered;
-  if (s.denoise != "none") filtered = denoise_slabs(device, volume.values.data(), d, s);
+  if (s.denoise != "none")
+    device.run_stage("denoise", [&] { filtered = denoise_slabs(device, volume.values.data(), d, s); });
   const float* values = filtered.empty() ? volume.values.data() : filtered.data();
 
   clock.start("binarize");
-  const auto value_slabs = device.plan(4 + 1, 0, "binarize");
-  out.threshold = s.otsu ? otsu_threshold_slabs(device, values, value_slabs) : s.threshold;
   HostVolume<std::uint8_t> mask(n);
   const auto mask_view = volume_view(mask.data(), d);
-  for (const SlabRange r : value_slabs) {
-    const auto v = device.upload<float>(values, r, "segment-pnm volume slab");
-    const auto m = device.allocate<std::uint8_t>(r, "segment-pnm mask slab");
-    threshold_gpu(v, m, out.threshold, s.pore_is_dark, device.stream());
-    device.download<std::uint8_t>(mask.data(), m, r);
-    device.release();
-  }
+  device.run_stage("binarize", [&] {
+    const auto value_slabs = device.plan(4 + 1, 0, "binarize");
+    out.threshold = s.otsu ? otsu_threshold_slabs(device, values, value_slabs) : s.threshold;
+    for (const SlabRange r : value_slabs) {
+      const auto v = device.upload<float>(values, r, "segment-pnm volume slab");
+      const auto m = device.allocate<std::uint8_t>(r, "segment-pnm mask slab");
+      threshold_gpu(v, m, out.threshold, s.pore_is_dark, device.stream());
+      device.download<std::uint8_t>(mask.data(), m, r);
+      device.release();
+    }
+  });
   filtered = HostVolume<float>();
   out.porosity_binarized = double(count_equal_cpu(mask_view, 1)) / double(n);
 
   clock.start("fill_holes");
-  if (s.remove_floating_solid) out.floating_solid_voxels = fill_enclosed_slabs(device, mask_view, 0, s.connectivity);
-  if (s.fill_closed_pores) out.closed_pore_voxels = fill_enclosed_slabs(device, mask_view, 1, s.connectivity);
+  // The mask changes only once a fill's GPU work is done, so a retry starts from the right mask.
+  if (s.remove_floating_solid)
+    device.run_stage("fill_holes",
+                     [&] { out.floating_solid_voxels = fill_enclosed_slabs(device, mask_view, 0, s.connectivity); });
+  if (s.fill_closed_pores)
+    device.run_stage("fill_holes",
+                     [&] { out.closed_pore_voxels = fill_enclosed_slabs(device, mask_view, 1, s.connectivity); });
   out.porosity = double(count_equal_cpu(mask_view, 1)) / double(n);
 
   clock.start("distance");
   HostVolume<float> distance(n);
-  distance_transform_slabs(device, mask_view, volume_view(distance.data(), d), spacing);
+  device.run_stage("distance",
+                   [&] { distance_transform_slabs(device, mask_view, volume_view(distance.data(), d), spacing); });
 
   clock.start("markers");
   // Smoothed with the Gaussian's halo around the slices the peak test reads (sigma 0: the map).
@@ -107,21 +115,24 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   const GaussianSigma sigma = smoothing_sigma(spacing, s.sigma);
   const int peak_reach = peak_halo(spacing, s.r_max), blur_reach = s.sigma > 0 ? gaussian_halo(sigma.z) : 0;
   std::vector<std::uint32_t> peaks;
-  for (const SlabRange r : device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach, "markers")) {
-    const SlabRange tested = with_halo(r, peak_reach, d.nz);
-    const auto m = device.upload<std::uint8_t>(mask.data(), tested, "segment-pnm mask slab");
-    auto smooth = device.upload<float>(distance.data(), s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
-                                       "segment-pnm distance slab");
-    if (s.sigma > 0) {
-      const auto blurred = device.allocate<float>(tested, "segment-pnm smoothed distance slab");
-      gaussian_filter_gpu(smooth, blurred, sigma, device.scratch(), device.stream());
-      smooth = blurred;
-      device.download<float>(smoothed.data(), smooth, r);
+  device.run_stage("markers", [&] {
+    peaks.clear();
+    for (const SlabRange r : device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach, "markers")) {
+      const SlabRange tested = with_halo(r, peak_reach, d.nz);
+      const auto m = device.upload<std::uint8_t>(mask.data(), tested, "segment-pnm mask slab");
+      auto smooth = device.upload<float>(distance.data(), s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
+                                         "segment-pnm distance slab");
+      if (s.sigma > 0) {
+        const auto blurred = device.allocate<float>(tested, "segment-pnm smoothed distance slab");
+        gaussian_filter_gpu(smooth, blurred, sigma, device.scratch(), device.stream());
+        smooth = blurred;
+        device.download<float>(smoothed.data(), smooth, r);
+      }
+      const auto found = find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, device.scratch(), device.stream());
+      peaks.insert(peaks.end(), found.begin(), found.end());
+      device.release();
     }
-    const auto found = find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, device.scratch(), device.stream());
-    peaks.insert(peaks.end(), found.begin(), found.end());
-    device.release();
-  }
+  });
   const auto flooded_view = volume_view(flooded, d);
   out.markers = select_markers(peaks, flooded_view, spacing, s.markers);
 
@@ -129,27 +140,34 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   HostVolume<std::uint32_t> markers(n);
   place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
   out.labels = HostVolume<std::uint32_t>(n);
-  out.watershed_slab_runs = watershed_slabs(device, mask_view, flooded_view, volume_view<const std::uint32_t>(markers.data(), d),
-                                            volume_view(out.labels.data(), d));
+  device.run_stage("watershed", [&] {
+    out.watershed_slab_runs = watershed_slabs(device, mask_view, flooded_view,
+                                              volume_view<const std::uint32_t>(markers.data(), d),
+                                              volume_view(out.labels.data(), d));
+  });
   out.regions = out.markers.count;
   out.markers.voxels = {};
   out.markers.labels = {};
 
   clock.start("network");
   // Labels and distance with one halo slice, region and throat records and their sort.
-  bool first = true;
-  for (const SlabRange r : device.plan(4 + 4 + 48, 1, "network")) {
-    const SlabRange held = with_halo(r, 1, d.nz);
-    const auto l = device.upload<std::uint32_t>(out.labels.data(), held, "segment-pnm labels slab");
-    const auto dist = device.upload<float>(distance.data(), held, "segment-pnm distance slab");
-    auto part = region_stats_gpu(l, dist, out.regions, r.begin, r.end, Connectivity::c6, device.scratch(), device.stream());
-    device.release();
-    if (first)
-      out.stats = std::move(part);
-    else
-      merge_region_stats(out.stats, part);
-    first = false;
-  }
+  device.run_stage("network", [&] {
+    bool first = true;
+    for (const SlabRange r : device.plan(4 + 4 + 48, 1, "network")) {
+      const SlabRange held = with_halo(r, 1, d.nz);
+      const auto l = device.upload<std::uint32_t>(out.labels.data(), held, "segment-pnm labels slab");
+      const auto dist = device.upload<float>(distance.data(), held, "segment-pnm distance slab");
+      auto part = region_stats_gpu(l, dist, out.regions, r.begin, r.end, Connectivity::c6, device.scratch(), device.stream());
+      device.release();
+      if (first)
+        out.stats = std::move(part);
+      else
+        merge_region_stats(out.stats, part);
+      first = false;
+    }
+  });
+  out.slab_budget_bytes = budget_bytes;
+  out.slab_retries = device.retries();
 
   if (s.write_intermediates) {
     if (smoothed.empty()) smoothed = copy_of(distance);

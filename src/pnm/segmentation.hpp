@@ -65,7 +65,8 @@ struct Segmentation {
   std::uint64_t closed_pore_voxels = 0, floating_solid_voxels = 0;  // changed by filling
   Markers markers;                    // counts only (voxels cleared to save memory)
   int watershed_passes = 0;           // GPU relaxation passes (0 on the CPU)
-  std::size_t slab_budget_bytes = 0;  // out-of-core: the GPU memory the slabs were sized for
+  std::size_t slab_budget_bytes = 0;    // out-of-core: the GPU memory the slabs were sized for
+  std::vector<std::string> slab_retries;  // out-of-core: stages that ran out anyway and ran again in thinner slabs
   int watershed_slab_runs = 0;        // out-of-core: slab relaxations until none changed
   Intermediates intermediates;        // empty unless asked for
   std::vector<std::pair<std::string, double>> stage_seconds;  // in pipeline order

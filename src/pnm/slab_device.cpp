@@ -10,7 +10,8 @@ namespace gp::pnm {
 SlabRange with_halo(SlabRange r, int halo, int nz) { return {std::max(0, r.begin - halo), std::min(nz, r.end + halo)}; }
 
 SlabDevice::SlabDevice(Runtime& runtime, const io::Dims3& dims, std::size_t budget_bytes)
-    : runtime_(runtime), dims_(dims), budget_(budget_bytes), stream_(runtime.make_stream()),
+    : runtime_(runtime), dims_(dims), budget_(budget_bytes),
+      full_budget_(budget_bytes), stream_(runtime.make_stream()),
       staging_(runtime, std::size_t(16) << 20) {}
 
 std::size_t SlabDevice::units_in_budget(double unit_bytes, const char* stage) const {
@@ -42,12 +43,12 @@ std::vector<SlabRange> SlabDevice::plan(double bytes_per_voxel, int halo, const 
 }
 
 void* SlabDevice::allocate_bytes(std::size_t bytes, const char* what) {
-  buffers_.push_back(runtime_.device_alloc(std::max<std::size_t>(bytes, 1), stream_, what));
+  buffers_.push_back(runtime_.device_alloc(std::max<std::size_t>(bytes, 1), stream_, std::string(what) + " (" + stage_ + ")"));
   return buffers_.back().get();
 }
 
 ScratchAllocator SlabDevice::scratch() {
-  return [this](std::size_t bytes) { return allocate_bytes(bytes, "segment-pnm slab scratch"); };
+  return [this](std::size_t bytes) { return allocate_bytes(bytes, "segment-pnm scratch"); };
 }
 
 void SlabDevice::release() {

@@ -41,7 +41,8 @@ class SlabDevice {
   }
   template <class T>
   VolumeView<T> allocate(SlabRange held, const char* what) {
-    buffers_.push_back(runtime_.device_alloc(std::max<std::size_t>(voxels_of(held) * sizeof(T), 1), stream_, what));
+    buffers_.push_back(runtime_.device_alloc(std::max<std::size_t>(voxels_of(held) * sizeof(T), 1), stream_,
+                                             std::string(what) + " (" + stage_ + ")"));
     return {buffers_.back().as<T>(), dims_.nx, dims_.ny, dims_.nz, held.begin, held.depth()};
   }
   // Slices `range` of a device view into the host volume.
@@ -55,6 +56,28 @@ class SlabDevice {
   void copy_down(void* host, const void* device, std::size_t bytes) { staging_.download(stream_, host, device, bytes); }
   void* allocate_bytes(std::size_t bytes, const char* what);
 
+  // Runs a stage's slab loop; when the GPU runs out of memory anyway (the per-voxel figures are
+  // estimates), frees the stage's buffers and runs it again in slabs half as deep, down to one
+  // slice. `body` must start from its inputs each time.
+  template <class Body>
+  void run_stage(const char* stage, Body&& body) {
+    stage_ = stage;
+    budget_ = full_budget_;
+    for (int halvings = 0;; ++halvings) {
+      try {
+        body();
+        return;
+      } catch (const GpuOutOfMemory& e) {
+        release();
+        if (halvings == max_halvings) throw;
+        retries_.push_back(std::string(stage) + ": " + e.what());
+        budget_ /= 2;
+      }
+    }
+  }
+  // What the stages that ran out anyway ran out on.
+  const std::vector<std::string>& retries() const { return retries_; }
+
   ScratchAllocator scratch();
   // Waits for the stream, then frees every slab and scratch buffer.
   void release();
@@ -66,10 +89,14 @@ class SlabDevice {
 
   Runtime& runtime_;
   io::Dims3 dims_;
-  std::size_t budget_;
+  std::size_t budget_;  // of the running stage
+  std::size_t full_budget_;
   Stream stream_;
   StagingBuffer staging_;
   std::vector<DeviceBuffer> buffers_;
+  const char* stage_ = "";
+  std::vector<std::string> retries_;
+  static constexpr int max_halvings = 6;
 };
 
 }  // namespace gp::pnm

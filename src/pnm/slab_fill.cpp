@@ -39,7 +39,8 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
   HostVolume<std::uint32_t> labels(mask.held_voxels());
   // Mask, labels and the labelling's scratch (4 bytes per voxel plus CUB's scan storage).
   const auto slabs = device.plan(10, 0, "fill_holes");
-  std::vector<std::uint32_t> offset(slabs.size() + 1, 1);  // id 0: background
+  // Slab s's label l is id offset[s] + l: ids 1..offset.back(), 0 for background.
+  std::vector<std::uint32_t> offset(slabs.size() + 1, 0);
   for (std::size_t s = 0; s < slabs.size(); ++s) {
     const auto m = device.upload<std::uint8_t>(mask.data, slabs[s], "segment-pnm mask slab");
     const auto l = device.allocate<std::uint32_t>(slabs[s], "segment-pnm component labels slab");
@@ -54,7 +55,8 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
     return l ? offset[s] + l : 0;
   };
 
-  UnionFind components(offset.back());
+  const std::size_t ids = std::size_t(offset.back()) + 1;
+  UnionFind components(ids);
   for (std::size_t s = 0; s + 1 < slabs.size(); ++s) {
     const int z = slabs[s].end;  // first slice of slab s + 1; z - 1 is the last of slab s
     const int reach = connectivity == Connectivity::c26 ? 1 : 0;
@@ -71,7 +73,7 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
       }
   }
 
-  std::vector<std::uint8_t> on_face(offset.back(), 0);
+  std::vector<std::uint8_t> on_face(ids, 0);
   for (std::size_t s = 0; s < slabs.size(); ++s)
     for (int z = slabs[s].begin; z < slabs[s].end; ++z) {
       const bool whole_slice = z == 0 || z == nz - 1;
@@ -83,8 +85,8 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
       }
     }
   // Enclosed per id, so the flip below is a lookup per voxel.
-  std::vector<std::uint8_t> enclosed(offset.back(), 0);
-  for (std::uint32_t id = 1; id < offset.back(); ++id) enclosed[id] = !on_face[components.find(id)];
+  std::vector<std::uint8_t> enclosed(ids, 0);
+  for (std::uint32_t id = 1; id < ids; ++id) enclosed[id] = !on_face[components.find(id)];
 
   std::uint64_t changed = 0;
   std::mutex changed_mutex;

@@ -70,7 +70,7 @@ TEST_CASE("segment-pnm in Z-slabs equals the in-core GPU and the CPU paths", "[p
     require_same(pnm::segment_gpu(volume, s, rt), cpu);
   }
   // From slabs of one or two slices (with their halos) to a single slab.
-  for (const std::size_t budget : {std::size_t(300) << 10, std::size_t(1) << 20, std::size_t(3) << 20,
+  for (const std::size_t budget : {std::size_t(400) << 10, std::size_t(1) << 20, std::size_t(3) << 20,
                                    std::size_t(256) << 20}) {
     INFO("slab budget " << budget << " bytes");
     const pnm::Segmentation slabs = pnm::segment_gpu_slabs(volume, s, rt, budget);
