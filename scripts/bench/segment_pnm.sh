@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # segment-pnm benchmark, for a GPU machine. For each size N (default 512 and 1024) it makes an N^3
 # int16 foam (gpuproc-make-samples pnm-bench) and times, one after another:
-#   (a) gpuproc segment-pnm on the GPU (after one untimed warm-up run on the first size),
+#   (a) gpuproc segment-pnm on the GPU (after one untimed warm-up run on the first size), in one
+#       piece, and again out-of-core: --gpu-memory-limit of a quarter of what the in-core run
+#       needs (48 bytes per voxel), so every stage runs in Z-slabs; the labels must be the same;
 #   (b) gpuproc's CPU path (--device cpu): on sizes up to 512, and on larger ones only when the
 #       previous size says it would take under BENCH_CPU_MAX_S,
 #   (c) the Python peer (segment_pnm_peer.py): what a PoreSpy user runs (snow2 + regions_to_network)
@@ -24,6 +26,8 @@
 # Environment:
 #   GPUPROC_BUILD          build folder, absolute or relative to the repository (default build-gpu)
 #   BENCH_DEVICE           device of (a) (default cuda:0)
+#   BENCH_SLAB_FRACTION    (a) out-of-core: the cap as a fraction of the in-core need (default 0.25;
+#                          0 = no out-of-core run)
 #   BENCH_THREADS          CPU threads of (b) (default: nproc)
 #   BENCH_PYTHON           Python of (c) and (d) (default /opt/torch/.venv/bin/python3 when there,
 #                          else python3); missing scipy/scikit-image/cupy are reported, not fatal
@@ -128,8 +132,9 @@ if conn in ("6", "26"):
 PY
 }
 
-# gpuproc_run NAME DEVICE LIMIT_S, on the volume $raw ($dims, $spacing, $dtype). The input goes
-# before the options (--set takes several values). Its outputs are removed after the run.
+# gpuproc_run NAME DEVICE LIMIT_S [OPTIONS...], on the volume $raw ($dims, $spacing, $dtype). The
+# input goes before the options (--set takes several values). Its outputs are removed after the
+# run, except labels.nrrd when BENCH_KEEP_LABELS=1 (to compare the in-core and out-of-core runs).
 gpuproc_run() {
   local nx ny nz sx sy sz
   read -r nx ny nz <<<"$(tr -d '[] ' <<<"$dims" | tr ',' ' ')"
@@ -138,8 +143,12 @@ gpuproc_run() {
     --set input.format=raw --set input.raw.width="$nx" --set input.raw.height="$ny" --set input.raw.depth="$nz" \
     --set "input.raw.dtype=$dtype" --set input.spacing.x="$sx" --set input.spacing.y="$sy" \
     --set input.spacing.z="$sz" --set output.dir="$work/out-$1" --progress none \
-    --report "$outdir/report-$1.json"
-  rm -rf "$work/out-$1"
+    --report "$outdir/report-$1.json" "${@:4}"
+  if [[ ${BENCH_KEEP_LABELS:-0} == 1 ]]; then
+    find "$work/out-$1" -type f ! -name labels.nrrd -delete
+  else
+    rm -rf "$work/out-$1"
+  fi
 }
 
 has_gpu=0
@@ -181,7 +190,17 @@ PY
   else
     if ((has_gpu)); then
       if ((!warmed)); then gpuproc_run "gpu_warmup_$n" "$device" 300; warmed=1; fi
-      gpuproc_run "gpu_$n" "$device" 300
+      BENCH_KEEP_LABELS=1 gpuproc_run "gpu_$n" "$device" 300
+      slab_fraction=${BENCH_SLAB_FRACTION:-0.25}
+      if awk -v f="$slab_fraction" 'BEGIN {exit !(f > 0)}'; then
+        cap=$(awk -v n="$n" -v f="$slab_fraction" 'BEGIN {printf "%d", n * n * n * 48 * f}')
+        BENCH_KEEP_LABELS=1 gpuproc_run "gpu_slabs_$n" "$device" 300 --gpu-memory-limit "$cap"
+        same=1
+        cmp -s "$work/out-gpu_$n/foam-$n/labels.nrrd" "$work/out-gpu_slabs_$n/foam-$n/labels.nrrd" || same=0
+        echo "$same" >"$outdir/slabs-labels-equal-$n.txt"
+        log "  out-of-core labels equal the in-core ones: $same (cap $cap bytes)"
+      fi
+      rm -rf "$work/out-gpu_$n" "$work/out-gpu_slabs_$n"
     else
       skip "gpu_$n" "no GPU"
     fi
@@ -333,6 +352,8 @@ result = {"benchmark": "segment-pnm", "config": os.path.relpath(config, root), "
 for n in sizes.split():
     meta = load(os.path.join(outdir, f"volume-{n}.json")) or {}
     gpu, cpu = gpuproc_result(f"gpu_{n}"), gpuproc_result(f"cpu_{n}")
+    slabs = gpuproc_result(f"gpu_slabs_{n}")
+    slabs_same = sh(f"cat '{outdir}/slabs-labels-equal-{n}.txt'")
     peer, cupy = peer_result(n), cupy_result(n)
     ok = lambda r: r if r and r.get("exit_code") == 0 else None
     g = ok(gpu) and gpu.get("seconds_after_load")
@@ -361,6 +382,7 @@ for n in sizes.split():
                    "description": f"volume-{n}.json"},
         "gpu_warmup": gpuproc_result(f"gpu_warmup_{n}"),
         "gpu": gpu, "cpu": cpu, "peer": peer, "cupy_edt": cupy,
+        "gpu_out_of_core": slabs, "gpu_out_of_core_labels_equal_in_core": None if slabs_same is None else slabs_same == "1",
         "ratios": {"peer_over_gpu": ratio(p, g), "peer_over_gpu_basis": peer.get("basis"),
                    "peer_over_gpu_is_lower_bound": p_lower,
                    "peer_over_gpu_by_stage": by_stage,
@@ -368,6 +390,7 @@ for n in sizes.split():
                    # an optimistic bound for that (see segment_pnm_peer.py)
                    "peer_snow2_parallel_bound_over_gpu": ratio(peer.get("snow2_parallel_bound_for_full_volume_s"), g),
                    "cpu_over_gpu": ratio(c, g),
+                   "gpu_out_of_core_over_in_core": ratio(ok(slabs) and slabs.get("seconds_after_load"), g),
                    "cupy_edt_over_gpu_edt": ratio(e, g_edt)},
     }
     limit = {"512": 1.0, "1024": 5.0}.get(n)
