@@ -26,33 +26,42 @@ HostVolume<float> denoise_slabs(SlabDevice& device, const float* values, const i
   const GaussianSigma sigma{s.denoise_sigma, s.denoise_sigma, s.denoise_sigma};
   const int halo = median ? median3_halo : gaussian_halo(sigma.z);
   HostVolume<float> filtered(d.voxels());
-  for (const SlabRange r : device.plan(median ? 8 : 12, halo, "denoise")) {
-    const auto in = device.upload<float>(values, with_halo(r, halo, d.nz), "segment-pnm volume slab");
-    const auto out = device.allocate<float>(r, "segment-pnm denoised slab");
-    if (median)
-      median3_gpu(in, out, device.stream());
-    else
-      gaussian_filter_gpu(in, out, sigma, device.scratch(), device.stream());
-    device.download<float>(filtered.data(), out, r);
-    device.release();
-  }
+  device.pipelined(
+      device.plan(median ? 8 : 12, halo, 2),
+      [&](SlabLane& lane, SlabRange r) {
+        const auto in = lane.upload<float>(values, with_halo(r, halo, d.nz), "segment-pnm volume slab");
+        const auto out = lane.allocate<float>(r, "segment-pnm denoised slab");
+        if (median)
+          median3_gpu(in, out, lane.stream());
+        else
+          gaussian_filter_gpu(in, out, sigma, lane.scratch(), lane.stream());
+        return out;
+      },
+      [&](SlabLane& lane, SlabRange r, const VolumeView<float>& out) { lane.download<float>(filtered.data(), out, r); });
   return filtered;
 }
 
 // Otsu's threshold from the range and histogram summed over slabs (binarize.hpp).
 float otsu_threshold_slabs(SlabDevice& device, const float* values, const std::vector<SlabRange>& slabs) {
   ValueRange range;
-  for (const SlabRange r : slabs) {
-    range.include(value_range_gpu(device.upload<float>(values, r, "segment-pnm volume slab"), device.scratch(),
-                                  device.stream()));
-    device.release();
-  }
+  device.pipelined(
+      slabs,
+      [&](SlabLane& lane, SlabRange r) {
+        return value_range_gpu(lane.upload<float>(values, r, "segment-pnm volume slab"), lane.scratch(), lane.stream());
+      },
+      [&](SlabLane&, SlabRange, const ValueRange& part) { range.include(part); });
   HistogramCounts counts{};
-  for (const SlabRange r : slabs) {
-    histogram_gpu(device.upload<float>(values, r, "segment-pnm volume slab"), range.lo, range.hi, counts,
-                  device.scratch(), device.stream());
-    device.release();
-  }
+  device.pipelined(
+      slabs,
+      [&](SlabLane& lane, SlabRange r) {
+        HistogramCounts part{};
+        histogram_gpu(lane.upload<float>(values, r, "segment-pnm volume slab"), range.lo, range.hi, part,
+                      lane.scratch(), lane.stream());
+        return part;
+      },
+      [&](SlabLane&, SlabRange, const HistogramCounts& part) {
+        for (int b = 0; b < histogram_bins; ++b) counts[b] += part[b];
+      });
   return otsu_threshold(counts, range.lo, range.hi);
 }
 
@@ -79,15 +88,19 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   HostVolume<std::uint8_t> mask(n);
   const auto mask_view = volume_view(mask.data(), d);
   device.run_stage("binarize", [&] {
-    const auto value_slabs = device.plan(4 + 1, 0, "binarize");
+    const auto value_slabs = device.plan(4 + 1, 0, 2);
     out.threshold = s.otsu ? otsu_threshold_slabs(device, values, value_slabs) : s.threshold;
-    for (const SlabRange r : value_slabs) {
-      const auto v = device.upload<float>(values, r, "segment-pnm volume slab");
-      const auto m = device.allocate<std::uint8_t>(r, "segment-pnm mask slab");
-      threshold_gpu(v, m, out.threshold, s.pore_is_dark, device.stream());
-      device.download<std::uint8_t>(mask.data(), m, r);
-      device.release();
-    }
+    device.pipelined(
+        value_slabs,
+        [&](SlabLane& lane, SlabRange r) {
+          const auto v = lane.upload<float>(values, r, "segment-pnm volume slab");
+          const auto m = lane.allocate<std::uint8_t>(r, "segment-pnm mask slab");
+          threshold_gpu(v, m, out.threshold, s.pore_is_dark, lane.stream());
+          return m;
+        },
+        [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) {
+          lane.download<std::uint8_t>(mask.data(), m, r);
+        });
   });
   filtered = HostVolume<float>();
   out.porosity_binarized = double(count_equal_cpu(mask_view, 1)) / double(n);
@@ -115,23 +128,30 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   const GaussianSigma sigma = smoothing_sigma(spacing, s.sigma);
   const int peak_reach = peak_halo(spacing, s.r_max), blur_reach = s.sigma > 0 ? gaussian_halo(sigma.z) : 0;
   std::vector<std::uint32_t> peaks;
+  struct SlabPeaks {
+    VolumeView<float> smoothed;  // holds the slab
+    std::vector<std::uint32_t> peaks;
+  };
   device.run_stage("markers", [&] {
     peaks.clear();
-    for (const SlabRange r : device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach, "markers")) {
-      const SlabRange tested = with_halo(r, peak_reach, d.nz);
-      const auto m = device.upload<std::uint8_t>(mask.data(), tested, "segment-pnm mask slab");
-      auto smooth = device.upload<float>(distance.data(), s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
-                                         "segment-pnm distance slab");
-      if (s.sigma > 0) {
-        const auto blurred = device.allocate<float>(tested, "segment-pnm smoothed distance slab");
-        gaussian_filter_gpu(smooth, blurred, sigma, device.scratch(), device.stream());
-        smooth = blurred;
-        device.download<float>(smoothed.data(), smooth, r);
-      }
-      const auto found = find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, device.scratch(), device.stream());
-      peaks.insert(peaks.end(), found.begin(), found.end());
-      device.release();
-    }
+    device.pipelined(
+        device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach, 2),
+        [&](SlabLane& lane, SlabRange r) {
+          const SlabRange tested = with_halo(r, peak_reach, d.nz);
+          const auto m = lane.upload<std::uint8_t>(mask.data(), tested, "segment-pnm mask slab");
+          auto smooth = lane.upload<float>(distance.data(), s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
+                                           "segment-pnm distance slab");
+          if (s.sigma > 0) {
+            const auto blurred = lane.allocate<float>(tested, "segment-pnm smoothed distance slab");
+            gaussian_filter_gpu(smooth, blurred, sigma, lane.scratch(), lane.stream());
+            smooth = blurred;
+          }
+          return SlabPeaks{smooth, find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, lane.scratch(), lane.stream())};
+        },
+        [&](SlabLane& lane, SlabRange r, const SlabPeaks& slab) {
+          if (s.sigma > 0) lane.download<float>(smoothed.data(), slab.smoothed, r);
+          peaks.insert(peaks.end(), slab.peaks.begin(), slab.peaks.end());
+        });
   });
   const auto flooded_view = volume_view(flooded, d);
   out.markers = select_markers(peaks, flooded_view, spacing, s.markers);
@@ -153,18 +173,21 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   // Labels and distance with one halo slice, region and throat records and their sort.
   device.run_stage("network", [&] {
     bool first = true;
-    for (const SlabRange r : device.plan(4 + 4 + 48, 1, "network")) {
-      const SlabRange held = with_halo(r, 1, d.nz);
-      const auto l = device.upload<std::uint32_t>(out.labels.data(), held, "segment-pnm labels slab");
-      const auto dist = device.upload<float>(distance.data(), held, "segment-pnm distance slab");
-      auto part = region_stats_gpu(l, dist, out.regions, r.begin, r.end, Connectivity::c6, device.scratch(), device.stream());
-      device.release();
-      if (first)
-        out.stats = std::move(part);
-      else
-        merge_region_stats(out.stats, part);
-      first = false;
-    }
+    device.pipelined(
+        device.plan(4 + 4 + 48, 1, 2),
+        [&](SlabLane& lane, SlabRange r) {
+          const SlabRange held = with_halo(r, 1, d.nz);
+          const auto l = lane.upload<std::uint32_t>(out.labels.data(), held, "segment-pnm labels slab");
+          const auto dist = lane.upload<float>(distance.data(), held, "segment-pnm distance slab");
+          return region_stats_gpu(l, dist, out.regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
+        },
+        [&](SlabLane&, SlabRange, RegionStats& part) {
+          if (first)
+            out.stats = std::move(part);
+          else
+            merge_region_stats(out.stats, part);
+          first = false;
+        });
   });
   out.slab_budget_bytes = budget_bytes;
   out.slab_retries = device.retries();

@@ -1,11 +1,16 @@
 #pragma once
 // Out-of-core building blocks: a volume's slices moved to the GPU one Z-slab at a time, each with
-// the halo slices its stage reads, within a device-memory budget. The host keeps whole volumes;
-// copies go through pinned staging chunks on one stream.
+// the halo slices its stage reads, within a device-memory budget. The host keeps whole volumes.
+// Copies go through pinned staging chunks. Two lanes (stream, staging, buffers) let a stage
+// prepare slab k + 1 (host copies in, kernels queued) before it collects slab k, so the GPU
+// computes one slab while the host moves another's data; each lane synchronises only its own
+// stream, once per slab.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/gpu_runtime.hpp"
 #include "cuda/pnm/volume_view.hpp"
 #include "io/volume.hpp"
@@ -20,16 +25,10 @@ struct SlabRange {
 // [begin - halo, end + halo) clipped to the volume's nz slices.
 SlabRange with_halo(SlabRange r, int halo, int nz);
 
-class SlabDevice {
+// A stream with its staging buffer and the device buffers of the slab it works on.
+class SlabLane {
  public:
-  SlabDevice(Runtime& runtime, const io::Dims3& dims, std::size_t budget_bytes);
-
-  // [0, nz) in slabs as deep as fit in the budget with `bytes_per_voxel` of device memory for
-  // every held voxel, halo slices included. Throws GpuOutOfMemory naming `stage` when not even
-  // one slice fits.
-  std::vector<SlabRange> plan(double bytes_per_voxel, int halo, const char* stage) const;
-  // The budget in whole units of `unit_bytes` (for slabs along y: columns of nz voxels).
-  std::size_t units_in_budget(double unit_bytes, const char* stage) const;
+  SlabLane(Runtime& runtime, const io::Dims3& dims, const std::string& stage);
 
   // Device copies of slices `held` of a host volume (the whole volume's base pointer), and
   // uninitialised slabs; both live until release().
@@ -41,11 +40,10 @@ class SlabDevice {
   }
   template <class T>
   VolumeView<T> allocate(SlabRange held, const char* what) {
-    buffers_.push_back(runtime_.device_alloc(std::max<std::size_t>(voxels_of(held) * sizeof(T), 1), stream_,
-                                             std::string(what) + " (" + stage_ + ")"));
-    return {buffers_.back().as<T>(), dims_.nx, dims_.ny, dims_.nz, held.begin, held.depth()};
+    auto* data = static_cast<T*>(allocate_bytes(voxels_of(held) * sizeof(T), what));
+    return {data, dims_.nx, dims_.ny, dims_.nz, held.begin, held.depth()};
   }
-  // Slices `range` of a device view into the host volume.
+  // Slices `range` of a device view into the host volume (returns when they are there).
   template <class T>
   void download(T* host_volume, VolumeView<const T> view, SlabRange range) {
     copy_down(host_volume + offset_of(range.begin), view.data + view.offset(0, 0, range.begin),
@@ -55,28 +53,6 @@ class SlabDevice {
   void copy_up(void* device, const void* host, std::size_t bytes) { staging_.upload(stream_, device, host, bytes); }
   void copy_down(void* host, const void* device, std::size_t bytes) { staging_.download(stream_, host, device, bytes); }
   void* allocate_bytes(std::size_t bytes, const char* what);
-
-  // Runs a stage's slab loop; when the GPU runs out of memory anyway (the per-voxel figures are
-  // estimates), frees the stage's buffers and runs it again in slabs half as deep, down to one
-  // slice. `body` must start from its inputs each time.
-  template <class Body>
-  void run_stage(const char* stage, Body&& body) {
-    stage_ = stage;
-    budget_ = full_budget_;
-    for (int halvings = 0;; ++halvings) {
-      try {
-        body();
-        return;
-      } catch (const GpuOutOfMemory& e) {
-        release();
-        if (halvings == max_halvings) throw;
-        retries_.push_back(std::string(stage) + ": " + e.what());
-        budget_ /= 2;
-      }
-    }
-  }
-  // What the stages that ran out anyway ran out on.
-  const std::vector<std::string>& retries() const { return retries_; }
 
   ScratchAllocator scratch();
   // Waits for the stream, then frees every slab and scratch buffer.
@@ -89,12 +65,72 @@ class SlabDevice {
 
   Runtime& runtime_;
   io::Dims3 dims_;
-  std::size_t budget_;  // of the running stage
-  std::size_t full_budget_;
+  const std::string& stage_;
   Stream stream_;
   StagingBuffer staging_;
   std::vector<DeviceBuffer> buffers_;
-  const char* stage_ = "";
+};
+
+class SlabDevice {
+ public:
+  SlabDevice(Runtime& runtime, const io::Dims3& dims, std::size_t budget_bytes);
+  SlabDevice(const SlabDevice&) = delete;  // the lanes refer to stage_
+  SlabDevice& operator=(const SlabDevice&) = delete;
+
+  // [0, nz) in slabs as deep as fit in the budget with `bytes_per_voxel` of device memory for
+  // every held voxel, halo slices included, `in_flight` slabs at a time (2 for pipelined()).
+  // Throws GpuOutOfMemory naming the stage when not even one slice fits.
+  std::vector<SlabRange> plan(double bytes_per_voxel, int halo, int in_flight = 1) const;
+  // The budget in whole units of `unit_bytes` (for slabs along y: columns of nz voxels).
+  std::size_t units_in_budget(double unit_bytes) const;
+
+  // The lane of stages that take one slab at a time.
+  SlabLane& lane() { return lanes_[0]; }
+
+  // prepare(lane, slab) uploads a slab and queues its kernels, returning what finish(lane, slab,
+  // prepared) needs to collect the results; slab k + 1 is prepared on the other lane before slab
+  // k is finished. Plan the slabs with in_flight 2.
+  template <class Prepare, class Finish>
+  void pipelined(const std::vector<SlabRange>& slabs, Prepare&& prepare, Finish&& finish) {
+    using Prepared = decltype(prepare(lanes_[0], SlabRange{}));
+    std::optional<Prepared> prepared[2];
+    for (std::size_t k = 0; k < slabs.size(); ++k) {
+      if (k == 0) prepared[0].emplace(prepare(lanes_[0], slabs[0]));
+      if (k + 1 < slabs.size()) prepared[(k + 1) % 2].emplace(prepare(lanes_[(k + 1) % 2], slabs[k + 1]));
+      finish(lanes_[k % 2], slabs[k], *prepared[k % 2]);
+      lanes_[k % 2].release();
+      prepared[k % 2].reset();
+    }
+  }
+
+  // Runs a stage; when the GPU runs out of memory anyway (the per-voxel figures are estimates),
+  // frees the stage's buffers and runs it again in slabs half as deep, down to one slice.
+  // `body` must start from its inputs each time.
+  template <class Body>
+  void run_stage(const char* stage, Body&& body) {
+    stage_ = stage;
+    budget_ = full_budget_;
+    for (int halvings = 0;; ++halvings) {
+      try {
+        body();
+        return;
+      } catch (const GpuOutOfMemory& e) {
+        for (SlabLane& l : lanes_) l.release();
+        if (halvings == max_halvings) throw;
+        retries_.push_back(stage_ + ": " + e.what());
+        budget_ /= 2;
+      }
+    }
+  }
+  // What the stages that ran out anyway ran out on.
+  const std::vector<std::string>& retries() const { return retries_; }
+
+ private:
+  io::Dims3 dims_;
+  std::size_t budget_;  // of the running stage
+  std::size_t full_budget_;
+  std::string stage_;
+  SlabLane lanes_[2];
   std::vector<std::string> retries_;
   static constexpr int max_halvings = 6;
 };

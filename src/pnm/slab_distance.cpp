@@ -17,7 +17,8 @@ void distance_transform_slabs(SlabDevice& device, VolumeView<const std::uint8_t>
 
   // Step 1: mask in, squared distance out: 5 bytes per voxel of a slab of rows.
   const double row_bytes = 5.0 * nx * nz;
-  const int rows = int(std::min<std::size_t>(device.units_in_budget(row_bytes, "distance"), std::size_t(ny)));
+  const int rows = int(std::min<std::size_t>(device.units_in_budget(row_bytes), std::size_t(ny)));
+  SlabLane& lane = device.lane();
   HostVolume<std::uint8_t> mask_rows(std::size_t(nx) * rows * nz);
   HostVolume<float> squared_rows(mask_rows.size());
   for (int y0 = 0; y0 < ny; y0 += rows) {
@@ -28,13 +29,13 @@ void distance_transform_slabs(SlabDevice& device, VolumeView<const std::uint8_t>
         std::memcpy(mask_rows.data() + std::size_t(z) * run, mask.data + std::size_t(z) * plane + std::size_t(y0) * nx, run);
     }, 8);
     // The slab seen as a volume nx x count x nz of its own.
-    auto* d_mask = static_cast<std::uint8_t*>(device.allocate_bytes(run * nz, "segment-pnm mask rows"));
-    auto* d_squared = static_cast<float*>(device.allocate_bytes(run * nz * sizeof(float), "segment-pnm distance rows"));
-    device.copy_up(d_mask, mask_rows.data(), run * nz);
+    auto* d_mask = static_cast<std::uint8_t*>(lane.allocate_bytes(run * nz, "segment-pnm mask rows"));
+    auto* d_squared = static_cast<float*>(lane.allocate_bytes(run * nz * sizeof(float), "segment-pnm distance rows"));
+    lane.copy_up(d_mask, mask_rows.data(), run * nz);
     edt_columns_gpu(whole_volume<const std::uint8_t>(d_mask, nx, count, nz), whole_volume(d_squared, nx, count, nz),
-                    spacing.z, device.stream());
-    device.copy_down(squared_rows.data(), d_squared, run * nz * sizeof(float));
-    device.release();
+                    spacing.z, lane.stream());
+    lane.copy_down(squared_rows.data(), d_squared, run * nz * sizeof(float));
+    lane.release();
     parallel_for(long(nz), [&](long z0, long z1) {
       for (long z = z0; z < z1; ++z)
         std::memcpy(distance.data + std::size_t(z) * plane + std::size_t(y0) * nx,
@@ -43,13 +44,17 @@ void distance_transform_slabs(SlabDevice& device, VolumeView<const std::uint8_t>
   }
 
   // Steps 2-3 in place: the field, its transposed copy and the envelope scratch (12 bytes per voxel).
-  for (const SlabRange r : device.plan(20, 0, "distance")) {
-    const auto field = device.upload<float>(distance.data, r, "segment-pnm distance slab");
-    const auto work = device.allocate<float>(r, "segment-pnm distance work slab");
-    edt_planes_gpu(field, work, spacing, true, device.scratch(), device.stream());
-    device.download<float>(distance.data, field, r);
-    device.release();
-  }
+  device.pipelined(
+      device.plan(20, 0, 2),
+      [&](SlabLane& slab_lane, SlabRange r) {
+        const auto field = slab_lane.upload<float>(distance.data, r, "segment-pnm distance slab");
+        const auto work = slab_lane.allocate<float>(r, "segment-pnm distance work slab");
+        edt_planes_gpu(field, work, spacing, true, slab_lane.scratch(), slab_lane.stream());
+        return field;
+      },
+      [&](SlabLane& slab_lane, SlabRange r, const VolumeView<float>& field) {
+        slab_lane.download<float>(distance.data, field, r);
+      });
 }
 
 }  // namespace gp::pnm

@@ -38,18 +38,27 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
   const std::size_t plane = mask.slice_voxels();
   HostVolume<std::uint32_t> labels(mask.held_voxels());
   // Mask, labels and the labelling's scratch (4 bytes per voxel plus CUB's scan storage).
-  const auto slabs = device.plan(10, 0, "fill_holes");
+  const auto slabs = device.plan(10, 0, 2);
   // Slab s's label l is id offset[s] + l: ids 1..offset.back(), 0 for background.
   std::vector<std::uint32_t> offset(slabs.size() + 1, 0);
-  for (std::size_t s = 0; s < slabs.size(); ++s) {
-    const auto m = device.upload<std::uint8_t>(mask.data, slabs[s], "segment-pnm mask slab");
-    const auto l = device.allocate<std::uint32_t>(slabs[s], "segment-pnm component labels slab");
-    const std::uint32_t k = label_components_gpu(m, phase, connectivity, l, device.scratch(), device.stream());
-    if (std::uint64_t(offset[s]) + k >= 0xffffffffull) throw Error("fill_holes: more than 2^32 components");
-    offset[s + 1] = offset[s] + k;
-    device.download<std::uint32_t>(labels.data(), l, slabs[s]);
-    device.release();
-  }
+  struct Labelled {
+    VolumeView<std::uint32_t> labels;
+    std::uint32_t count;
+  };
+  std::size_t finished = 0;  // slabs
+  device.pipelined(
+      slabs,
+      [&](SlabLane& lane, SlabRange r) {
+        const auto m = lane.upload<std::uint8_t>(mask.data, r, "segment-pnm mask slab");
+        const auto l = lane.allocate<std::uint32_t>(r, "segment-pnm component labels slab");
+        return Labelled{l, label_components_gpu(m, phase, connectivity, l, lane.scratch(), lane.stream())};
+      },
+      [&](SlabLane& lane, SlabRange r, const Labelled& slab) {
+        const std::uint32_t first_id = offset[finished];
+        if (std::uint64_t(first_id) + slab.count >= 0xffffffffull) throw Error("fill_holes: more than 2^32 components");
+        offset[++finished] = first_id + slab.count;
+        lane.download<std::uint32_t>(labels.data(), slab.labels, r);
+      });
   auto id_at = [&](std::size_t s, int x, int y, int z) -> std::uint32_t {
     const std::uint32_t l = labels[std::size_t(z) * plane + std::size_t(y) * nx + x];
     return l ? offset[s] + l : 0;

@@ -29,7 +29,9 @@ int watershed_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, Vol
   watershed_init_cpu(mask, distance, markers, key_view, labels);
 
   // Mask, distance, markers, key and label, and the relaxation's tile flags.
-  const auto slabs = device.plan(1 + 4 + 4 + 8 + 4 + 1, 1, "watershed");
+  // One slab at a time: a slab's halo is its neighbours' state.
+  const auto slabs = device.plan(1 + 4 + 4 + 8 + 4 + 1, 1);
+  SlabLane& lane = device.lane();
   std::vector<bool> pending(slabs.size(), true);
   std::vector<std::uint64_t> key_before(2 * plane);
   std::vector<std::uint32_t> label_before(2 * plane);
@@ -48,17 +50,17 @@ int watershed_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, Vol
       std::copy_n(labels.data + first, plane, label_before.data());
       std::copy_n(labels.data + last, plane, label_before.data() + plane);
 
-      const auto m = device.upload<std::uint8_t>(mask.data, held, "segment-pnm mask slab");
-      const auto d = device.upload<float>(distance.data, held, "segment-pnm distance slab");
-      const auto mk = device.upload<std::uint32_t>(markers.data, held, "segment-pnm markers slab");
-      const auto k_dev = device.upload<std::uint64_t>(key.data(), held, "segment-pnm flooding keys slab");
-      const auto l_dev = device.upload<std::uint32_t>(labels.data, held, "segment-pnm labels slab");
-      const int passes = watershed_relax_gpu(m, d, mk, k_dev, l_dev, r.begin, r.end, device.scratch(), device.stream());
+      const auto m = lane.upload<std::uint8_t>(mask.data, held, "segment-pnm mask slab");
+      const auto d = lane.upload<float>(distance.data, held, "segment-pnm distance slab");
+      const auto mk = lane.upload<std::uint32_t>(markers.data, held, "segment-pnm markers slab");
+      const auto k_dev = lane.upload<std::uint64_t>(key.data(), held, "segment-pnm flooding keys slab");
+      const auto l_dev = lane.upload<std::uint32_t>(labels.data, held, "segment-pnm labels slab");
+      const int passes = watershed_relax_gpu(m, d, mk, k_dev, l_dev, r.begin, r.end, lane.scratch(), lane.stream());
       if (passes > 1) {
-        device.download<std::uint64_t>(key.data(), k_dev, r);
-        device.download<std::uint32_t>(labels.data, l_dev, r);
+        lane.download<std::uint64_t>(key.data(), k_dev, r);
+        lane.download<std::uint32_t>(labels.data, l_dev, r);
       }
-      device.release();
+      lane.release();
       if (passes == 1) continue;
       if (s > 0 && (slice_changed(key_before.data(), key.data() + first, plane) ||
                     slice_changed(label_before.data(), labels.data + first, plane)))
