@@ -6,7 +6,8 @@
 //
 // Separable (Felzenszwalb & Huttenlocher 2012, "Distance transforms of sampled functions"):
 //   1. columns along z: squared 1-D distance to the nearest solid voxel of the column;
-//   2. lines along y, then 3. along x: lower envelope of parabolas f(j) + ((i - j) s)^2.
+//   2. lines along y, then 3. along x: lower envelope of parabolas f(j) + ((i - j) s)^2, each line
+//      cut at its solid voxels into segments that do not depend on each other (edt_line.hpp).
 // Step 1 needs whole columns, steps 2-3 whole slices, so an out-of-core run does step 1 in
 // Y-slabs and steps 2-3 in Z-slabs. GPU and CPU share the per-line code (edt_line.hpp) and give
 // bit-identical results.
@@ -23,14 +24,16 @@ namespace gp::pnm {
 void edt_columns_gpu(VolumeView<const std::uint8_t> mask, VolumeView<float> squared, float spacing_z, cudaStream_t stream);
 void edt_columns_cpu(VolumeView<const std::uint8_t> mask, VolumeView<float> squared, float spacing_z);
 
-// Steps 2 and 3 on the slices `field` holds: squared z-distances in, distances out (the square
-// root taken when `take_sqrt`, else squared distances). `work` holds as many slices (GPU only:
-// the transposed copy).
+// Steps 2 and 3 on the slices `field` holds, in place: squared z-distances in, distances out (the
+// square root taken when `take_sqrt`, else squared distances). The GPU works on lines staged in
+// shared memory and needs neither `work` (not used; kept so callers stay unchanged) nor scratch,
+// except for lines too long for shared memory (tens of thousands of voxels), whose buffers (up to
+// 256 MB) come from `scratch`.
 void edt_planes_gpu(VolumeView<float> field, VolumeView<float> work, Spacing spacing, bool take_sqrt,
                     const ScratchAllocator& scratch, cudaStream_t stream);
 void edt_planes_cpu(VolumeView<float> field, Spacing spacing, bool take_sqrt);
 
-// The whole transform of an in-core volume: `distance` and `work` hold all of it.
+// The whole transform of an in-core volume: `distance` holds all of it (`work` is not used).
 void distance_transform_gpu(VolumeView<const std::uint8_t> mask, VolumeView<float> distance, VolumeView<float> work,
                             Spacing spacing, const ScratchAllocator& scratch, cudaStream_t stream);
 void distance_transform_cpu(VolumeView<const std::uint8_t> mask, VolumeView<float> distance, Spacing spacing);

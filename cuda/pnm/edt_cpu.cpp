@@ -1,5 +1,5 @@
-// CPU reference of the distance transform: the same per-line code as the GPU (edt_line.hpp); the
-// x lines run in place with stride 1 where the GPU transposes first, which changes no arithmetic.
+// CPU reference of the distance transform: the same per-line code as the GPU (edt_line.hpp), each
+// line scanned in one go where the GPU splits it among the lanes of a warp.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -25,17 +25,22 @@ void edt_planes_cpu(VolumeView<float> field, Spacing spacing, bool take_sqrt) {
   const int nx = field.nx, ny = field.ny;
   parallel_for(long(field.z_count), [&](long z0, long z1) {
     const int n = std::max(nx, ny);
-    std::vector<int> apex(n);
-    std::vector<float> apex_f(n), left(n);
+    std::vector<float> line(n);  // a copy: the walk reads the input while the output is written
+    std::vector<std::uint32_t> slots(std::size_t(n) + 1);
+    const edt_detail::PlainLine in{line.data()};
+    edt_detail::Slots32 stacks{slots.data()};
     for (long z = z0; z < z1; ++z) {
       float* slice = field.data + std::size_t(z) * field.slice_voxels();
-      for (int x = 0; x < nx; ++x)
-        edt_detail::envelope(slice + x, nx, ny, spacing.y, apex.data(), apex_f.data(), left.data(), 1);
-      for (int y = 0; y < ny; ++y) {
+      for (int x = 0; x < nx; ++x) {  // along y
+        for (int y = 0; y < ny; ++y) line[y] = slice[std::size_t(y) * nx + x];
+        edt_detail::envelope_line(in, stacks, ny, spacing.y,
+                                  [&](int y, float v) { slice[std::size_t(y) * nx + x] = v; });
+      }
+      for (int y = 0; y < ny; ++y) {  // along x
         float* row = slice + std::size_t(y) * nx;
-        edt_detail::envelope(row, 1, nx, spacing.x, apex.data(), apex_f.data(), left.data(), 1);
-        if (take_sqrt)
-          for (int x = 0; x < nx; ++x) row[x] = std::sqrt(row[x]);
+        std::copy(row, row + nx, line.begin());
+        edt_detail::envelope_line(in, stacks, nx, spacing.x,
+                                  [&](int x, float v) { row[x] = take_sqrt ? std::sqrt(v) : v; });
       }
     }
   }, 1);
