@@ -27,7 +27,7 @@ HostVolume<float> denoise_slabs(SlabDevice& device, const float* values, const i
   const int halo = median ? median3_halo : gaussian_halo(sigma.z);
   HostVolume<float> filtered(d.voxels());
   device.pipelined(
-      device.plan(median ? 8 : 12, halo, 2),
+      device.plan(median ? 8 : 12, halo),
       [&](SlabLane& lane, SlabRange r) {
         const auto in = lane.upload<float>(values, with_halo(r, halo, d.nz), "segment-pnm volume slab");
         const auto out = lane.allocate<float>(r, "segment-pnm denoised slab");
@@ -42,7 +42,7 @@ HostVolume<float> denoise_slabs(SlabDevice& device, const float* values, const i
 }
 
 // Otsu's threshold from the range and histogram summed over slabs (binarize.hpp).
-float otsu_threshold_slabs(SlabDevice& device, const float* values, const std::vector<SlabRange>& slabs) {
+float otsu_threshold_slabs(SlabDevice& device, const float* values, const SlabPlan& slabs) {
   ValueRange range;
   device.pipelined(
       slabs,
@@ -88,7 +88,7 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   HostVolume<std::uint8_t> mask(n);
   const auto mask_view = volume_view(mask.data(), d);
   device.run_stage("binarize", [&] {
-    const auto value_slabs = device.plan(4 + 1, 0, 2);
+    const SlabPlan value_slabs = device.plan(4 + 1, 0);
     out.threshold = s.otsu ? otsu_threshold_slabs(device, values, value_slabs) : s.threshold;
     device.pipelined(
         value_slabs,
@@ -135,7 +135,7 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   device.run_stage("markers", [&] {
     peaks.clear();
     device.pipelined(
-        device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach, 2),
+        device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach),
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange tested = with_halo(r, peak_reach, d.nz);
           const auto m = lane.upload<std::uint8_t>(mask.data(), tested, "segment-pnm mask slab");
@@ -174,7 +174,7 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   device.run_stage("network", [&] {
     bool first = true;
     device.pipelined(
-        device.plan(4 + 4 + 48, 1, 2),
+        device.plan(4 + 4 + 48, 1),
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange held = with_halo(r, 1, d.nz);
           const auto l = lane.upload<std::uint32_t>(out.labels.data(), held, "segment-pnm labels slab");

@@ -39,23 +39,27 @@ std::size_t SlabDevice::units_in_budget(double unit_bytes) const {
   return std::size_t(units);
 }
 
-std::vector<SlabRange> SlabDevice::plan(double bytes_per_voxel, int halo, int in_flight) const {
-  const double slice_bytes = bytes_per_voxel * double(dims_.nx) * double(dims_.ny) * in_flight;
-  const std::size_t held = units_in_budget(slice_bytes);
+SlabPlan SlabDevice::plan(double bytes_per_voxel, int halo, bool pipelining) const {
+  const std::size_t plane = std::size_t(dims_.nx) * dims_.ny;
   // CUB and the kernels index a slab with 32-bit counts.
-  const std::size_t max_held = std::size_t(0x7fffffff) / (std::size_t(dims_.nx) * dims_.ny);
-  if (held >= std::size_t(dims_.nz) && std::size_t(dims_.nz) <= max_held) return {{0, dims_.nz}};
-  const long depth = long(std::min(held, max_held)) - 2l * halo;
-  if (depth < 1)
-    throw GpuOutOfMemory("segment-pnm " + stage_ + ": " + std::to_string(in_flight) + " slab(s) with their " +
-                             std::to_string(2 * halo) + " halo slices need " +
-                             std::to_string(std::size_t(slice_bytes * (1 + 2 * halo))) + " bytes; " +
-                             std::to_string(budget_) + " available",
-                         std::size_t(slice_bytes * (1 + 2 * halo)));
-  const int step = int(std::min<long>(depth, dims_.nz));
-  std::vector<SlabRange> slabs;
-  for (int z = 0; z < dims_.nz; z += step) slabs.push_back({z, std::min(dims_.nz, z + step)});
-  return slabs;
+  const std::size_t max_held = std::size_t(0x7fffffff) / plane;
+  for (int in_flight = pipelining ? 2 : 1; in_flight >= 1; --in_flight) {
+    const double slice_bytes = bytes_per_voxel * double(plane) * in_flight;
+    const std::size_t held = std::size_t(std::floor(double(budget_) / slice_bytes));
+    if (held >= std::size_t(dims_.nz) && std::size_t(dims_.nz) <= max_held) return {{{0, dims_.nz}}, 1};
+    const long depth = long(std::min(held, max_held)) - 2l * halo;
+    if (depth < 1) continue;
+    const int step = int(std::min<long>(depth, dims_.nz));
+    SlabPlan p;
+    p.in_flight = in_flight;
+    for (int z = 0; z < dims_.nz; z += step) p.slabs.push_back({z, std::min(dims_.nz, z + step)});
+    return p;
+  }
+  const std::size_t needed = std::size_t(bytes_per_voxel * double(plane) * (1 + 2 * halo));
+  throw GpuOutOfMemory("segment-pnm " + stage_ + ": a slab of one slice with its " + std::to_string(2 * halo) +
+                           " halo slices needs " + std::to_string(needed) + " bytes of GPU memory; " +
+                           std::to_string(budget_) + " available",
+                       needed);
 }
 
 }  // namespace gp::pnm

@@ -25,6 +25,12 @@ struct SlabRange {
 // [begin - halo, end + halo) clipped to the volume's nz slices.
 SlabRange with_halo(SlabRange r, int halo, int nz);
 
+// Slabs covering [0, nz) and how many may be on the GPU at once (1 or 2).
+struct SlabPlan {
+  std::vector<SlabRange> slabs;
+  int in_flight = 1;
+};
+
 // A stream with its staging buffer and the device buffers of the slab it works on.
 class SlabLane {
  public:
@@ -78,9 +84,10 @@ class SlabDevice {
   SlabDevice& operator=(const SlabDevice&) = delete;
 
   // [0, nz) in slabs as deep as fit in the budget with `bytes_per_voxel` of device memory for
-  // every held voxel, halo slices included, `in_flight` slabs at a time (2 for pipelined()).
-  // Throws GpuOutOfMemory naming the stage when not even one slice fits.
-  std::vector<SlabRange> plan(double bytes_per_voxel, int halo, int in_flight = 1) const;
+  // every held voxel, halo slices included: two at a time for pipelined() where they fit, else
+  // one (in_flight 1 also when `pipelining` is false). Throws GpuOutOfMemory naming the stage
+  // when not even one slice with its halo fits.
+  SlabPlan plan(double bytes_per_voxel, int halo, bool pipelining = true) const;
   // The budget in whole units of `unit_bytes` (for slabs along y: columns of nz voxels).
   std::size_t units_in_budget(double unit_bytes) const;
 
@@ -88,18 +95,21 @@ class SlabDevice {
   SlabLane& lane() { return lanes_[0]; }
 
   // prepare(lane, slab) uploads a slab and queues its kernels, returning what finish(lane, slab,
-  // prepared) needs to collect the results; slab k + 1 is prepared on the other lane before slab
-  // k is finished. Plan the slabs with in_flight 2.
+  // prepared) needs to collect the results. With two slabs in flight, slab k + 1 is prepared on
+  // the other lane before slab k is finished.
   template <class Prepare, class Finish>
-  void pipelined(const std::vector<SlabRange>& slabs, Prepare&& prepare, Finish&& finish) {
+  void pipelined(const SlabPlan& plan, Prepare&& prepare, Finish&& finish) {
     using Prepared = decltype(prepare(lanes_[0], SlabRange{}));
+    const auto& slabs = plan.slabs;
+    const std::size_t lanes = plan.in_flight > 1 ? 2 : 1;
     std::optional<Prepared> prepared[2];
     for (std::size_t k = 0; k < slabs.size(); ++k) {
-      if (k == 0) prepared[0].emplace(prepare(lanes_[0], slabs[0]));
-      if (k + 1 < slabs.size()) prepared[(k + 1) % 2].emplace(prepare(lanes_[(k + 1) % 2], slabs[k + 1]));
-      finish(lanes_[k % 2], slabs[k], *prepared[k % 2]);
-      lanes_[k % 2].release();
-      prepared[k % 2].reset();
+      const std::size_t at = k % lanes, next = (k + 1) % lanes;
+      if (k == 0 || lanes == 1) prepared[at].emplace(prepare(lanes_[at], slabs[k]));
+      if (lanes == 2 && k + 1 < slabs.size()) prepared[next].emplace(prepare(lanes_[next], slabs[k + 1]));
+      finish(lanes_[at], slabs[k], *prepared[at]);
+      lanes_[at].release();
+      prepared[at].reset();
     }
   }
 

@@ -38,7 +38,8 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
   const std::size_t plane = mask.slice_voxels();
   HostVolume<std::uint32_t> labels(mask.held_voxels());
   // Mask, labels and the labelling's scratch (4 bytes per voxel plus CUB's scan storage).
-  const auto slabs = device.plan(10, 0, 2);
+  const SlabPlan plan = device.plan(10, 0);
+  const auto& slabs = plan.slabs;
   // Slab s's label l is id offset[s] + l: ids 1..offset.back(), 0 for background.
   std::vector<std::uint32_t> offset(slabs.size() + 1, 0);
   struct Labelled {
@@ -47,7 +48,7 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> m
   };
   std::size_t finished = 0;  // slabs
   device.pipelined(
-      slabs,
+      plan,
       [&](SlabLane& lane, SlabRange r) {
         const auto m = lane.upload<std::uint8_t>(mask.data, r, "segment-pnm mask slab");
         const auto l = lane.allocate<std::uint32_t>(r, "segment-pnm component labels slab");

@@ -30,7 +30,7 @@ int watershed_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, Vol
 
   // Mask, distance, markers, key and label, and the relaxation's tile flags.
   // One slab at a time: a slab's halo is its neighbours' state.
-  const auto slabs = device.plan(1 + 4 + 4 + 8 + 4 + 1, 1);
+  const auto slabs = device.plan(1 + 4 + 4 + 8 + 4 + 1, 1, false).slabs;
   SlabLane& lane = device.lane();
   std::vector<bool> pending(slabs.size(), true);
   std::vector<std::uint64_t> key_before(2 * plane);
