@@ -420,7 +420,9 @@ PY
 cp "$result" "$result_copy"
 echo "copy: $result_copy"
 if [[ $pack == 1 ]]; then
-  (cd "$outdir" && tar -czf segment_pnm-files.tar.gz --exclude segment_pnm-files.tar.gz --exclude segment_pnm.json . &&
+  # Packed outside the folder first: tar reading the folder it writes into reports "file changed".
+  (cd "$outdir" && tar -czf "$work/segment_pnm-files.tar.gz" --exclude segment_pnm.json . &&
+    mv "$work/segment_pnm-files.tar.gz" segment_pnm-files.tar.gz &&
     find . -mindepth 1 \( -name segment_pnm-files.tar.gz -o -name segment_pnm.json \) -prune -o -type f -print0 |
       xargs -0 rm -f && find . -mindepth 1 -type d -empty -delete)
   echo "logs and reports packed: $outdir/segment_pnm-files.tar.gz"

@@ -63,8 +63,9 @@ float otsu_threshold_gpu(VolumeView<const float> values, const ScratchAllocator&
 std::size_t in_core_device_bytes(const io::Dims3& dims) {
   // The largest stage: the network's labels, distance, smoothed distance and mask (13 bytes per
   // voxel) with the region statistics' records and their sort (up to 35 more); the denoise stage
-  // (12) and the watershed (25) stay below. Plus the EDT's bounded envelope scratch.
-  return dims.voxels() * 48 + (std::size_t(384) << 20);
+  // (12) and the watershed (25) stay below. Plus the EDT's scratch for lines too long for shared
+  // memory (at most 256 MB).
+  return dims.voxels() * 48 + (std::size_t(256) << 20);
 }
 
 Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& rt) {
