@@ -86,7 +86,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& settings, Run
 Segmentation segment_cpu(const io::Volume& volume, const Settings& settings);
 
 // Out-of-core (segment_slabs.cpp): Z-slabs sized so a stage's device memory stays within
-// `budget_bytes`; same results as segment_gpu. Needs about 33 bytes of host memory per voxel.
+// `budget_bytes`; same results as segment_gpu. Needs up to about 25 bytes of host memory per voxel beside the input.
 Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
                                std::size_t budget_bytes);
 
