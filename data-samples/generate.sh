@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the committed samples (data-samples/exr/*.exr, data-samples/hdr/*.hdr, and the
-# segment-pnm sample data-samples/pnm/) with gpuproc-make-samples; the output is byte-identical run
-# to run. Builds nothing itself.
+# Regenerates the committed samples (data-samples/exr/*.exr, data-samples/hdr/*.hdr, the
+# segment-pnm sample data-samples/pnm/ and the stitch-360 samples data-samples/stitch/) with
+# gpuproc-make-samples; the output is byte-identical run to run. Builds nothing itself.
 #   data-samples/generate.sh [PATH_TO_gpuproc-make-samples]
 # The binary: the argument, else $GPUPROC_MAKE_SAMPLES, else build/apps/make-samples/gpuproc-make-samples.
 set -euo pipefail
@@ -18,8 +18,9 @@ staging=$(mktemp -d "$here/.generate.XXXXXX")
 trap 'rm -rf "$staging"' EXIT
 "$make_samples" samples "$staging"
 "$make_samples" pnm-samples "$staging"
-for kind in exr hdr pnm; do
+"$make_samples" stitch-samples "$staging"
+for kind in exr hdr pnm stitch; do
   rm -rf "${here:?}/$kind"
   mv "$staging/$kind" "$here/$kind"
 done
-du -ch "$here"/exr/* "$here"/hdr/* "$here"/pnm/* | sed 's/^/  /'
+du -ch "$here"/exr/* "$here"/hdr/* "$here"/pnm/* "$here"/stitch/* | sed 's/^/  /'

@@ -3,6 +3,8 @@
 //   gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT  N half RGBA EXRs (ZIP and PIZ alternating) for benchmarks
 //   gpuproc-make-samples pnm-samples OUTDIR           the committed segment-pnm sample: OUTDIR/pnm/ (pnm_samples.hpp)
 //   gpuproc-make-samples pnm-bench OUTDIR N [THREADS] OUTDIR/foam-N.raw + .json: an N^3 porous phantom
+//   gpuproc-make-samples stitch-samples OUTDIR        the committed stitch-360 samples: OUTDIR/stitch/ (stitch_samples.hpp)
+//   gpuproc-make-samples stitch-bench OUTDIR N [WIDTH] N equirect JPEGs, WIDTH x WIDTH/2 (default 7680), q95
 // The scene is procedural: sky with clouds and a ~1e3 sun, buildings with lit windows, a textured
 // ground with ~1e-3 shadows and street lamps, a soft-edged alpha, and sensor-like noise.
 #include <OpenImageIO/imageio.h>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "pnm_samples.hpp"
+#include "stitch_samples.hpp"
 
 namespace {
 
@@ -387,7 +390,9 @@ int usage() {
   std::cerr << "usage: gpuproc-make-samples samples OUTDIR\n"
                "       gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT\n"
                "       gpuproc-make-samples pnm-samples OUTDIR\n"
-               "       gpuproc-make-samples pnm-bench OUTDIR N [THREADS]\n";
+               "       gpuproc-make-samples pnm-bench OUTDIR N [THREADS]\n"
+               "       gpuproc-make-samples stitch-samples OUTDIR\n"
+               "       gpuproc-make-samples stitch-bench OUTDIR N [WIDTH]\n";
   return 2;
 }
 
@@ -407,6 +412,12 @@ int main(int argc, char** argv) {
       const int n = std::stoi(args[2]), threads = args.size() == 4 ? std::stoi(args[3]) : 0;
       if (n < 8 || threads < 0) return usage();
       return gp::samples::make_pnm_bench(args[1], n, threads);
+    }
+    if (args.size() == 2 && args[0] == "stitch-samples") return gp::samples::make_stitch_samples(args[1]);
+    if ((args.size() == 3 || args.size() == 4) && args[0] == "stitch-bench") {
+      const int n = std::stoi(args[2]), width = args.size() == 4 ? std::stoi(args[3]) : 7680;
+      if (n < 1 || width < 64 || width % 2 != 0) return usage();
+      return gp::samples::make_stitch_bench(args[1], n, width);
     }
   } catch (const std::exception& e) {
     std::cerr << "gpuproc-make-samples: " << e.what() << "\n";

@@ -1,0 +1,332 @@
+#include "stitch/rig.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+
+namespace gp::stitch {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kDegrees = 180.0 / kPi;
+
+// sin and cos of degrees: reduced to [-45, 45] and rotated by whole quadrants, so multiples of 90
+// give exact 0 and +-1 (no 6e-17 where a view is axis-aligned).
+void sincos_deg(double deg, double& s, double& c) {
+  const double quadrants = std::round(deg / 90.0);
+  const double rest = (deg - 90.0 * quadrants) / kDegrees;
+  const double rs = std::sin(rest), rc = std::cos(rest);
+  switch ((static_cast<long long>(quadrants) % 4 + 4) % 4) {
+    case 0: s = rs, c = rc; break;
+    case 1: s = rc, c = -rs; break;
+    case 2: s = -rs, c = -rc; break;
+    default: s = -rc, c = rs; break;
+  }
+}
+
+Mat3d product(const Mat3d& a, const Mat3d& b) {
+  Mat3d c{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) c[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+  return c;
+}
+
+// Shortest text that reads back to the same double; -0 written as 0.
+std::string number(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0);
+  return std::string(buf, r.ptr);
+}
+
+[[noreturn]] void bad_view(const ViewSpec& spec, const std::string& what) {
+  throw UsageError("view \"" + spec.name + "\": " + what);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  try {
+    write_atomically(path, [&](const std::string& temp) {
+      std::ofstream out(temp, std::ios::binary);
+      if (!out) throw ItemError(path, "write", "cannot create " + temp + ": " + std::strerror(errno));
+      out.write(text.data(), std::streamsize(text.size()));
+      out.flush();
+      if (!out) throw ItemError(path, "write", std::string("cannot write: ") + std::strerror(errno));
+    });
+  } catch (const ItemError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ItemError(path, "write", e.what());
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& view_preset_names() {
+  static const std::vector<std::string> names = {"ring8", "ring8+zenith+nadir", "cube"};
+  return names;
+}
+
+std::vector<ViewSpec> view_preset(const std::string& preset, int width, int height, double hfov_deg) {
+  auto view = [&](std::string name, double yaw, double pitch, double fov) {
+    ViewSpec v;
+    v.name = std::move(name);
+    v.yaw_deg = yaw, v.pitch_deg = pitch, v.hfov_deg = fov, v.width = width, v.height = height;
+    return v;
+  };
+  std::vector<ViewSpec> views;
+  if (preset == "ring8" || preset == "ring8+zenith+nadir") {
+    for (int k = 0; k < 8; ++k) {
+      char name[16];
+      std::snprintf(name, sizeof name, "yaw%03d", 45 * k);
+      views.push_back(view(name, k <= 4 ? 45.0 * k : 45.0 * k - 360.0, 0, hfov_deg));
+    }
+    if (preset != "ring8") {
+      views.push_back(view("zenith", 0, 90, hfov_deg));
+      views.push_back(view("nadir", 0, -90, hfov_deg));
+    }
+    return views;
+  }
+  if (preset == "cube") {
+    if (width != height)
+      throw UsageError("view preset \"cube\": the faces must be square, got " + std::to_string(width) + "x" +
+                       std::to_string(height));
+    return {view("front", 0, 0, 90), view("right", 90, 0, 90), view("back", 180, 0, 90),
+            view("left", -90, 0, 90), view("up", 0, 90, 90),   view("down", 0, -90, 90)};
+  }
+  std::string known;
+  for (const auto& n : view_preset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("unknown view preset \"" + preset + "\"; known: " + known);
+}
+
+Mat3d camera_to_panorama(double yaw_deg, double pitch_deg, double roll_deg) {
+  double sy, cy, sp, cp, sr, cr;
+  sincos_deg(yaw_deg, sy, cy);
+  sincos_deg(pitch_deg, sp, cp);
+  sincos_deg(roll_deg, sr, cr);
+  const Mat3d yaw{cy, 0, sy, 0, 1, 0, -sy, 0, cy};
+  const Mat3d pitch{1, 0, 0, 0, cp, -sp, 0, sp, cp};
+  const Mat3d roll{cr, -sr, 0, sr, cr, 0, 0, 0, 1};
+  return product(product(yaw, pitch), roll);
+}
+
+Mat3d transposed(const Mat3d& m) { return {m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]}; }
+
+Vec3d multiply(const Mat3d& m, const Vec3d& v) {
+  return {m[0] * v[0] + m[1] * v[1] + m[2] * v[2], m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+          m[6] * v[0] + m[7] * v[1] + m[8] * v[2]};
+}
+
+Vec3d direction_from_yaw_pitch(double yaw_deg, double pitch_deg) {
+  const Mat3d r = camera_to_panorama(yaw_deg, pitch_deg, 0);
+  return {r[2], r[5], r[8]};  // R (0, 0, 1)
+}
+
+void yaw_pitch_from_direction(const Vec3d& d, double& yaw_deg, double& pitch_deg) {
+  const double norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  yaw_deg = std::atan2(d[0], d[2]) * kDegrees;
+  if (yaw_deg <= -180.0) yaw_deg += 360.0;
+  pitch_deg = std::asin(std::clamp(-d[1] / norm, -1.0, 1.0)) * kDegrees;
+}
+
+std::array<double, 4> quaternion_from_rotation(const Mat3d& m) {
+  // Shepperd's method: divide by the largest of the four candidates for stability.
+  std::array<double, 4> q;  // w, x, y, z
+  const double trace = m[0] + m[4] + m[8];
+  if (trace > 0) {
+    const double s = 2 * std::sqrt(1 + trace);
+    q = {s / 4, (m[7] - m[5]) / s, (m[2] - m[6]) / s, (m[3] - m[1]) / s};
+  } else if (m[0] > m[4] && m[0] > m[8]) {
+    const double s = 2 * std::sqrt(1 + m[0] - m[4] - m[8]);
+    q = {(m[7] - m[5]) / s, s / 4, (m[1] + m[3]) / s, (m[2] + m[6]) / s};
+  } else if (m[4] > m[8]) {
+    const double s = 2 * std::sqrt(1 + m[4] - m[0] - m[8]);
+    q = {(m[2] - m[6]) / s, (m[1] + m[3]) / s, s / 4, (m[5] + m[7]) / s};
+  } else {
+    const double s = 2 * std::sqrt(1 + m[8] - m[0] - m[4]);
+    q = {(m[3] - m[1]) / s, (m[2] + m[6]) / s, (m[5] + m[7]) / s, s / 4};
+  }
+  const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (double& c : q) c /= norm;
+  // q and -q are the same rotation: pick w > 0, or the first non-zero component positive.
+  for (double c : q)
+    if (c != 0) {
+      if (c < 0)
+        for (double& e : q) e = -e;
+      break;
+    }
+  return q;
+}
+
+// tan and atan about 45 degrees, tan(45 + d) = (1 + tan d) / (1 - tan d): exact for 90-degree
+// views (std::tan of pi/4 rounds to 0.9999999999999999, which would give f = 960.0000000000001).
+double focal_px_from_fov(double fov_deg, int size) {
+  const double t = std::tan((fov_deg / 2.0 - 45.0) / kDegrees);
+  return (size / 2.0) * (1.0 - t) / (1.0 + t);
+}
+double fov_deg_from_focal_px(double focal_px, int size) {
+  const double t = (size / 2.0) / focal_px;  // tan(fov / 2)
+  return 2.0 * (45.0 + std::atan((t - 1.0) / (t + 1.0)) * kDegrees);
+}
+
+ExifFocal exif_focal(double focal_px, int width, double sensor_width_mm) {
+  ExifFocal e;
+  e.focal_length_mm = sensor_width_mm * focal_px / width;
+  e.focal_length_35mm = int(std::lround(36.0 * focal_px / width));
+  return e;
+}
+
+ViewCamera resolve_view(const ViewSpec& spec, const std::string& file_name) {
+  if (spec.width < 1 || spec.width > 65535 || spec.height < 1 || spec.height > 65535)
+    bad_view(spec, "size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) + " is outside 1..65535");
+  if (!std::isfinite(spec.yaw_deg) || !std::isfinite(spec.pitch_deg) || !std::isfinite(spec.roll_deg))
+    bad_view(spec, "yaw, pitch and roll must be finite numbers");
+  if (spec.pitch_deg < -90 || spec.pitch_deg > 90) bad_view(spec, "pitch " + number(spec.pitch_deg) + " is outside [-90, 90]");
+  ViewCamera v;
+  v.spec = spec;
+  v.file_name = file_name;
+  if (spec.focal_px > 0 && std::isfinite(spec.focal_px)) {
+    v.fx = spec.focal_px;
+  } else if (spec.focal_px == 0 && spec.hfov_deg > 0 && spec.hfov_deg < 180) {
+    v.fx = focal_px_from_fov(spec.hfov_deg, spec.width);
+  } else {
+    bad_view(spec, "needs focal_px > 0 or hfov in (0, 180) degrees (focal_px " + number(spec.focal_px) + ", hfov " +
+                       number(spec.hfov_deg) + ")");
+  }
+  v.fy = v.fx;
+  v.cx = spec.width / 2.0;
+  v.cy = spec.height / 2.0;
+  v.hfov_deg = fov_deg_from_focal_px(v.fx, spec.width);
+  v.vfov_deg = fov_deg_from_focal_px(v.fy, spec.height);
+  v.camera_to_panorama = camera_to_panorama(spec.yaw_deg, spec.pitch_deg, spec.roll_deg);
+  v.world_to_camera = transposed(v.camera_to_panorama);
+  v.qvec = quaternion_from_rotation(v.world_to_camera);
+  return v;
+}
+
+Vec3d view_ray(const ViewCamera& view, double x, double y) {
+  const Vec3d d = multiply(view.camera_to_panorama, {(x - view.cx) / view.fx, (y - view.cy) / view.fy, 1.0});
+  const double n = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  return {d[0] / n, d[1] / n, d[2] / n};
+}
+
+bool project_to_view(const ViewCamera& view, const Vec3d& direction, double& x, double& y) {
+  const Vec3d c = multiply(view.world_to_camera, direction);
+  if (!(c[2] > 0)) return false;
+  x = view.cx + view.fx * c[0] / c[2];
+  y = view.cy + view.fy * c[1] / c[2];
+  return true;
+}
+
+std::vector<int> colmap_camera_ids(const std::vector<ViewCamera>& views) {
+  std::map<std::tuple<int, int, double, double, double, double>, int> ids;
+  std::vector<int> out;
+  for (const ViewCamera& v : views) {
+    const auto key = std::make_tuple(v.spec.width, v.spec.height, v.fx, v.fy, v.cx, v.cy);
+    const auto it = ids.emplace(key, int(ids.size()) + 1).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+void write_cameras_json(const std::string& path, const std::vector<ViewCamera>& views, double sensor_width_mm) {
+  using Json = nlohmann::ordered_json;
+  const std::vector<int> camera_ids = colmap_camera_ids(views);
+  Json list = Json::array();
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const ViewCamera& v = views[i];
+    const ExifFocal exif = exif_focal(v.fx, v.spec.width, sensor_width_mm);
+    const Mat3d& r = v.world_to_camera;
+    Json rows = Json::array();
+    for (int row = 0; row < 3; ++row) rows.push_back({r[3 * row] + 0.0, r[3 * row + 1] + 0.0, r[3 * row + 2] + 0.0});
+    const Vec3d centre = multiply(v.camera_to_panorama, {0, 0, 1});
+    list.push_back({{"name", v.spec.name},
+                    {"file", v.file_name},
+                    {"yaw_deg", v.spec.yaw_deg},
+                    {"pitch_deg", v.spec.pitch_deg},
+                    {"roll_deg", v.spec.roll_deg},
+                    {"direction", {centre[0] + 0.0, centre[1] + 0.0, centre[2] + 0.0}},
+                    {"rotation_world_to_camera", rows},
+                    {"quaternion_wxyz", {v.qvec[0] + 0.0, v.qvec[1] + 0.0, v.qvec[2] + 0.0, v.qvec[3] + 0.0}},
+                    {"fx", v.fx},
+                    {"fy", v.fy},
+                    {"cx", v.cx},
+                    {"cy", v.cy},
+                    {"width", v.spec.width},
+                    {"height", v.spec.height},
+                    {"hfov_deg", v.hfov_deg},
+                    {"vfov_deg", v.vfov_deg},
+                    {"focal_length_mm", exif.focal_length_mm},
+                    {"focal_length_35mm", exif.focal_length_35mm},
+                    {"colmap_camera_id", camera_ids[i]}});
+  }
+  const Json doc = {
+      {"generator", "gpuproc stitch-360"},
+      {"conventions",
+       {{"panorama_frame", "ffmpeg v360: x right (yaw 90), y down (nadir), z forward (yaw 0, pitch 0)"},
+        {"camera_frame", "COLMAP / OpenCV: x right, y down, z viewing direction"},
+        {"rotation", "camera-to-panorama R = Ry(yaw) Rx(pitch) Rz(roll) (v360 rorder ypr); +yaw right, +pitch up, "
+                     "+roll turns the camera clockwise seen from behind"},
+        {"rotation_world_to_camera", "R^T, with the panorama frame as the world: X_camera = R^T X_world (COLMAP's R, T = 0)"},
+        {"quaternion_wxyz", "R^T as a unit quaternion, Hamilton convention (COLMAP's QW QX QY QZ), w >= 0"},
+        {"direction", "the view's centre ray in the panorama frame"},
+        {"pixels", "top-left image corner at (0, 0), pixel centres at +0.5 (COLMAP); cx = width / 2, cy = height / 2"},
+        {"focal_length_mm", "EXIF FocalLength for a sensor sensor_width_mm wide: sensor_width_mm * fx / width"},
+        {"focal_length_35mm", "EXIF FocalLengthIn35mmFilm: round(36 * fx / width)"}}},
+      {"sensor_width_mm", sensor_width_mm},
+      {"views", list}};
+  write_text(path, doc.dump(2) + "\n");
+}
+
+void write_colmap_cameras_txt(const std::string& path, const std::vector<ViewCamera>& views) {
+  const std::vector<int> ids = colmap_camera_ids(views);
+  const int count = ids.empty() ? 0 : *std::max_element(ids.begin(), ids.end());
+  std::string text =
+      "# Camera list with one line of data per camera:\n"
+      "#   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]\n"
+      "# Number of cameras: " + std::to_string(count) + "\n";
+  int written = 0;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    if (ids[i] <= written) continue;  // ids appear in increasing order of first use
+    const ViewCamera& v = views[i];
+    text += std::to_string(ids[i]) + " PINHOLE " + std::to_string(v.spec.width) + " " + std::to_string(v.spec.height) +
+            " " + number(v.fx) + " " + number(v.fy) + " " + number(v.cx) + " " + number(v.cy) + "\n";
+    written = ids[i];
+  }
+  write_text(path, text);
+}
+
+void write_colmap_images_txt(const std::string& path, const std::vector<ViewCamera>& views,
+                             const std::vector<RigImage>& images) {
+  std::vector<RigImage> list = images;
+  if (list.empty())
+    for (std::size_t i = 0; i < views.size(); ++i) list.push_back({views[i].file_name, i});
+  const std::vector<int> ids = colmap_camera_ids(views);
+  std::string text =
+      "# Image list with two lines of data per image:\n"
+      "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n"
+      "#   POINTS2D[] as (X, Y, POINT3D_ID)\n"
+      "# Number of images: " + std::to_string(list.size()) + ", mean observations per image: 0\n";
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const RigImage& image = list[i];
+    if (image.view >= views.size())
+      throw Error("write_colmap_images_txt: image \"" + image.name + "\" names view " + std::to_string(image.view) +
+                  " of " + std::to_string(views.size()));
+    if (image.name.empty() || image.name.find_first_of(" \t\r\n") != std::string::npos)
+      throw ItemError(path, "write", "COLMAP image names must be non-empty and without white space, got \"" + image.name + "\"");
+    const auto& q = views[image.view].qvec;
+    text += std::to_string(i + 1) + " " + number(q[0]) + " " + number(q[1]) + " " + number(q[2]) + " " + number(q[3]) +
+            " 0 0 0 " + std::to_string(ids[image.view]) + " " + image.name + "\n\n";
+  }
+  write_text(path, text);
+}
+
+}  // namespace gp::stitch
