@@ -1,0 +1,89 @@
+// Kernels of the stitch-360 projections: one thread per output pixel (32x8 blocks, so a warp
+// covers 32 neighbouring pixels of a row), one grid z-slice per job (view or cube face). The
+// per-pixel code is project_pixel.hpp's, shared with the CPU references.
+#include <string>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/stitch/project.hpp"
+#include "cuda/stitch/project_jobs.hpp"
+
+namespace gp::stitch {
+namespace {
+
+using namespace detail;
+
+constexpr int block_w = 32, block_h = 8;
+
+template <int C, class Map, int N>
+__global__ void __launch_bounds__(block_w* block_h)
+    render_kernel(const JobList<Map, N> jobs, Interp interp, int max_subsamples) {
+  const Job<Map>& job = jobs.job[blockIdx.z];
+  const int x = int(blockIdx.x) * block_w + int(threadIdx.x);
+  const int y = int(blockIdx.y) * block_h + int(threadIdx.y);
+  if (x >= job.out.width || y >= job.out.height) return;
+  render_job_pixel<C>(job, x, y, interp, max_subsamples);
+}
+
+template <class Map, int N>
+void launch(const JobList<Map, N>& jobs, int channels, const SampleOptions& o, cudaStream_t stream,
+            const char* function) {
+  static_assert(sizeof(JobList<Map, N>) <= 4000, "kernel parameters are limited to 4 KB");
+  const unsigned rows_of_blocks = unsigned(jobs.max_height + block_h - 1) / block_h;
+  require(rows_of_blocks <= 65535u, function, "output too tall for one launch");
+  const dim3 grid(unsigned(jobs.max_width + block_w - 1) / block_w, rows_of_blocks, unsigned(jobs.count));
+  const dim3 block(block_w, block_h);
+  switch (channels) {
+    case 1: render_kernel<1><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
+    case 2: render_kernel<2><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
+    case 3: render_kernel<3><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
+    default: render_kernel<4><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
+  }
+  GP_CUDA_CHECK_LAUNCH(std::string(function) + " (" + std::to_string(jobs.count) + " outputs up to " +
+                       std::to_string(jobs.max_width) + "x" + std::to_string(jobs.max_height) + ", " +
+                       std::to_string(channels) + " channels)");
+}
+
+}  // namespace
+
+void equirect_to_perspective_gpu(const ImageView& src, const Camera& camera, const ImageView& dst,
+                                 const ImageView& mask, const SampleOptions& options, cudaStream_t stream) {
+  const char* function = "equirect_to_perspective_gpu";
+  const PerspectiveTarget target{camera, dst, mask};
+  launch(perspective_jobs(src, &target, 1, options, function), src.channels, options, stream, function);
+}
+
+void equirect_to_perspective_batch_gpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                       const SampleOptions& options, cudaStream_t stream) {
+  const char* function = "equirect_to_perspective_batch_gpu";
+  launch(perspective_jobs(src, targets, count, options, function), src.channels, options, stream, function);
+}
+
+void equirect_to_cubemap_face_gpu(const ImageView& src, CubeFace face, const ImageView& dst,
+                                  const SampleOptions& options, cudaStream_t stream, const Mat3& rotation) {
+  const char* function = "equirect_to_cubemap_face_gpu";
+  const int id = int(face);
+  launch(cube_face_jobs(src, &dst, &id, 1, rotation, options, function), src.channels, options, stream, function);
+}
+
+void equirect_to_cubemap_gpu(const ImageView& src, const CubeFaces& faces, const SampleOptions& options,
+                             cudaStream_t stream, const Mat3& rotation) {
+  const char* function = "equirect_to_cubemap_gpu";
+  const int ids[cube_face_count] = {0, 1, 2, 3, 4, 5};
+  launch(cube_face_jobs(src, faces.data(), ids, cube_face_count, rotation, options, function), src.channels, options,
+         stream, function);
+}
+
+void cubemap_to_equirect_gpu(const CubeFaces& faces, const ImageView& dst, const ImageView& mask,
+                             const SampleOptions& options, cudaStream_t stream, const Mat3& rotation) {
+  const char* function = "cubemap_to_equirect_gpu";
+  launch(cube_source_jobs(faces, dst, mask, rotation, options, function), faces[0].channels, options, stream,
+         function);
+}
+
+void dual_fisheye_to_equirect_gpu(const ImageView& src, const DualFisheye& rig, const ImageView& dst,
+                                  const ImageView& mask, const SampleOptions& options, cudaStream_t stream) {
+  const char* function = "dual_fisheye_to_equirect_gpu";
+  launch(dual_fisheye_jobs(src, rig, dst, mask, options, function), src.channels, options, stream, function);
+}
+
+}  // namespace gp::stitch
