@@ -168,5 +168,27 @@ if [[ $has_gpu == 1 ]]; then
   check "pnm out-of-core pores equal in-core" 0 cmp "$work/pnm-gpu/foam/pores.csv" "$work/pnm-slabs/foam/pores.csv"
 fi
 
+# stitch-360 on the sample panorama: 8 views with EXIF and a COLMAP rig; a truncated JPEG fails
+# alone, naming the file; GPU views equal the CPU's within one 8-bit step.
+st=(stitch-360 --config configs/stitch-360.json --progress none --set views.width=256 --set views.height=256)
+check "stitch validate example" 0 "$gpuproc" validate configs/stitch-360.json
+check "stitch cpu run" 0 "$gpuproc" "${st[@]}" --device cpu --set output.dir="$work/st" --report "$work/st.json"
+json_check "stitch 8 views and the rig" "$work/st.json" \
+  "j['items']['succeeded']==1 and j['outputs']['count']==11 and j['extra']['outputs_per_panorama']==8"
+expect_text "stitch images.txt lists the views" "$work/st/images.txt" "equirect_yaw090.jpg"
+check "stitch truncated jpeg" 1 "$gpuproc" "${st[@]}" --device cpu data-samples/stitch/equirect.jpg \
+  data-samples/stitch/corrupt.jpg --set output.dir="$work/st-bad" --report "$work/st-bad.json"
+expect_text "stitch error names the file" "$work/stderr" "corrupt.jpg"
+json_check "stitch good panorama completed" "$work/st-bad.json" "j['items']['succeeded']==1 and j['items']['failed']==1"
+check "stitch cubemap 3x2" 0 "$gpuproc" "${st[@]}" --device cpu --set mode=cubemap --set cubemap.layout=3x2 \
+  --set output.dir="$work/st-cube"
+check "stitch fisheye to equirect" 0 "$gpuproc" "${st[@]}" --device cpu data-samples/stitch/dual_fisheye.jpg \
+  --set mode=equirect_from_dual_fisheye --set output.dir="$work/st-fish"
+if [[ $has_gpu == 1 ]]; then
+  check "stitch gpu run" 0 "$gpuproc" "${st[@]}" --device cuda:0 --set output.dir="$work/st-gpu"
+  check "stitch gpu views equal cpu" 0 "$gpuproc" compare --tolerance 0.0040 "$work/st/equirect_yaw090.jpg" \
+    "$work/st-gpu/equirect_yaw090.jpg"
+fi
+
 echo "cli end-to-end: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]

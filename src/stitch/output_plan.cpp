@@ -1,0 +1,61 @@
+#include "stitch/output_plan.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+
+namespace gp::stitch {
+
+const char* cube_face_name(int face) {
+  static const char* const names[6] = {"right", "left", "up", "down", "front", "back"};
+  return names[face];
+}
+
+std::vector<ViewCamera> resolve_views(const Settings& s) {
+  std::vector<ViewCamera> views;
+  for (const ViewSpec& v : s.views) views.push_back(resolve_view(v));
+  return views;
+}
+
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const std::string& input, std::size_t index, int input_width,
+                                        int input_height) {
+  namespace fs = std::filesystem;
+  const fs::path in(input);
+  const std::string ext = s.format;
+  auto named = [&](const std::string& label, std::size_t view, int width, int height) {
+    const std::string name = expand_template(s.name_template, {{"stem", in.stem().string()},
+                                                               {"name", in.filename().string()},
+                                                               {"view", label},
+                                                               {"index", std::to_string(index)},
+                                                               {"ext", ext}});
+    return PlannedOutput{output_path(s.output_dir, checked_relative_name(name, "/output/name"), "/output/name"), label,
+                         view, width, height};
+  };
+  std::vector<PlannedOutput> out;
+  if (s.mode == "views") {
+    for (std::size_t v = 0; v < s.views.size(); ++v)
+      out.push_back(named(s.views[v].name, v, s.views[v].width, s.views[v].height));
+  } else if (s.mode == "cubemap") {
+    const int face = s.cube_face_size > 0 ? s.cube_face_size : input_width / 4;
+    if (s.cube_layout == "faces") {
+      for (int f = 0; f < 6; ++f) out.push_back(named(cube_face_name(f), std::size_t(f), face, face));
+    } else {
+      const bool row = s.cube_layout == "3x2";
+      out.push_back(named("cubemap", 0, row ? 3 * face : face, row ? 2 * face : 6 * face));
+    }
+  } else {
+    int width = s.equirect_width;
+    if (width == 0 && s.mode == "equirect_from_cubemap") {
+      // The input's face edge from its layout: 3x2 is 3 faces wide, 1x6 one.
+      width = 4 * (s.cube_layout == "1x6" ? input_width : input_width / 3);
+    } else if (width == 0) {
+      width = 2 * input_height;
+    }
+    width -= width % 2;
+    out.push_back(named("equirect", 0, width, width / 2));
+  }
+  return out;
+}
+
+}  // namespace gp::stitch

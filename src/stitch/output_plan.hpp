@@ -1,0 +1,30 @@
+#pragma once
+// What one panorama produces: a file per view (mode views), per cube face or one layout image
+// (cubemap), or one equirect (the other modes), with the image size each needs.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "stitch/rig.hpp"
+#include "stitch/stitch_settings.hpp"
+
+namespace gp::stitch {
+
+struct PlannedOutput {
+  std::string path;
+  std::string label;        // {view}: the view's name, the face's name, or "equirect"/"cubemap"
+  std::size_t view = 0;     // mode views: index into the views; cubemap faces: face index
+  int width = 0, height = 0;
+};
+
+// Sizes need the input's (0 x 0: names only, for --resume and the report).
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const std::string& input, std::size_t index, int input_width,
+                                        int input_height);
+
+// The views of mode views with their focal lengths and rotations (file names left empty).
+std::vector<ViewCamera> resolve_views(const Settings& s);
+
+// v360's face names in its order: right, left, up, down, front, back.
+const char* cube_face_name(int face);
+
+}  // namespace gp::stitch

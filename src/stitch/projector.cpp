@@ -1,0 +1,109 @@
+#include "stitch/projector.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace gp::stitch {
+namespace {
+
+Interp interp_of(const std::string& name) {
+  if (name == "nearest") return Interp::nearest;
+  if (name == "bicubic") return Interp::bicubic;
+  if (name == "lanczos3") return Interp::lanczos3;
+  return Interp::bilinear;
+}
+
+CubeLayout layout_of(const std::string& name) { return name == "1x6" ? CubeLayout::c1x6 : CubeLayout::c3x2; }
+
+DualFisheye lenses_for(const Settings& s, int frame_w, int frame_h) {
+  DualFisheye rig;
+  for (int i = 0; i < 2; ++i) {
+    const LensConfig& l = s.lenses[i];
+    rig.lens[i] = make_fisheye_lens(l.center_x * frame_w, l.center_y * frame_h, l.radius * frame_w, l.fov_deg,
+                                    l.yaw_deg, l.pitch_deg, l.roll_deg, frame_w, frame_h, l.k);
+  }
+  rig.blend_deg = float(s.blend_deg);
+  return rig;
+}
+
+}  // namespace
+
+Projector::Projector(const Settings& settings) : settings_(settings) {
+  options_.interp = interp_of(settings.interpolation);
+  options_.max_subsamples = settings.antialias ? 8 : 1;
+  for (const ViewCamera& v : resolve_views(settings))
+    cameras_.push_back(make_camera_focal(v.spec.yaw_deg, v.spec.pitch_deg, v.spec.roll_deg, v.fx, v.spec.width,
+                                         v.spec.height));
+}
+
+void Projector::project(const ImageView& src, const std::vector<ImageView>& dst, const cudaStream_t* stream) const {
+  const Settings& s = settings_;
+  const ImageView no_mask;
+  if (s.mode == "views") {
+    std::vector<PerspectiveTarget> targets;
+    for (std::size_t v = 0; v < dst.size(); ++v) targets.push_back({cameras_[v], dst[v], no_mask});
+    for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
+      const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
+      if (stream)
+        equirect_to_perspective_batch_gpu(src, targets.data() + first, count, options_, *stream);
+      else
+        equirect_to_perspective_batch_cpu(src, targets.data() + first, count, options_);
+    }
+  } else if (s.mode == "cubemap") {
+    CubeFaces faces;
+    if (s.cube_layout == "faces")
+      for (int f = 0; f < cube_face_count; ++f) faces[f] = dst[f];
+    else
+      faces = cube_layout_faces(dst[0], layout_of(s.cube_layout));
+    if (stream)
+      equirect_to_cubemap_gpu(src, faces, options_, *stream);
+    else
+      equirect_to_cubemap_cpu(src, faces, options_);
+  } else if (s.mode == "equirect_from_cubemap") {
+    const CubeFaces faces = cube_layout_faces(src, layout_of(s.cube_layout));
+    if (stream)
+      cubemap_to_equirect_gpu(faces, dst[0], no_mask, options_, *stream);
+    else
+      cubemap_to_equirect_cpu(faces, dst[0], no_mask, options_);
+  } else {
+    const DualFisheye rig = lenses_for(s, src.width, src.height);
+    if (stream)
+      dual_fisheye_to_equirect_gpu(src, rig, dst[0], no_mask, options_, *stream);
+    else
+      dual_fisheye_to_equirect_cpu(src, rig, dst[0], no_mask, options_);
+  }
+}
+
+void Projector::run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs) const {
+  std::vector<ImageView> dst;
+  for (OutputImage& o : outputs) {
+    o.channels = panorama.channels;
+    o.pixels.resize(std::size_t(o.plan.width) * o.plan.height * o.channels);
+    dst.push_back(o.view());
+  }
+  project(panorama, dst, nullptr);
+}
+
+void Projector::run_gpu(Runtime& rt, const Stream& stream, StagingBuffer& staging, const ImageView& panorama,
+                        std::vector<OutputImage>& outputs) const {
+  DeviceBuffer d_src = rt.device_alloc(panorama.bytes(), stream, "stitch-360 panorama");
+  staging.upload(stream, d_src.get(), panorama.data, panorama.bytes());
+  ImageView src = panorama;
+  src.data = d_src.get();
+  std::vector<DeviceBuffer> d_out;
+  std::vector<ImageView> dst;
+  for (OutputImage& o : outputs) {
+    o.channels = panorama.channels;
+    o.pixels.resize(std::size_t(o.plan.width) * o.plan.height * o.channels);
+    d_out.push_back(rt.device_alloc(o.pixels.size(), stream, "stitch-360 output " + o.plan.label));
+    dst.push_back(packed_view(d_out.back().get(), o.plan.width, o.plan.height, o.channels, PixelType::u8));
+  }
+  const cudaStream_t cs = stream.get();
+  project(src, dst, &cs);
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    staging.download(stream, outputs[i].pixels.data(), d_out[i].get(), outputs[i].pixels.size());
+  stream.synchronize("stitch-360 projection");
+}
+
+}  // namespace gp::stitch

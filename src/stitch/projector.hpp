@@ -1,0 +1,41 @@
+#pragma once
+// The configured projection of one decoded panorama into its outputs' pixels, on the GPU (the
+// calling worker's stream) or the CPU; both run the same kernels' twins (cuda/stitch).
+#include <cstdint>
+#include <vector>
+
+#include "core/gpu_runtime.hpp"
+#include "core/views.hpp"
+#include "cuda/stitch/project.hpp"
+#include "stitch/output_plan.hpp"
+#include "stitch/stitch_settings.hpp"
+
+namespace gp::stitch {
+
+// One output's pixels in host memory (u8, the panorama's channel count, packed).
+struct OutputImage {
+  PlannedOutput plan;
+  std::vector<std::uint8_t> pixels;
+  ImageView view() { return packed_view(pixels.data(), plan.width, plan.height, channels, PixelType::u8); }
+  int channels = 3;
+};
+
+class Projector {
+ public:
+  explicit Projector(const Settings& settings);
+
+  // Allocates each output's pixels, then projects `panorama` (host, u8) into them.
+  void run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs) const;
+  void run_gpu(Runtime& runtime, const Stream& stream, StagingBuffer& staging, const ImageView& panorama,
+               std::vector<OutputImage>& outputs) const;
+
+ private:
+  // Calls the mode's kernel (GPU when `stream` is given) from src into dst (views alike: host or device).
+  void project(const ImageView& src, const std::vector<ImageView>& dst, const cudaStream_t* stream) const;
+
+  const Settings& settings_;
+  SampleOptions options_;
+  std::vector<Camera> cameras_;  // mode views
+};
+
+}  // namespace gp::stitch

@@ -1,0 +1,216 @@
+// gpuproc stitch-360: each panorama is loaded and decoded (load pool), projected on the GPU or
+// the CPU (compute workers), and its outputs encoded and written atomically (save pool); the rig
+// description (cameras.json, COLMAP cameras.txt / images.txt) is written once per job.
+#include "stitch/stitch_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/gpu_runtime.hpp"
+#include "core/outputs.hpp"
+#include "core/pipeline.hpp"
+#include "core/trace.hpp"
+#include "io/exif.hpp"
+#include "io/image_io.hpp"
+#include "io/jpeg_codec.hpp"
+#include "stitch/output_plan.hpp"
+#include "stitch/projector.hpp"
+#include "stitch/stitch_settings.hpp"
+
+namespace gp::stitch {
+namespace {
+
+struct StitchItem : PipelineItem {
+  std::vector<std::uint8_t> pixels;  // the decoded panorama, RGB packed
+  ImageView panorama;
+  std::vector<OutputImage> outputs;
+  std::vector<std::string> written;
+};
+
+std::vector<std::uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ItemError(path, "load", "cannot open");
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw ItemError(path, "load", "read error");
+  return bytes;
+}
+
+// The panorama as 8-bit RGB (grey JPEGs are expanded by the decoder's colour conversion).
+void load_panorama(StitchItem& item) {
+  const std::vector<std::uint8_t> bytes = read_file(item.name);
+  const io::JpegInfo info = io::jpeg_info(bytes, item.name);
+  item.pixels.resize(std::size_t(info.width) * info.height * 3);
+  item.panorama = packed_view(item.pixels.data(), info.width, info.height, 3, PixelType::u8);
+  io::decode_jpeg(bytes.data(), bytes.size(), item.panorama, item.name);
+}
+
+void save_output(OutputImage& out, const Settings& s, const ViewCamera* view) {
+  write_atomically(out.plan.path, [&](const std::string& temp) {
+    if (s.format != "jpg") {
+      io::WriteOptions w;
+      io::write_image(temp, out.view(), w);
+      return;
+    }
+    io::JpegEncodeOptions options;
+    options.quality = s.jpeg_quality;
+    options.subsampling = s.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
+    std::vector<std::uint8_t> jpeg = io::encode_jpeg(out.view(), options, out.plan.path);
+    if (s.exif && view) {
+      const ExifFocal focal = exif_focal(view->fx, view->spec.width);
+      io::ExifFields fields;
+      fields.focal_length_mm = focal.focal_length_mm;
+      fields.focal_length_35mm = focal.focal_length_35mm;
+      fields.pixel_width = out.plan.width;
+      fields.pixel_height = out.plan.height;
+      fields.image_description = "gpuproc stitch-360 view " + view->spec.name;
+      fields.software = "gpuproc";
+      io::insert_exif(jpeg, fields);
+    }
+    std::ofstream f(temp, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
+    if (!f) throw ItemError(out.plan.path, "write", "cannot write");
+  });
+}
+
+void write_rig(const Settings& s, const std::vector<std::string>& inputs, const std::vector<std::size_t>& indices,
+               std::vector<std::string>& written) {
+  std::vector<ViewCamera> views = resolve_views(s);
+  std::vector<RigImage> images;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto planned = plan_outputs(s, inputs[i], indices[i], 0, 0);
+    for (const PlannedOutput& p : planned) images.push_back({std::filesystem::path(p.path).lexically_relative(s.output_dir).string(), p.view});
+    if (i == 0)
+      for (const PlannedOutput& p : planned) views[p.view].file_name = images[p.view].name;
+  }
+  const std::string dir = s.output_dir;
+  auto path = [&](const char* name) {
+    written.push_back(output_path(dir, name, "/output/dir"));
+    return written.back();
+  };
+  write_cameras_json(path("cameras.json"), views);
+  write_colmap_cameras_txt(path("cameras.txt"), views);
+  write_colmap_images_txt(path("images.txt"), views, images);
+}
+
+class StitchCommand final : public BatchCommand {
+ public:
+  const config::Schema& schema() const override { return stitch::schema(); }
+  std::string summary() const override {
+    return "equirect panoramas -> perspective views / cubemaps; dual-fisheye or cubemap -> equirect";
+  }
+  void check_config(const config::json& config) const override { read_settings(config); }
+
+  InputSpec input_spec(const config::json& config) const override {
+    InputSpec spec;
+    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
+    spec.extensions = {".jpg", ".jpeg"};
+    spec.recursive = config.at("input").at("recursive").get<bool>();
+    return spec;
+  }
+
+  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
+                                           std::size_t index) const override {
+    std::vector<std::string> paths;
+    for (const PlannedOutput& p : plan_outputs(read_settings(config), input, index, 0, 0)) paths.push_back(p.path);
+    return paths;
+  }
+
+  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                   const std::vector<std::size_t>& input_indices) override;
+};
+
+BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                                const std::vector<std::size_t>& input_indices) {
+  const Settings s = read_settings(ctx.config);
+  Runtime& rt = ctx.runtime;
+  const Projector projector(s);
+  const std::vector<ViewCamera> views = resolve_views(s);
+  const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+
+  PipelineOptions po;
+  // Decoding and encoding are the CPU's work: most cores go to them; a few panoramas per GPU
+  // worker stay in flight so the GPU always has the next one decoded.
+  po.load_threads = int(std::max(1u, cores / 2));
+  po.save_threads = int(std::max(1u, cores / 2));
+  po.compute_workers = rt.gpu() ? 2 : int(std::max(1u, cores / 4));
+  po.max_in_flight = std::max(4, s.batch);
+  po.stop_on_error = s.stop_on_error;
+
+  std::mutex outcome_mutex;
+  BatchOutcome outcome;
+  outcome.work_unit_name = "megapixels";
+  struct Worker {
+    Stream stream;
+    StagingBuffer staging;
+  };
+  std::vector<Worker> workers(std::size_t(po.compute_workers));
+
+  Pipeline<StitchItem>::Stages stages;
+  stages.make = [&](std::size_t i) {
+    auto item = std::make_unique<StitchItem>();
+    item->name = inputs[i];
+    return item;
+  };
+  stages.load = [&](StitchItem& item) {
+    ScopedStage span("decode");
+    load_panorama(item);
+    for (PlannedOutput& p : plan_outputs(s, item.name, input_indices[item.index], item.panorama.width,
+                                         item.panorama.height))
+      item.outputs.push_back({std::move(p), {}, 3});
+  };
+  stages.compute_init = [&](int worker) {
+    if (!rt.gpu()) return;
+    rt.bind_thread();
+    workers[worker].stream = rt.make_stream();
+    workers[worker].staging = StagingBuffer(rt, std::size_t(16) << 20);
+  };
+  stages.compute = [&](StitchItem& item, int worker) {
+    ScopedStage span("project");
+    if (rt.gpu())
+      projector.run_gpu(rt, workers[worker].stream, workers[worker].staging, item.panorama, item.outputs);
+    else
+      projector.run_cpu(item.panorama, item.outputs);
+    item.pixels = {};
+  };
+  stages.save = [&](StitchItem& item) {
+    ScopedStage span("encode");
+    for (OutputImage& out : item.outputs) {
+      save_output(out, s, s.mode == "views" ? &views[out.plan.view] : nullptr);
+      item.written.push_back(out.plan.path);
+      out.pixels = {};
+    }
+  };
+  stages.done = [&](const StitchItem& item) {
+    {
+      std::lock_guard<std::mutex> lock(outcome_mutex);
+      outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
+      if (!item.failed) outcome.work_units += double(item.panorama.width) * item.panorama.height / 1e6;
+    }
+    ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+  };
+
+  Pipeline<StitchItem> pipeline(po, stages);
+  auto result = pipeline.run(inputs.size());
+  outcome.processed = result.processed;
+  outcome.failures = std::move(result.failures);
+  outcome.cancelled = result.cancelled;
+  if (s.rig_files && s.mode == "views" && !inputs.empty()) write_rig(s, inputs, input_indices, outcome.outputs);
+  std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  outcome.extra = nlohmann::ordered_json::object();
+  outcome.extra["mode"] = s.mode;
+  outcome.extra["outputs_per_panorama"] = plan_outputs(s, "x.jpg", 0, 0, 0).size();
+  outcome.extra["codec"] = "turbojpeg (CPU)";
+  return outcome;
+}
+
+}  // namespace
+
+std::unique_ptr<BatchCommand> make_command() { return std::make_unique<StitchCommand>(); }
+
+}  // namespace gp::stitch

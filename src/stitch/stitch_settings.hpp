@@ -1,0 +1,58 @@
+#pragma once
+// stitch-360's job config: the schema (the single source of the documented example and of
+// validation) and the typed settings read from a validated config.
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "stitch/rig.hpp"
+
+namespace gp::stitch {
+
+const config::Schema& schema();
+
+// One lens of a dual-fisheye frame, in pixels of that frame once resolved (the config gives
+// centre and radius as fractions of the frame's width and height).
+struct LensConfig {
+  double center_x = 0.25, center_y = 0.5;  // fractions of the frame's width and height
+  double radius = 0.25;                    // fraction of the frame's width
+  double fov_deg = 195;
+  double yaw_deg = 0, pitch_deg = 0, roll_deg = 0;
+  double k[4] = {0, 0, 0, 0};              // r(theta) = f (theta + k1 theta^2 + ...); all 0 = equidistant
+};
+
+struct Settings {
+  bool recursive = false;
+  std::string mode = "views";    // views, cubemap, equirect_from_cubemap, equirect_from_dual_fisheye
+
+  std::vector<ViewSpec> views;   // mode views
+  std::string cube_layout = "faces";  // faces (6 files), 3x2, 1x6
+  int cube_face_size = 0;        // 0 = panorama width / 4
+  int equirect_width = 0;        // equirect outputs; 0 = from the input (4 x face, or 2 x frame height)
+  LensConfig lenses[2];
+  double blend_deg = 5;          // feathering band across the fisheye seam
+
+  std::string interpolation = "bilinear";  // nearest, bilinear, bicubic, lanczos3
+  bool antialias = true;
+
+  std::string output_dir;
+  std::string name_template;     // {stem} {view} {index} {ext}
+  std::string format = "jpg";    // jpg, png, tif
+  int jpeg_quality = 95;
+  bool chroma_444 = false;       // JPEG chroma subsampling 4:4:4 instead of 4:2:0
+  bool exif = true;
+  bool rig_files = true;         // cameras.json, cameras.txt, images.txt
+
+  int batch = 16;                // panoramas on the GPU at once
+  bool stop_on_error = false;
+};
+
+// Reads a validated config. Throws UsageError naming the field for what the schema cannot
+// express (a malformed custom view).
+Settings read_settings(const config::json& config);
+
+// A custom view from "name=front yaw=0 pitch=0 roll=0 hfov=90 width=1920 height=1920" (every key
+// optional; the others from `defaults`). Throws UsageError quoting `where` and the text.
+ViewSpec parse_view(const std::string& text, const ViewSpec& defaults, const std::string& where);
+
+}  // namespace gp::stitch

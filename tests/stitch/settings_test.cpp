@@ -1,0 +1,93 @@
+// stitch-360's config: defaults, custom views, and errors that name the field.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "core/error.hpp"
+#include "stitch/stitch_settings.hpp"
+#include "support/test_data.hpp"
+
+using gp::config::json;
+
+namespace {
+
+gp::stitch::Settings settings_with(const json& overrides) {
+  json user = {{"inputs", {"pano.jpg"}}};
+  user.merge_patch(overrides);
+  return gp::stitch::read_settings(gp::stitch::schema().validate(user, "job.json"));
+}
+
+// Leaf pointers of a JSON object ("/output/quality").
+void collect_leaves(const json& j, const std::string& prefix, std::set<std::string>& out) {
+  for (auto& [k, v] : j.items()) {
+    if (v.is_object())
+      collect_leaves(v, prefix + "/" + k, out);
+    else
+      out.insert(prefix + "/" + k);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("configs/stitch-360.json is valid and documents every field", "[stitch][config]") {
+  const std::string path = gp::test::source_path("configs/stitch-360.json");
+  const auto user = gp::config::load_file(path);
+  const auto cfg = gp::stitch::schema().validate(user, path);
+  CHECK_NOTHROW(gp::stitch::read_settings(cfg));
+  std::set<std::string> in_example;
+  collect_leaves(user, "", in_example);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto& f : gp::stitch::schema().fields()) {
+    if (f.type == gp::config::Type::object) continue;
+    INFO("field " << f.pointer);
+    CHECK(in_example.count(f.pointer) == 1);
+    CHECK(text.find(f.doc.substr(0, 30)) != std::string::npos);
+  }
+}
+
+TEST_CASE("stitch-360 settings: the default is ring8 of 1920x1920 views at 90 degrees", "[stitch][config]") {
+  const auto s = settings_with(json::object());
+  REQUIRE(s.views.size() == 8);
+  CHECK(s.views[2].yaw_deg == 90);
+  CHECK(s.views[0].width == 1920);
+  CHECK(s.views[0].hfov_deg == 90);
+  CHECK(s.mode == "views");
+  CHECK(s.format == "jpg");
+  CHECK(s.jpeg_quality == 95);
+  CHECK(s.batch == 16);
+  CHECK(settings_with({{"views", {{"preset", "ring8+zenith+nadir"}}}}).views.size() == 10);
+  CHECK(settings_with({{"views", {{"preset", "cube"}, {"width", 512}, {"height", 512}}}}).views.size() == 6);
+}
+
+TEST_CASE("stitch-360 settings: custom views", "[stitch][config]") {
+  const auto s = settings_with({{"views",
+                                 {{"preset", "custom"},
+                                  {"width", 800},
+                                  {"custom", {"name=door yaw=-30 pitch=10 hfov=60", "roll=5 focal=500 height=600"}}}}});
+  REQUIRE(s.views.size() == 2);
+  CHECK(s.views[0].name == "door");
+  CHECK(s.views[0].yaw_deg == -30);
+  CHECK(s.views[0].pitch_deg == 10);
+  CHECK(s.views[0].hfov_deg == 60);
+  CHECK(s.views[0].width == 800);
+  CHECK(s.views[1].name == "view1");
+  CHECK(s.views[1].focal_px == 500);
+  CHECK(s.views[1].height == 600);
+}
+
+TEST_CASE("stitch-360 settings: errors name the field", "[stitch][config]") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(settings_with({{"views", {{"preset", "custom"}}}}), Contains("/views/custom"));
+  CHECK_THROWS_WITH(settings_with({{"views", {{"preset", "custom"}, {"custom", {"yaw=abc"}}}}}),
+                    Contains("/views/custom/0") && Contains("yaw=abc"));
+  CHECK_THROWS_WITH(settings_with({{"views", {{"preset", "custom"}, {"custom", {"tilt=3"}}}}}), Contains("tilt"));
+  CHECK_THROWS_WITH(settings_with({{"views", {{"preset", "custom"}, {"custom", {"name=a", "name=a yaw=3"}}}}}),
+                    Contains("two views"));
+  CHECK_THROWS_WITH(settings_with({{"views", {{"custom", {"yaw=3"}}}}}), Contains("only used with"));
+  CHECK_THROWS_WITH(settings_with({{"output", {{"name", "{stem}.jpg"}}}}), Contains("{view}"));
+  CHECK_THROWS_WITH(settings_with({{"equirect", {{"width", 1001}}}}), Contains("/equirect/width"));
+  CHECK_THROWS_AS(settings_with({{"views", {{"preset", "custom"}, {"custom", {"pitch=120"}}}}}), gp::UsageError);
+}
