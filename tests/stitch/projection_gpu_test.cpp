@@ -144,6 +144,7 @@ TEST_CASE("projection kernels equal the CPU references", "[stitch][gpu]") {
         // Cube faces, then back to an equirect.
         const int n = 161;
         std::vector<HostImage> cpu_faces;
+        cpu_faces.reserve(cube_face_count);  // the views below point into these images
         std::vector<DeviceImage> dfaces;
         CubeFaces cpu_views, gpu_views;
         for (int f = 0; f < cube_face_count; ++f) {

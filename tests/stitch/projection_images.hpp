@@ -24,6 +24,10 @@ struct HostImage {
     view.data = pixels.data();
   }
   HostImage(const HostImage& o) : pixels(o.pixels), view(o.view) { view.data = pixels.data(); }
+  // A moved vector keeps its buffer, so the view stays valid (copies would leave views that
+  // point into a vector's old storage dangling when a std::vector<HostImage> grows).
+  HostImage(HostImage&&) noexcept = default;
+  HostImage& operator=(HostImage&&) noexcept = default;
   HostImage& operator=(const HostImage& o) {
     pixels = o.pixels;
     view = o.view;
