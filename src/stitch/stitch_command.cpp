@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -19,6 +22,7 @@
 #include "io/exif.hpp"
 #include "io/image_io.hpp"
 #include "io/jpeg_codec.hpp"
+#include "io/oiio_module.hpp"
 #include "stitch/output_plan.hpp"
 #include "stitch/projector.hpp"
 #include "stitch/stitch_settings.hpp"
@@ -41,8 +45,44 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
   return bytes;
 }
 
+bool is_jpeg(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext == ".jpg" || ext == ".jpeg";
+}
+
+// PNG, TIFF and other OpenImageIO formats: samples scaled to 0..1 by OIIO, rounded to 8 bits; grey
+// is repeated into R, G and B, alpha and further channels dropped.
+void load_other_format(StitchItem& item) {
+  std::unique_ptr<io::FloatImage> image;
+  try {
+    image = io::oiio_module().open_float_image(item.name);
+  } catch (const std::exception& e) {
+    throw ItemError(item.name, "decode", e.what());
+  }
+  if (image->channels < 1) throw ItemError(item.name, "decode", "no channels");
+  item.pixels.resize(std::size_t(image->width) * image->height * 3);
+  item.panorama = packed_view(item.pixels.data(), image->width, image->height, 3, PixelType::u8);
+  const int c = image->channels, grey = c < 3;
+  std::vector<float> row;
+  for (int y = 0; y < image->height; ++y) {
+    try {
+      image->read_row(y, row);
+    } catch (const std::exception& e) {
+      throw ItemError(item.name, "decode", e.what());
+    }
+    std::uint8_t* out = item.panorama.row<std::uint8_t>(y);
+    for (int x = 0; x < image->width; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const float v = row[std::size_t(x) * c + (grey ? 0 : k)];
+        out[3 * x + k] = std::uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
+      }
+  }
+}
+
 // The panorama as 8-bit RGB (grey JPEGs are expanded by the decoder's colour conversion).
 void load_panorama(StitchItem& item) {
+  if (!is_jpeg(item.name)) return load_other_format(item);
   const std::vector<std::uint8_t> bytes = read_file(item.name);
   const io::JpegInfo info = io::jpeg_info(bytes, item.name);
   item.pixels.resize(std::size_t(info.width) * info.height * 3);
@@ -109,7 +149,7 @@ class StitchCommand final : public BatchCommand {
   InputSpec input_spec(const config::json& config) const override {
     InputSpec spec;
     spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".jpg", ".jpeg"};
+    spec.extensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff"};
     spec.recursive = config.at("input").at("recursive").get<bool>();
     return spec;
   }

@@ -184,6 +184,10 @@ check "stitch cubemap 3x2" 0 "$gpuproc" "${st[@]}" --device cpu --set mode=cubem
   --set output.dir="$work/st-cube"
 check "stitch fisheye to equirect" 0 "$gpuproc" "${st[@]}" --device cpu data-samples/stitch/dual_fisheye.jpg \
   --set mode=equirect_from_dual_fisheye --set output.dir="$work/st-fish"
+oiiotool data-samples/stitch/equirect.jpg -o "$work/equirect.png"
+check "stitch png input" 0 "$gpuproc" "${st[@]}" --device cpu "$work/equirect.png" --set output.dir="$work/st-png"
+check "stitch png views equal the jpeg's" 0 "$gpuproc" compare --tolerance 0.02 "$work/st/equirect_yaw090.jpg" \
+  "$work/st-png/equirect_yaw090.jpg"
 if [[ $has_gpu == 1 ]]; then
   check "stitch gpu run" 0 "$gpuproc" "${st[@]}" --device cuda:0 --set output.dir="$work/st-gpu"
   check "stitch gpu views equal cpu" 0 "$gpuproc" compare --tolerance 0.0040 "$work/st/equirect_yaw090.jpg" \
