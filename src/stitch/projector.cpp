@@ -85,25 +85,8 @@ void Projector::run_cpu(const ImageView& panorama, std::vector<OutputImage>& out
   project(panorama, dst, nullptr);
 }
 
-void Projector::run_gpu(Runtime& rt, const Stream& stream, StagingBuffer& staging, const ImageView& panorama,
-                        std::vector<OutputImage>& outputs) const {
-  DeviceBuffer d_src = rt.device_alloc(panorama.bytes(), stream, "stitch-360 panorama");
-  staging.upload(stream, d_src.get(), panorama.data, panorama.bytes());
-  ImageView src = panorama;
-  src.data = d_src.get();
-  std::vector<DeviceBuffer> d_out;
-  std::vector<ImageView> dst;
-  for (OutputImage& o : outputs) {
-    o.channels = panorama.channels;
-    o.pixels.resize(std::size_t(o.plan.width) * o.plan.height * o.channels);
-    d_out.push_back(rt.device_alloc(o.pixels.size(), stream, "stitch-360 output " + o.plan.label));
-    dst.push_back(packed_view(d_out.back().get(), o.plan.width, o.plan.height, o.channels, PixelType::u8));
-  }
-  const cudaStream_t cs = stream.get();
-  project(src, dst, &cs);
-  for (std::size_t i = 0; i < outputs.size(); ++i)
-    staging.download(stream, outputs[i].pixels.data(), d_out[i].get(), outputs[i].pixels.size());
-  stream.synchronize("stitch-360 projection");
+void Projector::run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream) const {
+  project(panorama, outputs, &stream);
 }
 
 }  // namespace gp::stitch

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/gpu_runtime.hpp"
 #include "core/views.hpp"
 #include "cuda/stitch/project.hpp"
 #include "stitch/output_plan.hpp"
@@ -16,6 +15,7 @@ namespace gp::stitch {
 struct OutputImage {
   PlannedOutput plan;
   std::vector<std::uint8_t> pixels;
+  std::vector<std::uint8_t> encoded;  // JPEG bytes when the GPU encoded it (then pixels stay empty)
   ImageView view() { return packed_view(pixels.data(), plan.width, plan.height, channels, PixelType::u8); }
   int channels = 3;
 };
@@ -26,8 +26,8 @@ class Projector {
 
   // Allocates each output's pixels, then projects `panorama` (host, u8) into them.
   void run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs) const;
-  void run_gpu(Runtime& runtime, const Stream& stream, StagingBuffer& staging, const ImageView& panorama,
-               std::vector<OutputImage>& outputs) const;
+  // Device views in and out, queued on `stream`.
+  void run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream) const;
 
  private:
   // Calls the mode's kernel (GPU when `stream` is given) from src into dst (views alike: host or device).

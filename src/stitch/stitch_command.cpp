@@ -24,18 +24,13 @@
 #include "io/jpeg_codec.hpp"
 #include "io/oiio_module.hpp"
 #include "stitch/output_plan.hpp"
+#include "stitch/gpu_worker.hpp"
 #include "stitch/projector.hpp"
+#include "stitch/stitch_item.hpp"
 #include "stitch/stitch_settings.hpp"
 
 namespace gp::stitch {
 namespace {
-
-struct StitchItem : PipelineItem {
-  std::vector<std::uint8_t> pixels;  // the decoded panorama, RGB packed
-  ImageView panorama;
-  std::vector<OutputImage> outputs;
-  std::vector<std::string> written;
-};
 
 std::vector<std::uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -80,11 +75,18 @@ void load_other_format(StitchItem& item) {
   }
 }
 
-// The panorama as 8-bit RGB (grey JPEGs are expanded by the decoder's colour conversion).
-void load_panorama(StitchItem& item) {
+// The panorama as 8-bit RGB (grey JPEGs are expanded by the decoder's colour conversion), or
+// only its JPEG bytes and size when the GPU decodes it.
+void load_panorama(StitchItem& item, bool gpu_decodes_jpeg) {
   if (!is_jpeg(item.name)) return load_other_format(item);
-  const std::vector<std::uint8_t> bytes = read_file(item.name);
+  std::vector<std::uint8_t> bytes = read_file(item.name);
   const io::JpegInfo info = io::jpeg_info(bytes, item.name);
+  if (gpu_decodes_jpeg) {
+    if (!info.has_end_marker) throw ItemError(item.name, "decode", "truncated: no end-of-image marker after the scan");
+    item.panorama = packed_view(nullptr, info.width, info.height, 3, PixelType::u8);
+    item.file = std::move(bytes);
+    return;
+  }
   item.pixels.resize(std::size_t(info.width) * info.height * 3);
   item.panorama = packed_view(item.pixels.data(), info.width, info.height, 3, PixelType::u8);
   io::decode_jpeg(bytes.data(), bytes.size(), item.panorama, item.name);
@@ -97,10 +99,13 @@ void save_output(OutputImage& out, const Settings& s, const ViewCamera* view) {
       io::write_image(temp, out.view(), w);
       return;
     }
-    io::JpegEncodeOptions options;
-    options.quality = s.jpeg_quality;
-    options.subsampling = s.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
-    std::vector<std::uint8_t> jpeg = io::encode_jpeg(out.view(), options, out.plan.path);
+    std::vector<std::uint8_t> jpeg = std::move(out.encoded);  // encoded on the GPU, else here
+    if (jpeg.empty()) {
+      io::JpegEncodeOptions options;
+      options.quality = s.jpeg_quality;
+      options.subsampling = s.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
+      jpeg = io::encode_jpeg(out.view(), options, out.plan.path);
+    }
     if (s.exif && view) {
       const ExifFocal focal = exif_focal(view->fx, view->spec.width);
       io::ExifFields fields;
@@ -185,11 +190,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   std::mutex outcome_mutex;
   BatchOutcome outcome;
   outcome.work_unit_name = "megapixels";
-  struct Worker {
-    Stream stream;
-    StagingBuffer staging;
-  };
-  std::vector<Worker> workers(std::size_t(po.compute_workers));
+  const bool gpu_decodes_jpeg = GpuWorker::decodes_jpeg(rt);
+  std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
@@ -199,21 +201,20 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   };
   stages.load = [&](StitchItem& item) {
     ScopedStage span("decode");
-    load_panorama(item);
+    load_panorama(item, gpu_decodes_jpeg);
     for (PlannedOutput& p : plan_outputs(s, item.name, input_indices[item.index], item.panorama.width,
                                          item.panorama.height))
-      item.outputs.push_back({std::move(p), {}, 3});
+      item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
   };
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
     rt.bind_thread();
-    workers[worker].stream = rt.make_stream();
-    workers[worker].staging = StagingBuffer(rt, std::size_t(16) << 20);
+    workers[worker] = std::make_unique<GpuWorker>(rt, s, projector);
   };
   stages.compute = [&](StitchItem& item, int worker) {
     ScopedStage span("project");
     if (rt.gpu())
-      projector.run_gpu(rt, workers[worker].stream, workers[worker].staging, item.panorama, item.outputs);
+      workers[worker]->run(item);
     else
       projector.run_cpu(item.panorama, item.outputs);
     item.pixels = {};
@@ -245,7 +246,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
   outcome.extra["outputs_per_panorama"] = plan_outputs(s, "x.jpg", 0, 0, 0).size();
-  outcome.extra["codec"] = "turbojpeg (CPU)";
+  outcome.extra["jpeg_decode"] = gpu_decodes_jpeg ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
+  outcome.extra["jpeg_encode"] = GpuWorker::encodes_jpeg(rt, s) ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   return outcome;
 }
 

@@ -1,0 +1,23 @@
+#pragma once
+// One panorama travelling through the stitch-360 pipeline: load -> compute -> save.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/pipeline.hpp"
+#include "core/views.hpp"
+#include "stitch/projector.hpp"
+
+namespace gp::stitch {
+
+struct StitchItem : PipelineItem {
+  // The JPEG's bytes when the GPU decodes it (nvJPEG), else empty and `pixels` holds the decoded
+  // panorama on the host.
+  std::vector<std::uint8_t> file;
+  std::vector<std::uint8_t> pixels;  // RGB, packed
+  ImageView panorama;                // size and channels always; data only when decoded on the host
+  std::vector<OutputImage> outputs;  // pixels, or `encoded` when the GPU encoded them
+  std::vector<std::string> written;
+};
+
+}  // namespace gp::stitch
