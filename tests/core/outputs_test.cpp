@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/outputs.hpp"
 #include "support/test_data.hpp"
+#include "support/text_files.hpp"
 
 namespace {
 
@@ -22,11 +23,6 @@ using Catch::Matchers::StartsWith;
 
 const std::map<std::string, std::string> vars = {
     {"stem", "shot_010"}, {"name", "shot_010.exr"}, {"ext", "png"}, {"index", "7"}, {"level", "3"}};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::set<std::string> names_in(const fs::path& dir) {
   std::set<std::string> names;
@@ -135,12 +131,12 @@ TEST_CASE("write_atomically creates folders and publishes the finished file only
     CHECK_FALSE(fs::exists(target));  // not visible under its final name while being written
     std::ofstream(temp) << "new";
   });
-  CHECK(read_all(target) == "new");
+  CHECK(gp::test::read_text(target) == "new");
   CHECK(fs::path(written_to).parent_path() == target.parent_path());
   CHECK(names_in(target.parent_path()) == std::set<std::string>{"result.txt"});
 
   gp::write_atomically(target.string(), [](const std::string& temp) { std::ofstream(temp) << "replaced"; });
-  CHECK(read_all(target) == "replaced");
+  CHECK(gp::test::read_text(target) == "replaced");
   CHECK(gp::output_complete(target.string()));
 }
 
@@ -154,7 +150,7 @@ TEST_CASE("write_atomically leaves no temporary and keeps the old file on failur
                                            throw std::runtime_error("encoder failed");
                                          }),
                     "encoder failed");
-  CHECK(read_all(target) == "old");
+  CHECK(gp::test::read_text(target) == "old");
   CHECK(names_in(dir) == std::set<std::string>{"result.txt"});
 
   // A writer that writes nothing is an error too.

@@ -188,25 +188,12 @@ TEST_CASE("distance transform timings on porous 512^3 and 1024^3", "[.perf][pnm]
     const auto ddistance = gpu.zeros<float>(n, n, n);
     const auto dwork = gpu.zeros<float>(n, n, n);
     const auto m = dmask.as<const std::uint8_t>();
-    auto time_ms = [&](auto&& run) {
-      run();  // warm-up
-      double best = 1e30;
-      for (int i = 0; i < 4; ++i) {
-        gpu.sync();
-        const auto t0 = std::chrono::steady_clock::now();
-        run();
-        gpu.sync();
-        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        gpu.release_scratch();
-      }
-      return best;
-    };
     const Spacing iso{1, 1, 1}, aniso{0.8f, 1.0f, 1.25f};
-    const double columns_ms = time_ms([&] { edt_columns_gpu(m, ddistance, iso.z, gpu.stream()); });
+    const double columns_ms = gpu.best_ms([&] { edt_columns_gpu(m, ddistance, iso.z, gpu.stream()); });
     const double total_ms =
-        time_ms([&] { distance_transform_gpu(m, ddistance, dwork, iso, gpu.scratch(), gpu.stream()); });
+        gpu.best_ms([&] { distance_transform_gpu(m, ddistance, dwork, iso, gpu.scratch(), gpu.stream()); });
     const double aniso_ms =
-        time_ms([&] { distance_transform_gpu(m, ddistance, dwork, aniso, gpu.scratch(), gpu.stream()); });
+        gpu.best_ms([&] { distance_transform_gpu(m, ddistance, dwork, aniso, gpu.scratch(), gpu.stream()); });
     const auto gpu_result = gpu.download(ddistance);  // the anisotropic transform, last run
     const auto t0 = std::chrono::steady_clock::now();
     const auto expected = cpu_distance(mask, {n, n, n}, aniso);

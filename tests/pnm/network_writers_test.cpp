@@ -15,20 +15,16 @@
 #include "pnm/label_volumes.hpp"
 #include "pnm/network_writers.hpp"
 #include "support/test_data.hpp"
+#include "support/text_files.hpp"
 
 using Catch::Detail::Approx;
 using gp::pnm::PoreNetwork;
 using gp::test::LabelVolume;
 
-namespace {
+using gp::test::read_text;
+using gp::test::words;
 
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+namespace {
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -39,13 +35,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 std::vector<std::string> lines_of(const std::string& text) { return split(text, '\n'); }
-
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
 
 // Three regions of 2, 4 and 6 slices along x fill a 12 x 4 x 4 volume of 0.5 mm voxels.
 LabelVolume row_of_regions() {

@@ -2,6 +2,7 @@
 // What the segment-pnm GPU tests share: a runtime and stream, device copies of host volumes, and a
 // ScratchAllocator whose blocks live as long as the fixture (or until release_scratch()).
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <vector>
 
@@ -48,6 +49,23 @@ class PnmGpu {
     };
   }
   void release_scratch() { scratch_.clear(); }
+
+  // Best wall time in ms of 4 runs of `run` (work queued on this stream), after a warm-up run.
+  template <class Run>
+  double best_ms(Run&& run) {
+    run();
+    double best = 1e30;
+    for (int i = 0; i < 4; ++i) {
+      sync();
+      release_scratch();
+      const auto t0 = std::chrono::steady_clock::now();
+      run();
+      sync();
+      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    release_scratch();
+    return best;
+  }
 
  private:
   Runtime rt_;

@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -228,27 +227,16 @@ TEST_CASE("segment-pnm kernel timings on 512^3", "[.perf][pnm][gpu]") {
   const auto dout = gpu.zeros<float>(d.nx, d.ny, d.nz);
   const auto dm = gpu.upload(m, d.nx, d.ny, d.nz);
   const auto dl = gpu.zeros<std::uint32_t>(d.nx, d.ny, d.nz);
-  auto time_ms = [&](auto&& run) {
-    double best = 1e30;
-    for (int i = 0; i < 4; ++i) {
-      gpu.sync();
-      const auto t0 = std::chrono::steady_clock::now();
-      run();
-      gpu.sync();
-      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      gpu.release_scratch();
-    }
-    return best;
-  };
-  const double median_ms = time_ms([&] { median3_gpu(dv, dout, gpu.stream()); });
-  const double gauss1_ms = time_ms([&] { gaussian_filter_gpu(dv, dout, {1, 1, 1}, gpu.scratch(), gpu.stream()); });
-  const double gauss3_ms = time_ms([&] { gaussian_filter_gpu(dv, dout, {3, 3, 3}, gpu.scratch(), gpu.stream()); });
+  const double median_ms = gpu.best_ms([&] { median3_gpu(dv, dout, gpu.stream()); });
+  const double gauss1_ms = gpu.best_ms([&] { gaussian_filter_gpu(dv, dout, {1, 1, 1}, gpu.scratch(), gpu.stream()); });
+  const double gauss3_ms = gpu.best_ms([&] { gaussian_filter_gpu(dv, dout, {3, 3, 3}, gpu.scratch(), gpu.stream()); });
   std::uint32_t k6 = 0, k26 = 0;
-  const double roots6_ms = time_ms([&] { component_roots_gpu(dm, 1, Connectivity::c6, dl, gpu.stream()); });
-  const double roots26_ms = time_ms([&] { component_roots_gpu(dm, 1, Connectivity::c26, dl, gpu.stream()); });
-  const double label6_ms = time_ms([&] { k6 = label_components_gpu(dm, 1, Connectivity::c6, dl, gpu.scratch(), gpu.stream()); });
+  const double roots6_ms = gpu.best_ms([&] { component_roots_gpu(dm, 1, Connectivity::c6, dl, gpu.stream()); });
+  const double roots26_ms = gpu.best_ms([&] { component_roots_gpu(dm, 1, Connectivity::c26, dl, gpu.stream()); });
+  const double label6_ms =
+      gpu.best_ms([&] { k6 = label_components_gpu(dm, 1, Connectivity::c6, dl, gpu.scratch(), gpu.stream()); });
   const double label26_ms =
-      time_ms([&] { k26 = label_components_gpu(dm, 1, Connectivity::c26, dl, gpu.scratch(), gpu.stream()); });
+      gpu.best_ms([&] { k26 = label_components_gpu(dm, 1, Connectivity::c26, dl, gpu.scratch(), gpu.stream()); });
   std::printf("512^3 on %s: median3 %.2f ms, gaussian sigma 1 %.2f ms, sigma 3 %.2f ms; 50%% random mask: "
               "roots c6 %.2f ms, c26 %.2f ms; labels c6 %.2f ms (K %u), c26 %.2f ms (K %u)\n",
               gpu.runtime().device_name().c_str(), median_ms, gauss1_ms, gauss3_ms, roots6_ms, roots26_ms, label6_ms,

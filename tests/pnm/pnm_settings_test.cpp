@@ -1,25 +1,13 @@
 // segment-pnm's config: the example is complete and valid, and semantic checks name the field.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <set>
-
 #include "core/error.hpp"
 #include "pnm/pnm_settings.hpp"
-#include "support/test_data.hpp"
+#include "support/config_example.hpp"
 
 namespace {
 
 using gp::config::json;
-
-void collect_leaves(const json& j, const std::string& prefix, std::set<std::string>& out) {
-  for (auto& [k, v] : j.items()) {
-    if (v.is_object())
-      collect_leaves(v, prefix + "/" + k, out);
-    else
-      out.insert(prefix + "/" + k);
-  }
-}
 
 gp::pnm::Settings settings_with(const json& overrides) {
   json user = {{"inputs", {"a"}}};
@@ -30,20 +18,8 @@ gp::pnm::Settings settings_with(const json& overrides) {
 }  // namespace
 
 TEST_CASE("configs/segment-pnm.json is valid and documents every field", "[pnm][config]") {
-  const std::string path = gp::test::source_path("configs/segment-pnm.json");
-  const auto user = gp::config::load_file(path);
-  const auto cfg = gp::pnm::schema().validate(user, path);
-  CHECK_NOTHROW(gp::pnm::read_settings(cfg));
-  std::set<std::string> in_example;
-  collect_leaves(user, "", in_example);
-  std::ifstream in(path);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto& f : gp::pnm::schema().fields()) {
-    if (f.type == gp::config::Type::object) continue;
-    INFO("field " << f.pointer);
-    CHECK(in_example.count(f.pointer) == 1);
-    CHECK(text.find(f.doc.substr(0, 30)) != std::string::npos);
-  }
+  const auto config = gp::test::check_documented_example("configs/segment-pnm.json", gp::pnm::schema());
+  CHECK_NOTHROW(gp::pnm::read_settings(config));
 }
 
 TEST_CASE("segment-pnm settings: semantic checks name the field", "[pnm][config]") {

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "stitch/rig.hpp"
 #include "support/test_data.hpp"
+#include "support/text_files.hpp"
 
 using Catch::Detail::Approx;
 using gp::stitch::Mat3d;
@@ -20,27 +21,15 @@ using gp::stitch::Vec3d;
 using gp::stitch::ViewCamera;
 using gp::stitch::ViewSpec;
 
-namespace {
+using gp::test::read_text;
+using gp::test::words;
 
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+namespace {
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
   return out;
 }
 

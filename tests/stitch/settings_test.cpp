@@ -1,13 +1,9 @@
 // stitch-360's config: defaults, custom views, and errors that name the field.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <iterator>
-#include <set>
-
 #include "core/error.hpp"
 #include "stitch/stitch_settings.hpp"
-#include "support/test_data.hpp"
+#include "support/config_example.hpp"
 
 using gp::config::json;
 
@@ -19,33 +15,11 @@ gp::stitch::Settings settings_with(const json& overrides) {
   return gp::stitch::read_settings(gp::stitch::schema().validate(user, "job.json"));
 }
 
-// Leaf pointers of a JSON object ("/output/quality").
-void collect_leaves(const json& j, const std::string& prefix, std::set<std::string>& out) {
-  for (auto& [k, v] : j.items()) {
-    if (v.is_object())
-      collect_leaves(v, prefix + "/" + k, out);
-    else
-      out.insert(prefix + "/" + k);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("configs/stitch-360.json is valid and documents every field", "[stitch][config]") {
-  const std::string path = gp::test::source_path("configs/stitch-360.json");
-  const auto user = gp::config::load_file(path);
-  const auto cfg = gp::stitch::schema().validate(user, path);
-  CHECK_NOTHROW(gp::stitch::read_settings(cfg));
-  std::set<std::string> in_example;
-  collect_leaves(user, "", in_example);
-  std::ifstream in(path);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto& f : gp::stitch::schema().fields()) {
-    if (f.type == gp::config::Type::object) continue;
-    INFO("field " << f.pointer);
-    CHECK(in_example.count(f.pointer) == 1);
-    CHECK(text.find(f.doc.substr(0, 30)) != std::string::npos);
-  }
+  const auto config = gp::test::check_documented_example("configs/stitch-360.json", gp::stitch::schema());
+  CHECK_NOTHROW(gp::stitch::read_settings(config));
 }
 
 TEST_CASE("stitch-360 settings: the default is ring8 of 1920x1920 views at 90 degrees", "[stitch][config]") {

@@ -1,10 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <set>
-
 #include "core/error.hpp"
-#include "support/test_data.hpp"
+#include "support/config_example.hpp"
 #include "tonemap/output_plan.hpp"
 #include "tonemap/tonemap_settings.hpp"
 
@@ -15,16 +12,6 @@ namespace {
 gp::config::json validated(gp::config::json user) {
   if (!user.contains("inputs")) user["inputs"] = {"x.exr"};
   return gp::tonemap::schema().validate(user, "job.json");
-}
-
-// Leaf pointers of a JSON object ("/output/quality").
-void collect_leaves(const gp::config::json& j, const std::string& prefix, std::set<std::string>& out) {
-  for (auto& [k, v] : j.items()) {
-    if (v.is_object())
-      collect_leaves(v, prefix + "/" + k, out);
-    else
-      out.insert(prefix + "/" + k);
-  }
 }
 
 }  // namespace
@@ -106,23 +93,6 @@ TEST_CASE("schema errors use the documented message format", "[tonemap]") {
 }
 
 TEST_CASE("configs/tonemap-exr.json is valid and documents every field", "[tonemap]") {
-  const std::string path = gp::test::source_path("configs/tonemap-exr.json");
-  auto user = gp::config::load_file(path);
-  auto cfg = gp::tonemap::schema().validate(user, path);
-  CHECK_NOTHROW(gp::tonemap::read_settings(cfg));
-  std::set<std::string> in_example, in_schema;
-  collect_leaves(user, "", in_example);
-  for (auto& f : gp::tonemap::schema().fields())
-    if (f.type != gp::config::Type::object) in_schema.insert(f.pointer);
-  for (auto& p : in_schema) {
-    INFO("field " << p);
-    CHECK(in_example.count(p) == 1);
-  }
-  // And each field's doc text appears as a comment in the example.
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto& f : gp::tonemap::schema().fields()) {
-    INFO("doc of " << f.pointer);
-    CHECK(text.find(f.doc.substr(0, 30)) != std::string::npos);
-  }
+  const auto config = gp::test::check_documented_example("configs/tonemap-exr.json", gp::tonemap::schema());
+  CHECK_NOTHROW(gp::tonemap::read_settings(config));
 }
