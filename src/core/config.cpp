@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace gp::config {
 namespace {
@@ -438,10 +439,6 @@ void apply_override(json& config, const std::string& assignment) {
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-  };
   // Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps.
   auto distance = [](const std::string& a, const std::string& b) {
     std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
@@ -455,12 +452,12 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
       }
     return d[a.size()][b.size()];
   };
-  const std::string w = lower(word);
+  const std::string w = lowercase(word);
   std::string best;
   for (const auto& candidate : candidates) {
-    const std::size_t dist = distance(w, lower(candidate));
+    const std::size_t dist = distance(w, lowercase(candidate));
     const std::size_t allowed = std::max<std::size_t>(1, std::max(word.size(), candidate.size()) / 3);
-    if (dist <= allowed && (best.empty() || dist < distance(w, lower(best)))) best = candidate;
+    if (dist <= allowed && (best.empty() || dist < distance(w, lowercase(best)))) best = candidate;
   }
   return best;
 }

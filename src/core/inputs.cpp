@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace gp {
 namespace fs = std::filesystem;
@@ -25,16 +26,11 @@ bool is_hidden(const fs::path& p) {
   return !name.empty() && name[0] == '.';
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 // "EXR", "exr" and ".exr" all mean ".exr".
 std::vector<std::string> normalised_extensions(const std::vector<std::string>& extensions) {
   std::vector<std::string> out;
   for (const auto& e : extensions)
-    if (!e.empty()) out.push_back(lower(e[0] == '.' ? e : "." + e));
+    if (!e.empty()) out.push_back(lowercase(e[0] == '.' ? e : "." + e));
   return out;
 }
 
@@ -48,7 +44,7 @@ struct Expansion {
   void add_file(const fs::path& p) { files.insert(p.lexically_normal().string()); }
   bool extension_accepted(const fs::path& p) const {
     return extensions.empty() ||
-           std::find(extensions.begin(), extensions.end(), lower(p.extension().string())) != extensions.end();
+           std::find(extensions.begin(), extensions.end(), lowercase_extension(p.string())) != extensions.end();
   }
 };
 

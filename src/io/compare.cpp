@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "io/oiio_module.hpp"
 
 namespace gp::io {
@@ -46,8 +47,7 @@ struct FileComparison {
 enum class Kind { image, csv, json };
 
 Kind kind_of(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string ext = lowercase_extension(path);
   if (ext == ".csv") return Kind::csv;
   if (ext == ".json" || ext == ".jsonl" || ext == ".ndjson") return Kind::json;
   return Kind::image;

@@ -5,19 +5,12 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "io/image_source.hpp"
 #include "io/oiio_module.hpp"
 #include "io/png_encoder.hpp"
 
 namespace gp::io {
-namespace {
-
-std::string lowercase(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-}  // namespace
 
 // ---- reading ---------------------------------------------------------------------------------
 

@@ -7,17 +7,13 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace gp::io {
 namespace {
 
 // A damaged header can claim any size; refuse before anyone allocates it.
 constexpr double kMaxImageBytes = 32.0 * 1024 * 1024 * 1024;
-
-std::string lowercase(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 bool iequals(const std::string& a, const std::string& b) { return lowercase(a) == lowercase(b); }
 

@@ -18,6 +18,7 @@
 #include "core/gpu_runtime.hpp"
 #include "core/outputs.hpp"
 #include "core/pipeline.hpp"
+#include "core/text.hpp"
 #include "core/trace.hpp"
 #include "io/exif.hpp"
 #include "io/image_io.hpp"
@@ -41,8 +42,7 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
 }
 
 bool is_jpeg(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string ext = lowercase_extension(path);
   return ext == ".jpg" || ext == ".jpeg";
 }
 

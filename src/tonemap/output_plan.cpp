@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/outputs.hpp"
+#include "core/text.hpp"
 
 namespace gp::tonemap {
 namespace fs = std::filesystem;
@@ -52,14 +53,6 @@ OutputPlan plan_outputs(const Settings& s, const std::string& input, std::size_t
   if (s.thumbnail_size > 0) plan.thumbnail = path_for(s.thumbnail_template, "/thumbnail/name");
   return plan;
 }
-
-namespace {
-std::string lowercase_extension(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
-  return ext;
-}
-}  // namespace
 
 int output_channels(const std::string& path, bool source_has_alpha, const std::string& alpha_mode) {
   const std::string ext = lowercase_extension(path);

@@ -1,0 +1,17 @@
+#pragma once
+// Small text helpers: ASCII lowercase for file extensions, channel names and config words.
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace gp {
+
+inline std::string lowercase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.
+std::string lowercase_extension(const std::string& path);
+
+}  // namespace gp
