@@ -60,7 +60,7 @@ void GpuWorker::run(StitchItem& item) {
   }
   projector_.run_device(src, dst, stream_.get());
 
-  if (codec_ && settings_.format == "jpg") {
+  if (encodes_jpeg(runtime_, settings_)) {
 #ifdef GPUPROC_HAVE_NVJPEG
     io::JpegEncodeOptions options;
     options.quality = settings_.jpeg_quality;

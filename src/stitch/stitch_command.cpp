@@ -245,7 +245,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   std::sort(outcome.outputs.begin(), outcome.outputs.end());
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
-  outcome.extra["outputs_per_panorama"] = plan_outputs(s, "x.jpg", 0, 0, 0).size();
+  if (!inputs.empty())
+    outcome.extra["outputs_per_panorama"] = plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
   outcome.extra["jpeg_decode"] = gpu_decodes_jpeg ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   outcome.extra["jpeg_encode"] = GpuWorker::encodes_jpeg(rt, s) ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   return outcome;
