@@ -1,11 +1,13 @@
 #pragma once
 // A blocking multi-producer/multi-consumer queue with a capacity: producers wait when it is full,
 // which is what keeps memory bounded on 10,000-file batches.
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace gp {
 
@@ -33,6 +35,20 @@ class BoundedQueue {
     items_.pop_front();
     not_full_.notify_one();
     return value;
+  }
+
+  // Blocks while empty, then takes what is there, up to `max` values (at least one); empty once
+  // closed and drained. Lets a consumer batch whatever has piled up without waiting for more.
+  std::vector<T> pop_up_to(std::size_t max) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    not_empty_.wait(lock, [&] { return closed_ || !items_.empty(); });
+    std::vector<T> values;
+    while (!items_.empty() && values.size() < std::max<std::size_t>(1, max)) {
+      values.push_back(std::move(items_.front()));
+      items_.pop_front();
+    }
+    not_full_.notify_all();
+    return values;
   }
 
   // No more pushes; consumers drain what is left.

@@ -31,6 +31,9 @@ struct PipelineOptions {
   int compute_workers = 2;
   int save_threads = 4;
   int max_in_flight = 16;
+  // With Stages::compute_batch: the most items one call gets. A worker takes whatever is loaded,
+  // up to this many, rather than waiting for a full batch.
+  int compute_batch = 1;
   bool ordered = false;        // items reach the save stage in input order
   bool stop_on_error = false;  // on_error: fail -- stop admitting new items after the first failure
 };
@@ -57,11 +60,15 @@ class Pipeline {
   using Compute = std::function<void(Item&, int worker)>;
   using Save = std::function<void(Item&)>;
   using Done = std::function<void(const Item&)>;  // called once per item, from a save thread
+  // Computes several items in one call (GPU batches). Returns one error per item (null: done);
+  // throwing fails them all.
+  using ComputeBatch = std::function<std::vector<std::exception_ptr>(const std::vector<Item*>& items, int worker)>;
 
   struct Stages {
     Make make;
     Load load;
-    Compute compute;
+    Compute compute;             // one item at a time, unless compute_batch is set
+    ComputeBatch compute_batch;  // items that did not fail loading, options.compute_batch at most
     Save save;
     Done done;
     // Called once on each compute worker's thread before its first item (bind the GPU, make a stream).
@@ -168,13 +175,20 @@ class Pipeline {
             ready = false;
           }
         }
-        while (auto item = to_compute.pop()) {
-          if (ready) guarded(**item, "compute", [&] { stages_.compute(**item, w); });
-          else if (!(*item)->failed) {
-            (*item)->failed = true;
-            (*item)->failure = {(*item)->index, "compute", (*item)->name + ": compute: worker failed to start"};
+        const std::size_t batch_size = stages_.compute_batch ? std::size_t(std::max(1, options_.compute_batch)) : 1;
+        for (;;) {
+          std::vector<std::unique_ptr<Item>> batch = to_compute.pop_up_to(batch_size);
+          if (batch.empty()) break;
+          if (ready) {
+            compute_items(batch, w, guarded);
+          } else {
+            for (auto& item : batch)
+              if (!item->failed) {
+                item->failed = true;
+                item->failure = {item->index, "compute", item->name + ": compute: worker failed to start"};
+              }
           }
-          forward(std::move(*item));
+          for (auto& item : batch) forward(std::move(item));
         }
         if (--workers_left == 0) {
           // Ordered mode: items whose predecessors were never admitted (cancelled) still go out.
@@ -212,6 +226,30 @@ class Pipeline {
   }
 
  private:
+  // One compute call per item, or one batched call for those that did not fail loading, whose
+  // per-item errors then go through `guarded` like a thrown one would.
+  template <class Guarded>
+  void compute_items(std::vector<std::unique_ptr<Item>>& batch, int worker, Guarded& guarded) {
+    if (!stages_.compute_batch) {
+      for (auto& item : batch) guarded(*item, "compute", [&] { stages_.compute(*item, worker); });
+      return;
+    }
+    std::vector<Item*> live;
+    for (auto& item : batch)
+      if (!item->failed) live.push_back(item.get());
+    if (live.empty()) return;
+    std::vector<std::exception_ptr> errors;
+    try {
+      errors = stages_.compute_batch(live, worker);
+      if (errors.size() != live.size()) throw Error("pipeline: compute_batch returned " + std::to_string(errors.size()) +
+                                                    " outcomes for " + std::to_string(live.size()) + " items");
+    } catch (...) {
+      errors.assign(live.size(), std::current_exception());
+    }
+    for (std::size_t i = 0; i < live.size(); ++i)
+      if (errors[i]) guarded(*live[i], "compute", [&] { std::rethrow_exception(errors[i]); });
+  }
+
   void record_fatal(std::exception_ptr e) {
     std::lock_guard<std::mutex> lock(fatal_mutex_);
     if (!fatal_) fatal_ = e;

@@ -20,7 +20,8 @@ GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector
 #ifdef GPUPROC_HAVE_NVJPEG
   if (decodes_jpeg(runtime)) {
     io::GpuJpegOptions options;
-    options.encoder_states = 16;
+    // Encoder states are waited for together: enough for a batch's outputs in a few rounds.
+    options.encoder_states = 64;
     codec_.reset(new io::GpuJpegCodec(runtime, options));
   }
 #endif
@@ -36,55 +37,101 @@ void GpuWorker::CodecDeleter::operator()(io::GpuJpegCodec* codec) const {
 #endif
 }
 
-void GpuWorker::run(StitchItem& item) {
-  const ImageView& pano = item.panorama;
-  DeviceBuffer d_pano = runtime_.device_alloc(pano.row_bytes() * std::size_t(pano.height), stream_, "stitch-360 panorama");
-  const ImageView src = packed_view(d_pano.get(), pano.width, pano.height, pano.channels, PixelType::u8);
-  if (!item.file.empty()) {
+std::vector<ImageView> GpuWorker::device_masks(const StitchItem& item) {
+  if (!settings_.mask.apply || !item.masks) return {};
+  DeviceMasks& d = masks_[item.masks.get()];
+  if (!d.set) {
+    d.set = item.masks;
+    for (const OutputMask& m : *item.masks) {
+      d.buffers.push_back(runtime_.device_alloc(m.pixels.size(), stream_, "stitch-360 output mask"));
+      d.views.push_back(packed_view(d.buffers.back().get(), m.width, m.height, 1, PixelType::u8));
+      staging_.upload(stream_, d.views.back().data, m.pixels.data(), m.pixels.size());
+    }
+  }
+  return d.views;
+}
+
+std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& items) {
+  std::vector<std::exception_ptr> errors(items.size());
+  std::vector<DeviceBuffer> panorama_buffers;
+  std::vector<ImageView> panoramas;
+  for (StitchItem* item : items) {
+    const ImageView& p = item->panorama;
+    panorama_buffers.push_back(runtime_.device_alloc(p.row_bytes() * std::size_t(p.height), stream_, "stitch-360 panorama " + item->name));
+    panoramas.push_back(packed_view(panorama_buffers.back().get(), p.width, p.height, p.channels, PixelType::u8));
+  }
+
+  // In: the JPEGs in one batch, pixels decoded on the host through the staging buffer.
+  std::vector<std::size_t> jpeg_items;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i]->file.empty()) jpeg_items.push_back(i);
+    else staging_.upload(stream_, panoramas[i].data, items[i]->panorama.data, panoramas[i].bytes());
+  }
+  if (!jpeg_items.empty()) {
 #ifdef GPUPROC_HAVE_NVJPEG
-    codec_->decode({item.file.data(), item.file.size(), item.name}, src, stream_);
+    std::vector<io::JpegSource> sources;
+    std::vector<ImageView> targets;
+    for (std::size_t i : jpeg_items) {
+      sources.push_back({items[i]->file.data(), items[i]->file.size(), items[i]->name});
+      targets.push_back(panoramas[i]);
+    }
+    const std::vector<io::ItemOutcome> decoded = codec_->decode_batch(sources, targets, stream_);
+    for (std::size_t k = 0; k < jpeg_items.size(); ++k)
+      if (decoded[k]) errors[jpeg_items[k]] = std::make_exception_ptr(*decoded[k]);
 #else
-    throw Error("stitch-360: " + item.name + " left for a GPU JPEG decoder this build does not have");
+    throw Error("stitch-360: " + items[jpeg_items[0]]->name + " left for a GPU JPEG decoder this build does not have");
 #endif
-  } else {
-    staging_.upload(stream_, src.data, pano.data, src.bytes());
   }
 
-  std::vector<DeviceBuffer> buffers;
-  std::vector<ImageView> dst;
-  for (OutputImage& o : item.outputs) {
-    o.channels = pano.channels;
-    const std::size_t bytes = std::size_t(o.plan.width) * o.plan.height * o.channels;
-    buffers.push_back(runtime_.device_alloc(bytes, stream_, "stitch-360 output " + o.plan.label));
-    dst.push_back(packed_view(buffers.back().get(), o.plan.width, o.plan.height, o.channels, PixelType::u8));
+  // Project every decoded panorama into device outputs.
+  std::vector<DeviceBuffer> output_buffers;
+  std::vector<ImageView> outputs;              // of all items, in order
+  std::vector<std::size_t> output_item;        // which item each belongs to
+  std::vector<OutputImage*> output_images;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (errors[i]) continue;
+    std::vector<ImageView> dst;
+    for (OutputImage& o : items[i]->outputs) {
+      o.channels = panoramas[i].channels;
+      const std::size_t bytes = std::size_t(o.plan.width) * o.plan.height * o.channels;
+      output_buffers.push_back(runtime_.device_alloc(bytes, stream_, "stitch-360 output " + o.plan.path));
+      dst.push_back(packed_view(output_buffers.back().get(), o.plan.width, o.plan.height, o.channels, PixelType::u8));
+      output_item.push_back(i);
+      output_images.push_back(&o);
+    }
+    projector_.run_device(panoramas[i], dst, stream_.get(), device_masks(*items[i]));
+    outputs.insert(outputs.end(), dst.begin(), dst.end());
   }
-  projector_.run_device(src, dst, stream_.get());
 
+  // Out: all outputs in one encode batch, or their pixels to the host.
   if (encodes_jpeg(runtime_, settings_)) {
 #ifdef GPUPROC_HAVE_NVJPEG
     io::JpegEncodeOptions options;
     options.quality = settings_.jpeg_quality;
     options.subsampling = settings_.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
     std::vector<std::string> names;
-    for (const OutputImage& o : item.outputs) names.push_back(o.plan.path);
+    for (const OutputImage* o : output_images) names.push_back(o->plan.path);
     std::vector<std::vector<std::uint8_t>> files;
-    const auto outcomes = codec_->encode_batch(dst, names, options, stream_, files);
-    for (std::size_t i = 0; i < item.outputs.size(); ++i) {
-      if (outcomes[i]) throw *outcomes[i];
-      item.outputs[i].encoded = std::move(files[i]);
+    const std::vector<io::ItemOutcome> encoded = codec_->encode_batch(outputs, names, options, stream_, files);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      if (encoded[k] && !errors[output_item[k]]) errors[output_item[k]] = std::make_exception_ptr(*encoded[k]);
+      output_images[k]->encoded = std::move(files[k]);
     }
 #endif
   } else {
-    for (std::size_t i = 0; i < item.outputs.size(); ++i) {
-      OutputImage& o = item.outputs[i];
-      o.pixels.resize(dst[i].bytes());
-      staging_.download(stream_, o.pixels.data(), dst[i].data, o.pixels.size());
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      OutputImage& o = *output_images[k];
+      o.pixels.resize(outputs[k].bytes());
+      staging_.download(stream_, o.pixels.data(), outputs[k].data, o.pixels.size());
     }
   }
-  // The decode read item.file and the copies item.pixels until here.
-  stream_.synchronize("stitch-360 " + item.name);
-  item.file = {};
-  item.pixels = {};
+  // The decode read the items' files and the uploads their pixels until here.
+  stream_.synchronize("stitch-360 batch of " + std::to_string(items.size()) + " panoramas, first " + items[0]->name);
+  for (StitchItem* item : items) {
+    item->file = {};
+    item->pixels = {};
+  }
+  return errors;
 }
 
 }  // namespace gp::stitch

@@ -1,8 +1,12 @@
 #pragma once
 // The GPU side of one stitch-360 compute worker: its stream, staging buffer and, in builds with
 // nvJPEG, its JPEG codec. A panorama's pixels stay on the device from decode (or upload) to encode
-// (or download): with nvJPEG the host only ever holds JPEG bytes.
+// (or download): with nvJPEG the host only ever holds JPEG bytes. Batches let the JPEG engines and
+// the encoder work on many images per call; two workers let one decode while the other encodes.
+#include <exception>
+#include <map>
 #include <memory>
+#include <vector>
 
 #include "core/gpu_runtime.hpp"
 #include "stitch/projector.hpp"
@@ -28,11 +32,16 @@ class GpuWorker {
   // Whether the outputs are encoded on the GPU (JPEG outputs with nvJPEG).
   static bool encodes_jpeg(const Runtime& runtime, const Settings& settings);
 
-  // Decodes item.file (or uploads item.pixels), projects into item.outputs and encodes them (or
-  // downloads their pixels). Throws gp::ItemError for a file nvJPEG cannot decode.
-  void run(StitchItem& item);
+  // For a batch of panoramas: decodes their files in one nvJPEG batch (or uploads their pixels),
+  // projects each into its outputs and encodes all outputs in one batch (or downloads their
+  // pixels). Returns one error per item (null: done), e.g. gp::ItemError for a file nvJPEG cannot
+  // decode; the others go on. Throws what fails the whole batch (a GPU error).
+  std::vector<std::exception_ptr> run(const std::vector<StitchItem*>& items);
 
  private:
+  // The item's masks on the device when /mask/apply (uploaded once per mask set), else none.
+  std::vector<ImageView> device_masks(const StitchItem& item);
+
   Runtime& runtime_;
   const Settings& settings_;
   const Projector& projector_;
@@ -43,6 +52,12 @@ class GpuWorker {
     void operator()(io::GpuJpegCodec* codec) const;
   };
   std::unique_ptr<io::GpuJpegCodec, CodecDeleter> codec_;  // null without nvJPEG
+  struct DeviceMasks {
+    std::shared_ptr<const OutputMaskSet> set;  // kept alive: the key is its address
+    std::vector<DeviceBuffer> buffers;
+    std::vector<ImageView> views;
+  };
+  std::map<const OutputMaskSet*, DeviceMasks> masks_;
 };
 
 }  // namespace gp::stitch

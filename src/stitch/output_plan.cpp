@@ -1,6 +1,7 @@
 #include "stitch/output_plan.hpp"
 
 #include <filesystem>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/outputs.hpp"
@@ -24,13 +25,19 @@ std::vector<PlannedOutput> plan_outputs(const Settings& s, const std::string& in
   const fs::path in(input);
   const std::string ext = s.format;
   auto named = [&](const std::string& label, std::size_t view, int width, int height) {
-    const std::string name = expand_template(s.name_template, {{"stem", in.stem().string()},
-                                                               {"name", in.filename().string()},
-                                                               {"view", label},
-                                                               {"index", std::to_string(index)},
-                                                               {"ext", ext}});
-    return PlannedOutput{output_path(s.output_dir, checked_relative_name(name, "/output/name"), "/output/name"), label,
-                         view, width, height};
+    std::map<std::string, std::string> tokens = {{"stem", in.stem().string()},
+                                                 {"name", in.filename().string()},
+                                                 {"view", label},
+                                                 {"index", std::to_string(index)},
+                                                 {"ext", ext}};
+    const std::string name = checked_relative_name(expand_template(s.name_template, tokens), "/output/name");
+    PlannedOutput planned{output_path(s.output_dir, name, "/output/name"), label, view, width, height, {}};
+    if (s.mask.enabled) {
+      tokens["output"] = fs::path(name).filename().string();
+      planned.mask_path = output_path(
+          s.output_dir, checked_relative_name(expand_template(s.mask.name_template, tokens), "/mask/name"), "/mask/name");
+    }
+    return planned;
   };
   std::vector<PlannedOutput> out;
   if (s.mode == "views") {

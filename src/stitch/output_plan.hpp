@@ -15,6 +15,7 @@ struct PlannedOutput {
   std::string label;        // {view}: the view's name, the face's name, or "equirect"/"cubemap"
   std::size_t view = 0;     // mode views: index into the views; cubemap faces: face index
   int width = 0, height = 0;
+  std::string mask_path;    // with /mask/enabled, else empty
 };
 
 // Sizes need the input's (0 x 0: names only, for --resume and the report).

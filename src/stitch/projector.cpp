@@ -37,12 +37,16 @@ Projector::Projector(const Settings& settings) : settings_(settings) {
                                          v.spec.height));
 }
 
-void Projector::project(const ImageView& src, const std::vector<ImageView>& dst, const cudaStream_t* stream) const {
+void Projector::project(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
+                        const cudaStream_t* stream) const {
   const Settings& s = settings_;
   const ImageView no_mask;
+  if (!masks.empty() && (s.mode != "views" || masks.size() != dst.size()))
+    throw Error("stitch-360: " + std::to_string(masks.size()) + " masks for " + std::to_string(dst.size()) +
+                " outputs of mode " + s.mode + " (masks are applied in mode views, one per view)");
   if (s.mode == "views") {
     std::vector<PerspectiveTarget> targets;
-    for (std::size_t v = 0; v < dst.size(); ++v) targets.push_back({cameras_[v], dst[v], no_mask});
+    for (std::size_t v = 0; v < dst.size(); ++v) targets.push_back({cameras_[v], dst[v], masks.empty() ? no_mask : masks[v]});
     for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
       const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
       if (stream)
@@ -75,18 +79,20 @@ void Projector::project(const ImageView& src, const std::vector<ImageView>& dst,
   }
 }
 
-void Projector::run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs) const {
+void Projector::run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs,
+                        const std::vector<ImageView>& masks) const {
   std::vector<ImageView> dst;
   for (OutputImage& o : outputs) {
     o.channels = panorama.channels;
     o.pixels.resize(std::size_t(o.plan.width) * o.plan.height * o.channels);
     dst.push_back(o.view());
   }
-  project(panorama, dst, nullptr);
+  project(panorama, dst, masks, nullptr);
 }
 
-void Projector::run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream) const {
-  project(panorama, outputs, &stream);
+void Projector::run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream,
+                           const std::vector<ImageView>& masks) const {
+  project(panorama, outputs, masks, &stream);
 }
 
 }  // namespace gp::stitch

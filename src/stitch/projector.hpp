@@ -24,14 +24,18 @@ class Projector {
  public:
   explicit Projector(const Settings& settings);
 
-  // Allocates each output's pixels, then projects `panorama` (host, u8) into them.
-  void run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs) const;
+  // Allocates each output's pixels, then projects `panorama` (host, u8) into them. `masks` (mode
+  // views; empty: none): one per output, 1 channel of its size, 0 where the output stays black.
+  void run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs,
+               const std::vector<ImageView>& masks = {}) const;
   // Device views in and out, queued on `stream`.
-  void run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream) const;
+  void run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream,
+                  const std::vector<ImageView>& masks = {}) const;
 
  private:
   // Calls the mode's kernel (GPU when `stream` is given) from src into dst (views alike: host or device).
-  void project(const ImageView& src, const std::vector<ImageView>& dst, const cudaStream_t* stream) const;
+  void project(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
+               const cudaStream_t* stream) const;
 
   const Settings& settings_;
   SampleOptions options_;

@@ -92,35 +92,38 @@ void load_panorama(StitchItem& item, bool gpu_decodes_jpeg) {
   io::decode_jpeg(bytes.data(), bytes.size(), item.panorama, item.name);
 }
 
-void save_output(OutputImage& out, const Settings& s, const ViewCamera* view) {
-  write_atomically(out.plan.path, [&](const std::string& temp) {
-    if (s.format != "jpg") {
-      io::WriteOptions w;
-      io::write_image(temp, out.view(), w);
-      return;
-    }
-    std::vector<std::uint8_t> jpeg = std::move(out.encoded);  // encoded on the GPU, else here
-    if (jpeg.empty()) {
-      io::JpegEncodeOptions options;
-      options.quality = s.jpeg_quality;
-      options.subsampling = s.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
-      jpeg = io::encode_jpeg(out.view(), options, out.plan.path);
-    }
-    if (s.exif && view) {
-      const ExifFocal focal = exif_focal(view->fx, view->spec.width);
-      io::ExifFields fields;
-      fields.focal_length_mm = focal.focal_length_mm;
-      fields.focal_length_35mm = focal.focal_length_35mm;
-      fields.pixel_width = out.plan.width;
-      fields.pixel_height = out.plan.height;
-      fields.image_description = "gpuproc stitch-360 view " + view->spec.name;
-      fields.software = "gpuproc";
-      io::insert_exif(jpeg, fields);
-    }
+void save_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  write_atomically(path, [&](const std::string& temp) {
     std::ofstream f(temp, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
-    if (!f) throw ItemError(out.plan.path, "write", "cannot write");
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (!f) throw ItemError(path, "write", "cannot write");
   });
+}
+
+void save_output(OutputImage& out, const Settings& s, const ViewCamera* view) {
+  if (s.format != "jpg") {
+    write_atomically(out.plan.path, [&](const std::string& temp) { io::write_image(temp, out.view(), io::WriteOptions{}); });
+    return;
+  }
+  std::vector<std::uint8_t> jpeg = std::move(out.encoded);  // encoded on the GPU, else here
+  if (jpeg.empty()) {
+    io::JpegEncodeOptions options;
+    options.quality = s.jpeg_quality;
+    options.subsampling = s.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
+    jpeg = io::encode_jpeg(out.view(), options, out.plan.path);
+  }
+  if (s.exif && view) {
+    const ExifFocal focal = exif_focal(view->fx, view->spec.width);
+    io::ExifFields fields;
+    fields.focal_length_mm = focal.focal_length_mm;
+    fields.focal_length_35mm = focal.focal_length_35mm;
+    fields.pixel_width = out.plan.width;
+    fields.pixel_height = out.plan.height;
+    fields.image_description = "gpuproc stitch-360 view " + view->spec.name;
+    fields.software = "gpuproc";
+    io::insert_exif(jpeg, fields);
+  }
+  save_bytes(out.plan.path, jpeg);
 }
 
 void write_rig(const Settings& s, const std::vector<std::string>& inputs, const std::vector<std::size_t>& indices,
@@ -162,7 +165,10 @@ class StitchCommand final : public BatchCommand {
   std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
                                            std::size_t index) const override {
     std::vector<std::string> paths;
-    for (const PlannedOutput& p : plan_outputs(read_settings(config), input, index, 0, 0)) paths.push_back(p.path);
+    for (const PlannedOutput& p : plan_outputs(read_settings(config), input, index, 0, 0)) {
+      paths.push_back(p.path);
+      if (!p.mask_path.empty()) paths.push_back(p.mask_path);
+    }
     return paths;
   }
 
@@ -176,6 +182,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   Runtime& rt = ctx.runtime;
   const Projector projector(s);
   const std::vector<ViewCamera> views = resolve_views(s);
+  OutputMasks masks(s);
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
 
   PipelineOptions po;
@@ -184,7 +191,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   po.load_threads = int(std::max(1u, cores / 2));
   po.save_threads = int(std::max(1u, cores / 2));
   po.compute_workers = rt.gpu() ? 2 : int(std::max(1u, cores / 4));
-  po.max_in_flight = std::max(4, s.batch);
+  // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
+  // both workers' batches, the next ones loading and the last ones saving.
+  po.compute_batch = rt.gpu() ? s.batch : 1;
+  po.max_in_flight = rt.gpu() ? s.batch * (po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
   po.stop_on_error = s.stop_on_error;
 
   std::mutex outcome_mutex;
@@ -200,31 +210,48 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
     return item;
   };
   stages.load = [&](StitchItem& item) {
-    ScopedStage span("decode");
+    ScopedStage span(gpu_decodes_jpeg ? "read" : "read+decode");
     load_panorama(item, gpu_decodes_jpeg);
     for (PlannedOutput& p : plan_outputs(s, item.name, input_indices[item.index], item.panorama.width,
                                          item.panorama.height))
       item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
+    if (s.mask.enabled) {
+      std::vector<PlannedOutput> plan;
+      for (const OutputImage& o : item.outputs) plan.push_back(o.plan);
+      item.masks = masks.masks_for(plan);
+    }
   };
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
     rt.bind_thread();
     workers[worker] = std::make_unique<GpuWorker>(rt, s, projector);
   };
-  stages.compute = [&](StitchItem& item, int worker) {
-    ScopedStage span("project");
-    if (rt.gpu())
-      workers[worker]->run(item);
-    else
-      projector.run_cpu(item.panorama, item.outputs);
-    item.pixels = {};
-  };
+  if (rt.gpu()) {
+    stages.compute_batch = [&](const std::vector<StitchItem*>& items, int worker) {
+      ScopedStage span(gpu_decodes_jpeg ? "gpu decode+project+encode" : "gpu project");
+      return workers[worker]->run(items);
+    };
+  } else {
+    stages.compute = [&](StitchItem& item, int) {
+      ScopedStage span("project");
+      std::vector<ImageView> apply;
+      if (s.mask.apply && item.masks)
+        for (const OutputMask& m : *item.masks) apply.push_back(m.view());
+      projector.run_cpu(item.panorama, item.outputs, apply);
+      item.pixels = {};
+    };
+  }
   stages.save = [&](StitchItem& item) {
-    ScopedStage span("encode");
-    for (OutputImage& out : item.outputs) {
+    ScopedStage span(GpuWorker::encodes_jpeg(rt, s) ? "write" : "encode+write");
+    for (std::size_t k = 0; k < item.outputs.size(); ++k) {
+      OutputImage& out = item.outputs[k];
       save_output(out, s, s.mode == "views" ? &views[out.plan.view] : nullptr);
       item.written.push_back(out.plan.path);
       out.pixels = {};
+      if (item.masks) {
+        save_bytes(out.plan.mask_path, (*item.masks)[k].png);
+        item.written.push_back(out.plan.mask_path);
+      }
     }
   };
   stages.done = [&](const StitchItem& item) {

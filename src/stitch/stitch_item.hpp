@@ -1,11 +1,13 @@
 #pragma once
 // One panorama travelling through the stitch-360 pipeline: load -> compute -> save.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/pipeline.hpp"
 #include "core/views.hpp"
+#include "stitch/output_masks.hpp"
 #include "stitch/projector.hpp"
 
 namespace gp::stitch {
@@ -17,6 +19,7 @@ struct StitchItem : PipelineItem {
   std::vector<std::uint8_t> pixels;  // RGB, packed
   ImageView panorama;                // size and channels always; data only when decoded on the host
   std::vector<OutputImage> outputs;  // pixels, or `encoded` when the GPU encoded them
+  std::shared_ptr<const OutputMaskSet> masks;  // with /mask/enabled: one per output
   std::vector<std::string> written;
 };
 

@@ -67,8 +67,19 @@ config::Schema make_schema() {
   s.boolean("/output/exif", true, "JPEG views: EXIF focal length and 35 mm equivalent");
   s.boolean("/output/rig", true, "cameras.json and COLMAP cameras.txt / images.txt in the output folder");
 
+  s.object("/mask", "masks of the outputs as PNG (white keep, black drop), e.g. the tripod at the nadir; modes views "
+                    "and cubemap");
+  s.boolean("/mask/enabled", false, "write a mask per output");
+  s.string("/mask/image", "",
+           "equirect mask for every panorama, any 2:1 size, dark = drop (e.g. the tripod painted black); empty: none");
+  s.number("/mask/nadir", 0, 0, 90, "drop the cap within this many degrees of the nadir (tripod, operator); 0: none");
+  s.string("/mask/name", "masks/{output}.png",
+           "file per output, in the output folder: {output} is the output's file name (COLMAP's mask_path layout), "
+           "and {stem} {name} {view} {index} {ext}");
+  s.boolean("/mask/apply", false, "also black out the dropped pixels in the views (mode views)");
+
   s.object("/run", "behaviour of the batch");
-  s.integer("/run/batch", 16, 1, 256, "panoramas on the GPU at once");
+  s.integer("/run/batch", 16, 1, 256, "panoramas per GPU batch: decoded, projected and encoded together (two batches in flight)");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed panoramas and go on; fail: stop at the first");
   return s;
 }
@@ -180,6 +191,21 @@ Settings read_settings(const config::json& c) {
   s.chroma_444 = config::value_at<std::string>(c, "/output/chroma") == "444";
   s.exif = config::value_at<bool>(c, "/output/exif");
   s.rig_files = config::value_at<bool>(c, "/output/rig");
+  s.mask.enabled = config::value_at<bool>(c, "/mask/enabled");
+  s.mask.image = config::value_at<std::string>(c, "/mask/image");
+  s.mask.nadir_deg = config::value_at<double>(c, "/mask/nadir");
+  s.mask.name_template = config::value_at<std::string>(c, "/mask/name");
+  s.mask.apply = config::value_at<bool>(c, "/mask/apply");
+  if (s.mask.enabled) {
+    if (s.mode != "views" && s.mode != "cubemap")
+      throw UsageError("/mask/enabled: masks are made in modes views and cubemap (the mode is " + s.mode + ")");
+    if (s.mask.image.empty() && s.mask.nadir_deg == 0)
+      throw UsageError("/mask/enabled: set /mask/image, /mask/nadir or both");
+    if (s.mask.apply && s.mode != "views")
+      throw UsageError("/mask/apply: only in mode views (cubemap faces get mask files only)");
+    if (s.mask.name_template.find("{output}") == std::string::npos && s.mask.name_template.find("{view}") == std::string::npos)
+      throw UsageError("/mask/name: \"" + s.mask.name_template + "\" needs {output} or {view}: each output has its own mask");
+  }
   s.batch = config::value_at<int>(c, "/run/batch");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
   return s;

@@ -21,6 +21,17 @@ struct LensConfig {
   double k[4] = {0, 0, 0, 0};              // r(theta) = f (theta + k1 theta^2 + ...); all 0 = equidistant
 };
 
+// Masks of the outputs (modes views and cubemap): a panorama-space mask projected like the
+// pixels, written as a PNG per output (255 keep, 0 drop), e.g. to keep a tripod out of a
+// photogrammetry reconstruction.
+struct MaskConfig {
+  bool enabled = false;
+  std::string image;            // equirect mask file (dark = drop), any 2:1 size; empty: none
+  double nadir_deg = 0;         // also drop the cap this close to the nadir; 0: none
+  std::string name_template;    // {output} {stem} {name} {view} {index} {ext}
+  bool apply = false;           // also black out dropped pixels in the views (mode views)
+};
+
 struct Settings {
   bool recursive = false;
   std::string mode = "views";    // views, cubemap, equirect_from_cubemap, equirect_from_dual_fisheye
@@ -42,6 +53,7 @@ struct Settings {
   bool chroma_444 = false;       // JPEG chroma subsampling 4:4:4 instead of 4:2:0
   bool exif = true;
   bool rig_files = true;         // cameras.json, cameras.txt, images.txt
+  MaskConfig mask;
 
   int batch = 16;                // panoramas on the GPU at once
   bool stop_on_error = false;

@@ -188,7 +188,27 @@ oiiotool data-samples/stitch/equirect.jpg -o "$work/equirect.png"
 check "stitch png input" 0 "$gpuproc" "${st[@]}" --device cpu "$work/equirect.png" --set output.dir="$work/st-png"
 check "stitch png views equal the jpeg's" 0 "$gpuproc" compare --tolerance 0.02 "$work/st/equirect_yaw090.jpg" \
   "$work/st-png/equirect_yaw090.jpg"
+stm=(--set views.preset=ring8+zenith+nadir --set mask.enabled=true --set mask.nadir=30 --set mask.apply=true)
+check "stitch masks" 0 "$gpuproc" "${st[@]}" "${stm[@]}" --device cpu --set output.format=png \
+  --set output.dir="$work/st-mask" --report "$work/st-mask.json"
+json_check "stitch 10 views, 10 masks and the rig" "$work/st-mask.json" "j['outputs']['count']==23"
+check "stitch nadir mask written" 0 test -s "$work/st-mask/masks/equirect_nadir.png.png"
 if [[ $has_gpu == 1 ]]; then
+  # Batches of 4 on the GPU (nvJPEG decodes them together) with a truncated file among them.
+  mkdir -p "$work/st-many"
+  for k in 01 02 03 04 05 06 07 08 09 10 11 12; do cp data-samples/stitch/equirect.jpg "$work/st-many/p$k.jpg"; done
+  cp data-samples/stitch/corrupt.jpg "$work/st-many/p06b.jpg"
+  check "stitch gpu batches with a truncated jpeg" 1 "$gpuproc" "${st[@]}" --device cuda:0 "$work/st-many" \
+    --set run.batch=4 --set output.dir="$work/st-many-out" --report "$work/st-many.json"
+  expect_text "stitch gpu error names the file" "$work/stderr" "p06b.jpg"
+  json_check "stitch gpu batch: the others completed" "$work/st-many.json" \
+    "j['items']['succeeded']==12 and j['items']['failed']==1 and j['outputs']['count']==12*8+3"
+  check "stitch gpu masks" 0 "$gpuproc" "${st[@]}" "${stm[@]}" --device cuda:0 --set output.format=png \
+    --set output.dir="$work/st-mask-gpu"
+  check "stitch gpu masks equal cpu" 0 cmp "$work/st-mask/masks/equirect_nadir.png.png" \
+    "$work/st-mask-gpu/masks/equirect_nadir.png.png"
+  check "stitch gpu masked nadir view equals cpu" 0 "$gpuproc" compare --tolerance 0.04 \
+    "$work/st-mask/equirect_nadir.png" "$work/st-mask-gpu/equirect_nadir.png"
   check "stitch gpu run" 0 "$gpuproc" "${st[@]}" --device cuda:0 --set output.dir="$work/st-gpu" --report "$work/st-gpu.json"
   json_check "stitch gpu wrote the views" "$work/st-gpu.json" "j['items']['succeeded']==1 and j['outputs']['count']==11"
   # Lossless outputs, so only decoding (nvJPEG and TurboJPEG differ by a few levels) and the

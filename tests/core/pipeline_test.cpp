@@ -187,3 +187,79 @@ TEST_CASE("bounded queue blocks producers when full and drains after close", "[p
   CHECK_FALSE(q.pop().has_value());
   CHECK_FALSE(q.push(4));
 }
+
+TEST_CASE("batched compute: batches of at most compute_batch, per-item errors, a throw fails the batch", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  o.load_threads = 4;
+  o.compute_workers = 2;
+  o.compute_batch = 5;
+  o.max_in_flight = 16;
+  auto stages = counting_stages(order, m);
+  stages.compute = [](TestItem&, int) { FAIL("compute_batch is set: compute is not called"); };
+  stages.load = [](TestItem& it) {
+    it.value = int(it.index) * 2;
+    if (it.index == 7) throw gp::ItemError(it.name, "decode", "truncated file");
+  };
+  std::mutex batch_mutex;
+  std::vector<std::size_t> batch_sizes;
+  std::atomic<bool> saw_loading_failure{false};
+  bool thrown = false;
+  stages.compute_batch = [&](const std::vector<TestItem*>& items, int) {
+    std::vector<std::exception_ptr> errors(items.size());
+    bool throw_all = false;
+    {
+      std::lock_guard<std::mutex> lock(batch_mutex);
+      batch_sizes.push_back(items.size());
+      for (TestItem* it : items) {
+        if (it->failed) saw_loading_failure = true;
+        if (it->index == 20 && !thrown) throw_all = thrown = true;
+      }
+    }
+    if (throw_all) throw std::runtime_error("batch lost");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      items[i]->value += 1;
+      if (items[i]->index == 11) errors[i] = std::make_exception_ptr(gp::ItemError(items[i]->name, "decode", "bad huffman"));
+    }
+    return errors;
+  };
+  TestPipeline p(o, stages);
+  auto r = p.run(60);
+  CHECK(r.processed == 60);
+  CHECK_FALSE(saw_loading_failure);
+  std::size_t computed = 0;
+  for (std::size_t n : batch_sizes) {
+    CHECK(n >= 1);
+    CHECK(n <= 5);
+    computed += n;
+  }
+  CHECK(computed == 59);  // all but the one that failed loading
+  std::set<std::size_t> failed;
+  for (const auto& f : r.failures) failed.insert(f.index);
+  CHECK(failed.count(7) == 1);
+  CHECK(failed.count(11) == 1);
+  CHECK(failed.count(20) == 1);
+  for (const auto& f : r.failures)
+    if (f.index == 11) CHECK(f.message == "item11: decode: bad huffman");
+  // Every item of the batch that threw failed with its message.
+  std::size_t batch_lost = 0;
+  for (const auto& f : r.failures) batch_lost += f.message.find("batch lost") != std::string::npos;
+  CHECK(batch_lost >= 1);
+  CHECK(r.failures.size() == 2 + batch_lost);
+}
+
+TEST_CASE("pop_up_to takes what is queued, at most max, and at least one", "[pipeline]") {
+  gp::BoundedQueue<int> q(8);
+  for (int i = 0; i < 5; ++i) q.push(i);
+  CHECK(q.pop_up_to(3) == std::vector<int>{0, 1, 2});
+  CHECK(q.pop_up_to(10) == std::vector<int>{3, 4});
+  std::thread producer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    q.push(9);
+  });
+  CHECK(q.pop_up_to(4) == std::vector<int>{9});  // waited for the first
+  producer.join();
+  q.close();
+  CHECK(q.pop_up_to(4).empty());
+}
