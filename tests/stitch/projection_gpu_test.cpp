@@ -15,6 +15,7 @@
 #include "core/gpu_runtime.hpp"
 #include "core/parallel_for.hpp"
 #include "cuda/stitch/project.hpp"
+#include "stitch/ffmpeg_v360.hpp"
 #include "stitch/projection_images.hpp"
 
 using namespace gp::stitch;
@@ -177,6 +178,36 @@ TEST_CASE("projection kernels equal the CPU references", "[stitch][gpu]") {
         dual_fisheye_to_equirect_cpu(frame.view, rig, cpu_pano.view, gp::ImageView{}, o);
         require_match(gpu.download(dpano_out.view), cpu_pano, m, "dual_fisheye_to_equirect");
       }
+  }
+}
+
+TEST_CASE("GPU views against ffmpeg's v360: PSNR >= 40 dB bilinear", "[stitch][gpu][ffmpeg]") {
+  if (!gp::stitch::test::have_ffmpeg()) {
+    WARN("ffmpeg not installed: comparison with v360 skipped");
+    return;
+  }
+  Gpu gpu;
+  struct Case {
+    int pano_w;
+    double yaw, pitch, roll, h_fov;
+    int w, h;
+  };
+  // The benchmark's geometry (7680x3840 -> 1920x1920, 90 degrees) and some turned views.
+  for (const Case& c : {Case{7680, 45, 0, 0, 90, 1920, 1920}, Case{1024, 30, 20, 10, 90, 256, 256},
+                        Case{1024, -135, -50, 25, 75, 320, 200}, Case{1024, 170, 80, -40, 100, 200, 200}}) {
+    const HostImage pano = gp::stitch::test::textured_equirect(c.pano_w, c.pano_w / 2, 3, 2.0 * c.pano_w / 1024);
+    const DeviceImage dpano = gpu.upload(pano);
+    const Camera cam = make_camera(c.yaw, c.pitch, c.roll, c.h_fov, c.w, c.h);
+    char filter[256];
+    std::snprintf(filter, sizeof filter, "v360=e:flat:yaw=%g:pitch=%g:roll=%g:h_fov=%g:v_fov=%.6f:w=%d:h=%d:interp=linear",
+                  c.yaw, c.pitch, c.roll, c.h_fov, camera_v_fov_deg(cam), c.w, c.h);
+    const HostImage expected = gp::stitch::test::ffmpeg_v360(pano, filter, c.w, c.h);
+    const DeviceImage dview = gpu.empty_like(HostImage(c.w, c.h, 3).view);
+    PerspectiveTarget target{cam, dview.view, gp::ImageView{}};
+    equirect_to_perspective_batch_gpu(dpano.view, &target, 1, options(Interp::bilinear, 1), gpu.stream());
+    const double db = gp::stitch::test::psnr(gpu.download(dview.view), expected);
+    std::printf("GPU vs %s (panorama %dx%d): PSNR %.1f dB\n", filter, c.pano_w, c.pano_w / 2, db);
+    CHECK(db >= 40.0);
   }
 }
 

@@ -9,12 +9,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "core/error.hpp"
 #include "cuda/stitch/project.hpp"
+#include "stitch/ffmpeg_v360.hpp"
 #include "stitch/projection_images.hpp"
 #include "support/test_data.hpp"
 
@@ -469,35 +468,8 @@ TEST_CASE("projection argument errors name the function", "[stitch]") {
 
 // ---- against ffmpeg's v360 (skipped where ffmpeg is not installed)
 
-namespace {
-
-bool have_ffmpeg() { return std::system("ffmpeg -hide_banner -version > /dev/null 2>&1") == 0; }
-
-// Runs `ffmpeg -vf <filter>` on an RGB image, returns its rgb24 output of w x h.
-HostImage ffmpeg_v360(const HostImage& src, const std::string& filter, int w, int h) {
-  const auto dir = gp::test::scratch_dir("v360");
-  {
-    std::ofstream ppm(dir / "in.ppm", std::ios::binary);
-    ppm << "P6\n" << src.view.width << " " << src.view.height << "\n255\n";
-    for (int y = 0; y < src.view.height; ++y)
-      ppm.write(reinterpret_cast<const char*>(src.px(0, y)), std::streamsize(src.view.width) * 3);
-  }
-  const std::string cmd = "ffmpeg -v error -y -i '" + (dir / "in.ppm").string() + "' -vf '" + filter +
-                          "' -f rawvideo -pix_fmt rgb24 '" + (dir / "out.rgb").string() + "'";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  std::ifstream raw(dir / "out.rgb", std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
-  REQUIRE(bytes.size() == std::size_t(w) * h * 3);
-  HostImage out(w, h, 3);
-  std::copy(bytes.begin(), bytes.end(), out.pixels.begin());
-  std::filesystem::remove_all(dir);
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("views, cubemaps and dual fisheye equal ffmpeg's v360", "[stitch][ffmpeg]") {
-  if (!have_ffmpeg()) {
+  if (!gp::stitch::test::have_ffmpeg()) {
     WARN("ffmpeg not installed: comparison with v360 skipped");
     return;
   }
@@ -517,7 +489,7 @@ TEST_CASE("views, cubemaps and dual fisheye equal ffmpeg's v360", "[stitch][ffmp
         char f[300];
         std::snprintf(f, sizeof f, filter,
                       interp == Interp::bilinear ? "linear" : interp == Interp::nearest ? "near" : "cubic");
-        const HostImage expected = ffmpeg_v360(pano, f, v.w, v.h);
+        const HostImage expected = gp::stitch::test::ffmpeg_v360(pano, f, v.w, v.h);
         HostImage ours(v.w, v.h, 3);
         equirect_to_perspective_cpu(pano.view, cam, ours.view, gp::ImageView{}, options(interp, 1));
         long differing = 0, beyond_one = 0;
@@ -540,14 +512,14 @@ TEST_CASE("views, cubemaps and dual fisheye equal ffmpeg's v360", "[stitch][ffmp
     const int n = 128;
     HostImage layout(3 * n, 2 * n, 3);
     equirect_to_cubemap_cpu(pano.view, cube_layout_faces(layout.view, CubeLayout::c3x2), options(Interp::bilinear, 1));
-    const HostImage expected = ffmpeg_v360(pano, "v360=e:c3x2:w=384:h=256:interp=linear", 3 * n, 2 * n);
+    const HostImage expected = gp::stitch::test::ffmpeg_v360(pano, "v360=e:c3x2:w=384:h=256:interp=linear", 3 * n, 2 * n);
     const double db = gp::stitch::test::psnr(layout, expected);
     std::printf("e -> c3x2 vs v360: PSNR %.1f dB\n", db);
     CHECK(db >= 45.0);
     HostImage back(512, 256, 3);
     cubemap_to_equirect_cpu(cube_layout_faces(layout.view, CubeLayout::c3x2), back.view, gp::ImageView{},
                             options(Interp::bilinear, 1));
-    const HostImage expected_back = ffmpeg_v360(layout, "v360=c3x2:e:w=512:h=256:interp=linear", 512, 256);
+    const HostImage expected_back = gp::stitch::test::ffmpeg_v360(layout, "v360=c3x2:e:w=512:h=256:interp=linear", 512, 256);
     const double db_back = gp::stitch::test::psnr(back, expected_back);
     std::printf("c3x2 -> e vs v360: PSNR %.1f dB\n", db_back);
     CHECK(db_back >= 40.0);
@@ -556,9 +528,9 @@ TEST_CASE("views, cubemaps and dual fisheye equal ffmpeg's v360", "[stitch][ffmp
     HostImage frame(1024, 512, 3);
     const DualFisheye rig = dual_fisheye_v360(1024, 512, 180);
     // A dual-fisheye frame from v360 itself, then back to equirect both ways.
-    frame = ffmpeg_v360(pano, "v360=e:dfisheye:h_fov=180:v_fov=180:w=1024:h=512:interp=linear", 1024, 512);
+    frame = gp::stitch::test::ffmpeg_v360(pano, "v360=e:dfisheye:h_fov=180:v_fov=180:w=1024:h=512:interp=linear", 1024, 512);
     const HostImage expected =
-        ffmpeg_v360(frame, "v360=dfisheye:e:ih_fov=180:iv_fov=180:w=1024:h=512:interp=linear", 1024, 512);
+        gp::stitch::test::ffmpeg_v360(frame, "v360=dfisheye:e:ih_fov=180:iv_fov=180:w=1024:h=512:interp=linear", 1024, 512);
     HostImage ours(1024, 512, 3);
     dual_fisheye_to_equirect_cpu(frame.view, rig, ours.view, gp::ImageView{}, options(Interp::bilinear, 1));
     const double db = gp::stitch::test::psnr(ours, expected);
