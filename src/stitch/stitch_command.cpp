@@ -190,7 +190,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   // worker stay in flight so the GPU always has the next one decoded.
   po.load_threads = int(std::max(1u, cores / 2));
   po.save_threads = int(std::max(1u, cores / 2));
-  po.compute_workers = rt.gpu() ? 2 : int(std::max(1u, cores / 4));
+  po.compute_workers = rt.gpu() ? s.gpu_workers : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
   // both workers' batches, the next ones loading and the last ones saving.
   po.compute_batch = rt.gpu() ? s.batch : 1;

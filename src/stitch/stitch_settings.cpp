@@ -79,7 +79,9 @@ config::Schema make_schema() {
   s.boolean("/mask/apply", false, "also black out the dropped pixels in the views (mode views)");
 
   s.object("/run", "behaviour of the batch");
-  s.integer("/run/batch", 16, 1, 256, "panoramas per GPU batch: decoded, projected and encoded together (two batches in flight)");
+  s.integer("/run/batch", 16, 1, 256, "panoramas per GPU batch: decoded, projected and encoded together (one per GPU worker)");
+  s.integer("/run/gpu_workers", 2, 1, 8,
+            "GPU workers, each with its own stream, JPEG codec and batch: while one decodes, another encodes");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed panoramas and go on; fail: stop at the first");
   return s;
 }
@@ -207,6 +209,7 @@ Settings read_settings(const config::json& c) {
       throw UsageError("/mask/name: \"" + s.mask.name_template + "\" needs {output} or {view}: each output has its own mask");
   }
   s.batch = config::value_at<int>(c, "/run/batch");
+  s.gpu_workers = config::value_at<int>(c, "/run/gpu_workers");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
   return s;
 }

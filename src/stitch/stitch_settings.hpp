@@ -55,7 +55,8 @@ struct Settings {
   bool rig_files = true;         // cameras.json, cameras.txt, images.txt
   MaskConfig mask;
 
-  int batch = 16;                // panoramas on the GPU at once
+  int batch = 16;                // panoramas per GPU batch
+  int gpu_workers = 2;           // GPU workers (stream, codec, batch each)
   bool stop_on_error = false;
 };
 
