@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# stitch-360 benchmark, for a GPU machine: N generated 7680x3840 q95 JPEG panoramas -> 8 perspective
+# views of 1920x1920, 90 degrees (ring8: yaw 0, 45, ... 315, pitch 0), JPEG q95 4:2:0, through
+#   (a) gpuproc on the GPU, all N panoramas, after an untimed warm-up run on a few of them. The time
+#       is the process's wall clock: start-up (CUDA context, nvJPEG set-up), reading, decoding,
+#       projecting, encoding, EXIF, the COLMAP rig files and the atomic writes of every view. The
+#       job's own report (wall_s from the runtime's start to the last output) is given beside it.
+#   (b) gpuproc --device cpu on the first BENCH_CPU_N panoramas (an @list file), same config.
+#   (c) ffmpeg v360 making the same 8 views, one ffmpeg process per panorama (-threads 1, one
+#       filter graph: split=8 and eight v360=e:flat:yaw=Y:pitch=0:h_fov=90:v_fov=90:w=1920:h=1920:
+#       interp=linear, yaws past 180 written as Y - 360, which v360 requires), T processes at a time
+#       (xargs -P), on the first BENCH_FFMPEG_N panoramas. JPEG by ffmpeg's mjpeg encoder at -q:v 2:
+#       its tables are the MPEG-1 intra matrix x 2/8 (one table for luma and chroma; libjpeg's
+#       q95 is the JPEG tables x 0.1). Measured on a bench panorama (view yaw000, each output
+#       against its own pre-compression view): q:v 2 46.0 dB, gpuproc q95 4:2:0 45.3 dB, q:v 1
+#       47.8 dB; q:v 2 is the closer, and is what the brief named. Its files are ~2.7x smaller
+#       (optimal Huffman tables, coarser high frequencies on this noisy content): see output_bytes.
+#       ffmpeg works in the JPEG's own YCbCr 4:2:0 from decode to encode (no RGB conversion).
+#   (d) the codec limit, gpuproc-bench-jpeg: decode every panorama and encode 8 1920x1920 tiles
+#       of it, nothing else, files already in memory, outputs kept in memory; with --gpu (nvJPEG,
+#       the workers and batch size (a) uses) over all N, and on the CPU (TurboJPEG, T threads) over
+#       (b)'s panoramas (the floor of (b)). Its figures are in-process (no start-up, no reads, no
+#       writes); it also times decode alone and encode alone (which side bounds the codec).
+#   (e) agreement with ffmpeg v360 before JPEG compression: the first panorama converted once to an
+#       RGB PNG (ffmpeg), projected by gpuproc (GPU when there is one; --set output.format=png) and
+#       by v360 (rgb24, PNG out); PSNR of each view by ffmpeg's psnr filter (its "average"). Target
+#       >= 40 dB (bilinear). Also, informational: both starting from the JPEG (gpuproc decodes to
+#       RGB; ffmpeg projects the YCbCr 4:2:0 planes and converts the views to RGB).
+# Panoramas per second are count / wall time of that run, so the subsets of (b) and (c) compare
+# with (a) fairly. Writes one JSON with the times, rates, ratios, targets and the machine.
+#   scripts/bench/stitch_360.sh [RESULT.json]   (default: $OUT/bench_stitch_360.json, else ./bench_stitch_360.json)
+# Environment:
+#   GPUPROC_BUILD      build folder, absolute or relative to the repository (default build-gpu)
+#   BENCH_N, BENCH_W   panoramas and their width (height = width / 2) (default 256, 7680)
+#   BENCH_THREADS      CPU threads for (b), (c) and the CPU codec limit (default: nproc)
+#   BENCH_DEVICE       device of (a) and (e) (default cuda:0)
+#   BENCH_CPU_N        panoramas for (b) and the CPU codec limit (default min(N, 48))
+#   BENCH_FFMPEG_N     panoramas for (c) (default min(N, 48))
+#   BENCH_GPU_WORKERS  GPU workers of (a) and (d) (default: the bench config's run.gpu_workers)
+#   BENCH_KEEP=1       keep the work folder (panoramas, logs)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+if [[ -f /opt/gpuproc-deps/env.sh ]]; then
+  # (env.sh ends on a test that may be false; that is not a failure)
+  set +eu; source /opt/gpuproc-deps/env.sh; set -eu
+fi
+
+build=${GPUPROC_BUILD:-build-gpu}
+[[ $build == /* ]] || build=$root/$build
+gpuproc=$build/apps/gpuproc/gpuproc
+make_samples=$build/apps/make-samples/gpuproc-make-samples
+bench_jpeg=$build/apps/bench-jpeg/gpuproc-bench-jpeg
+config=$root/scripts/bench/stitch_360_bench.json
+n=${BENCH_N:-256} width=${BENCH_W:-7680}
+threads=${BENCH_THREADS:-$(nproc)}
+device=${BENCH_DEVICE:-cuda:0}
+cpu_n=${BENCH_CPU_N:-$((n < 48 ? n : 48))}
+ffmpeg_n=${BENCH_FFMPEG_N:-$((n < 48 ? n : 48))}
+cpu_n=$((cpu_n < n ? cpu_n : n)) ffmpeg_n=$((ffmpeg_n < n ? ffmpeg_n : n))
+result=${1:-${OUT:-.}/bench_stitch_360.json}
+mkdir -p "$(dirname "$result")"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuproc-bench.XXXXXX")
+if [[ ${BENCH_KEEP:-0} == 1 ]]; then echo "work folder: $work"; else trap 'rm -rf "$work"' EXIT; fi
+mkdir -p "$work/logs"
+runs=$work/runs.tsv  # name, seconds, exit code, outputs, output bytes, note
+: >"$runs"
+
+# Settings shared with the peers, read from the bench config (// comment lines stripped).
+read -r view_w view_h hfov quality chroma batch config_workers < <(python3 - "$config" <<'PY'
+import json, re, sys
+c = json.loads("\n".join(l for l in open(sys.argv[1]) if not re.match(r"\s*//", l)))
+v, o, r = c["views"], c["output"], c.get("run", {})
+assert c["mode"] == "views" and v["preset"] == "ring8", "the ffmpeg peer makes ring8's views"
+print(v["width"], v["height"], v["hfov"], o["quality"], o["chroma"], r.get("batch", 16), r.get("gpu_workers", 2))
+PY
+)
+gpu_workers=${BENCH_GPU_WORKERS:-$config_workers}
+views=8  # ring8
+
+skip() { printf '%s\t\t\t\t\t%s\n' "$1" "$2" >>"$runs"; echo "  $1: skipped ($2)"; }
+
+# timed NAME OUTPUT_DIR COMMAND...: runs it (stdout in logs/NAME.out, stderr in logs/NAME.err),
+# records the wall time, exit code and what it wrote under OUTPUT_DIR, then removes OUTPUT_DIR.
+timed() {
+  local name=$1 outdir=$2 start end rc=0 count=0 bytes=0
+  shift 2
+  start=$(date +%s.%N)
+  "$@" >"$work/logs/$name.out" 2>"$work/logs/$name.err" || rc=$?
+  end=$(date +%s.%N)
+  if [[ -d $outdir ]]; then
+    count=$(find "$outdir" -type f | wc -l)
+    bytes=$(du -sb "$outdir" | cut -f1)
+    rm -rf "$outdir"
+  fi
+  local seconds
+  seconds=$(python3 -c "print(round($end - $start, 3))")
+  printf '%s\t%s\t%s\t%s\t%s\t\n' "$name" "$seconds" "$rc" "$count" "$bytes" >>"$runs"
+  echo "  $name: ${seconds}s, exit $rc, $count files"
+  if ((rc != 0)); then tail -5 "$work/logs/$name.err" | sed 's/^/    | /'; fi
+  return 0
+}
+
+[[ -x $make_samples ]] || { echo "stitch_360.sh: $make_samples not built" >&2; exit 2; }
+echo "panoramas: $n x ${width}x$((width / 2)) -> $views views ${view_w}x${view_h}; (b) $cpu_n, (c) $ffmpeg_n;" \
+  "$threads threads; work folder on $(df -h "$work" | awk 'NR==2{print $1}')"
+timed generate "" "$make_samples" stitch-bench "$work/in" "$n" "$width"
+panos=("$work"/in/*.jpg)
+[[ -f ${panos[0]} ]] || { echo "stitch_360.sh: no panoramas generated" >&2; cat "$work/logs/generate.err" >&2; exit 1; }
+printf '%s\n' "${panos[@]:0:cpu_n}" >"$work/cpu.list"
+warmup_n=$((n < gpu_workers * batch ? n : gpu_workers * batch))  # a batch per GPU worker
+printf '%s\n' "${panos[@]:0:warmup_n}" >"$work/warmup.list"
+
+has_gpu=0
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
+
+# (a) and (b): gpuproc. Inputs go before the options.
+gpuproc_run() {  # gpuproc_run NAME DEVICE INPUTS
+  timed "$1" "$work/out-$1" "$gpuproc" stitch-360 "$3" --config "$config" --device "$2" --threads "$threads" \
+    --set output.dir="$work/out-$1" --set run.gpu_workers="$gpu_workers" --progress none \
+    --report "$work/report-$1.json" --trace "$work/trace-$1.json"
+}
+if [[ -x $gpuproc ]]; then
+  # The fixed cost of a process (gpuproc --version: no CUDA context), best of three.
+  for k in 1 2 3; do timed "startup_$k" "" "$gpuproc" --version; done
+  if ((has_gpu)); then
+    gpuproc_run gpu_warmup "$device" "@$work/warmup.list"  # first CUDA/nvJPEG use on the machine: not timed
+    gpuproc_run gpu "$device" "$work/in"
+  else
+    skip gpu_warmup "no GPU"; skip gpu "no GPU"
+  fi
+  gpuproc_run cpu cpu "@$work/cpu.list"
+else
+  skip gpu_warmup "no $gpuproc"; skip gpu "no $gpuproc"; skip cpu "no $gpuproc"
+fi
+
+# The ring8 views as one ffmpeg filter graph: [o0] .. [o7] from input 0 (after PREFIX, e.g. format=rgb24,).
+v360_graph() {
+  local prefix=$1 graph k yaw
+  graph="[0:v]${prefix}split=$views"
+  for ((k = 0; k < views; k++)); do graph+="[s$k]"; done
+  for ((k = 0; k < views; k++)); do
+    yaw=$((k * 45)); ((yaw > 180)) && yaw=$((yaw - 360))  # v360 takes yaw in -180..180
+    graph+=";[s$k]v360=e:flat:yaw=$yaw:pitch=0:h_fov=$hfov:v_fov=$hfov:w=$view_w:h=$view_h:interp=linear[o$k]"
+  done
+  echo "$graph"
+}
+view_name() { printf 'yaw%03d' $(($1 * 45)); }  # ring8's view names in gpuproc's output names
+
+# (c) ffmpeg v360: one process per panorama, single-threaded (decoder, filter graph, encoders), T at a time.
+if command -v ffmpeg >/dev/null; then
+  graph=$(v360_graph "")
+  mkdir -p "$work/out-ffmpeg"
+  for pano in "${panos[@]:0:ffmpeg_n}"; do
+    stem=$(basename "$pano" .jpg)
+    cmd="ffmpeg -nostdin -v error -y -threads 1 -i '$pano' -filter_complex_threads 1 -filter_complex '$graph'"
+    for ((k = 0; k < views; k++)); do
+      cmd+=" -map '[o$k]' -threads 1 -q:v 2 '$work/out-ffmpeg/${stem}_$(view_name $k).jpg'"
+    done
+    echo "$cmd"
+  done >"$work/ffmpeg-commands.txt"
+  # Each line is one shell command: xargs hands it to sh -c, T at a time.
+  timed ffmpeg "$work/out-ffmpeg" xargs -P "$threads" -d '\n' -n 1 sh -c <"$work/ffmpeg-commands.txt"
+else
+  skip ffmpeg "no ffmpeg on PATH"
+fi
+
+# (d) the codec limit, through gp::io like gpuproc: GPU over all N, CPU over (b)'s panoramas.
+if [[ -x $bench_jpeg ]]; then
+  codec_args=(--views "$views" --size "$view_w" --quality "$quality" --chroma "$chroma")
+  if ((view_w != view_h)); then echo "  (codec limit: square tiles of $view_w, the views are ${view_w}x$view_h)"; fi
+  if ((has_gpu)); then
+    timed codec_gpu "" "$bench_jpeg" --gpu --device "$device" --workers "$gpu_workers" --batch "$batch" \
+      "${codec_args[@]}" "${panos[@]}"
+  else
+    skip codec_gpu "no GPU"
+  fi
+  timed codec_cpu "" "$bench_jpeg" --threads "$threads" "${codec_args[@]}" "${panos[@]:0:cpu_n}"
+else
+  skip codec_gpu "no $bench_jpeg"; skip codec_cpu "no $bench_jpeg"
+fi
+
+# (e) PSNR against ffmpeg v360 on the first panorama, before JPEG compression.
+psnr_device=cpu
+((has_gpu)) && psnr_device=$device
+psnr_tsv=$work/psnr.tsv  # input kind, view, dB
+: >"$psnr_tsv"
+psnr_of() {  # psnr_of A.png B.png: ffmpeg psnr's average over R, G, B
+  ffmpeg -nostdin -hide_banner -i "$1" -i "$2" -lavfi "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
+    grep -o 'average:[0-9.inf]*' | tail -1 | cut -d: -f2
+}
+compare_views() {  # compare_views KIND INPUT: gpuproc and v360 views of INPUT as PNG, PSNR per view
+  local kind=$1 input=$2 stem k v db
+  stem=$(basename "${input%.*}")
+  "$gpuproc" stitch-360 "$input" --config "$config" --device "$psnr_device" --set output.dir="$work/psnr-$kind/gpuproc" \
+    --set output.format=png --progress none >"$work/logs/psnr-$kind-gpuproc.log" 2>&1 || return 1
+  local maps=() fmt=""
+  [[ $kind == rgb ]] && fmt="format=rgb24,"
+  for ((k = 0; k < views; k++)); do maps+=(-map "[o$k]" -pix_fmt rgb24 "$work/psnr-$kind/ffmpeg/$(view_name $k).png"); done
+  mkdir -p "$work/psnr-$kind/ffmpeg"
+  ffmpeg -nostdin -v error -y -i "$input" -filter_complex "$(v360_graph "$fmt")" "${maps[@]}" \
+    >"$work/logs/psnr-$kind-ffmpeg.log" 2>&1 || return 1
+  for ((k = 0; k < views; k++)); do
+    v=$(view_name $k)
+    db=$(psnr_of "$work/psnr-$kind/gpuproc/${stem}_$v.png" "$work/psnr-$kind/ffmpeg/$v.png")
+    printf '%s\t%s\t%s\n' "$kind" "$v" "${db:-}" >>"$psnr_tsv"
+  done
+  echo "  psnr ($kind input, gpuproc on $psnr_device): $(awk -F'\t' -v k="$kind" '$1 == k {printf "%s ", $3}' "$psnr_tsv")dB"
+}
+if command -v ffmpeg >/dev/null && [[ -x $gpuproc ]]; then
+  ffmpeg -nostdin -v error -y -i "${panos[0]}" -pix_fmt rgb24 "$work/psnr-panorama.png"
+  compare_views rgb "$work/psnr-panorama.png" || echo "  psnr (rgb input) failed: see $work/logs/psnr-rgb-*.log"
+  compare_views jpeg "${panos[0]}" || echo "  psnr (jpeg input) failed: see $work/logs/psnr-jpeg-*.log"
+else
+  echo "  psnr: skipped (needs ffmpeg and $gpuproc)"
+fi
+
+# Reports and traces (chrome://tracing, ui.perfetto.dev) beside the result, for the timeline.
+for r in gpu cpu; do
+  for kind in report trace; do
+    [[ -f $work/$kind-$r.json ]] && cp "$work/$kind-$r.json" "${result%.json}.$kind-$r.json"
+  done
+done
+
+python3 - "$runs" "$result" <<PY
+import json, os, platform, subprocess, sys
+runs_path, result_path = sys.argv[1:3]
+work, n, cpu_n, ffmpeg_n, views = "$work", $n, $cpu_n, $ffmpeg_n, $views
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip() or None
+    except Exception:
+        return None
+
+runs = {}
+for line in open(runs_path):
+    name, seconds, rc, count, size, note = line.rstrip("\n").split("\t")
+    runs[name] = ({"skipped": note} if note else
+                  {"wall_s": float(seconds), "exit_code": int(rc), "outputs": int(count), "output_bytes": int(size)})
+
+def ok_time(name):
+    r = runs.get(name, {})
+    return r["wall_s"] if r.get("exit_code") == 0 else None
+
+def load(path, run):
+    return json.load(open(path)) if os.path.exists(path) and runs.get(run, {}).get("exit_code") == 0 else None
+
+def report(name):
+    path = f"{work}/report-{name}.json"
+    return json.load(open(path)) if os.path.exists(path) else None
+
+codec_gpu = load(f"{work}/logs/codec_gpu.out", "codec_gpu")
+codec_cpu = load(f"{work}/logs/codec_cpu.out", "codec_cpu")
+rate = lambda count, seconds: round(count / seconds, 3) if seconds else None
+ratio = lambda x, y: round(x / y, 3) if x is not None and y else None
+target = lambda value, goal, passed: {"value": value, "target": goal, "pass": None if value is None else passed(value)}
+
+a, b, c = ok_time("gpu"), ok_time("cpu"), ok_time("ffmpeg")
+a_rate, b_rate, c_rate = rate(n, a), rate(cpu_n, b), rate(ffmpeg_n, c)
+d_gpu_rate = codec_gpu and round(codec_gpu["panoramas_per_s"], 3)
+d_cpu_rate = codec_cpu and round(codec_cpu["panoramas_per_s"], 3)
+rep_a, rep_b = report("gpu"), report("cpu")
+a_report_rate = rep_a and rate(n, rep_a.get("wall_s"))
+startups = [t for t in (ok_time(f"startup_{k}") for k in (1, 2, 3)) if t is not None]
+
+# Every view written, plus cameras.json, cameras.txt and images.txt.
+def complete(name, count):
+    r = runs.get(name, {})
+    return None if "outputs" not in r else r["outputs"] == count * views + 3
+
+psnr = {}
+for line in open(f"{work}/psnr.tsv"):
+    kind, view, db = line.rstrip("\n").split("\t")
+    psnr.setdefault(kind, {})[view] = None if db in ("", "inf") else float(db)
+def psnr_summary(kind):
+    values = psnr.get(kind, {})
+    known = [v for v in values.values() if v is not None]
+    return {"views_db": values, "min_db": min(known) if len(known) == views else None,
+            "mean_db": round(sum(known) / len(known), 3) if known else None}
+psnr_rgb = psnr_summary("rgb")
+
+panos = sorted(f for f in os.listdir(f"{work}/in") if f.endswith(".jpg"))
+result = {
+    "benchmark": "stitch-360",
+    "panoramas": {"count": len(panos), "width": $width, "height": $width // 2, "type": "JPEG q95 4:2:0, textured scenes with sensor noise",
+                  "bytes": sum(os.path.getsize(os.path.join(f"{work}/in", f)) for f in panos)},
+    "views": {"preset": "ring8", "count": views, "width": $view_w, "height": $view_h, "hfov": $hfov,
+              "jpeg_quality": $quality, "chroma": "$chroma", "interpolation": "bilinear"},
+    "threads": $threads,
+    "gpu_workers": $gpu_workers,
+    "batch": $batch,
+    "subsets": {"a_gpu": n, "b_cpu": cpu_n, "c_ffmpeg": ffmpeg_n, "d_codec_gpu": n, "d_codec_cpu": cpu_n},
+    "config": os.path.relpath("$config", "$root"),
+    "what_each_figure_includes": {
+        "a_gpu": "gpuproc stitch-360 --device $device: process wall clock (start-up, CUDA context, read, nvJPEG decode, "
+                 "project, nvJPEG encode, EXIF, rig files, atomic writes); panoramas_per_s.a_report uses the job report's wall_s instead (no process start and exit)",
+        "b_cpu": "the same job with --device cpu (TurboJPEG, CPU projection), process wall clock",
+        "c_ffmpeg": "ffmpeg v360 + mjpeg -q:v 2, one single-threaded process per panorama, $threads at a time (xargs -P), wall clock of all",
+        "d_codec_gpu": "gpuproc-bench-jpeg --gpu: nvJPEG decode of every panorama + encode of 8 1920x1920 tiles each, in-process, "
+                       "inputs in memory, outputs not written, after a warm-up batch per worker",
+        "d_codec_cpu": "the same with TurboJPEG on $threads threads (the floor of b)",
+        "psnr": "first panorama as an RGB PNG, gpuproc (output.format=png) vs ffmpeg v360 (rgb24, interp=linear), ffmpeg psnr average per view",
+    },
+    "times_s": {"generate": ok_time("generate"), "gpu_warmup": ok_time("gpu_warmup"), "a_gpu": a, "b_cpu": b,
+                "c_ffmpeg": c, "d_codec_gpu": codec_gpu and round(codec_gpu["wall_s"], 3),
+                "d_codec_cpu": codec_cpu and round(codec_cpu["wall_s"], 3)},
+    "panoramas_per_s": {"a_gpu": a_rate, "a_report": a_report_rate, "b_cpu": b_rate, "c_ffmpeg": c_rate,
+                        "d_codec_gpu": d_gpu_rate, "d_codec_cpu": d_cpu_rate},
+    "ratios": {"a_over_c": ratio(a_rate, c_rate), "a_over_d_gpu": ratio(a_rate, d_gpu_rate),
+               "a_report_over_d_gpu": ratio(a_report_rate, d_gpu_rate), "a_over_b": ratio(a_rate, b_rate),
+               "b_over_d_cpu": ratio(b_rate, d_cpu_rate)},
+    "targets": {"a_at_least_150_pano_s": target(a_rate, ">= 150 panoramas/s", lambda v: v >= 150),
+                "a_over_c_at_least_5": target(ratio(a_rate, c_rate), ">= 5", lambda v: v >= 5),
+                "a_over_d_gpu_at_least_0.85": target(ratio(a_rate, d_gpu_rate), ">= 0.85", lambda v: v >= 0.85),
+                "psnr_vs_v360_at_least_40_db": target(psnr_rgb["min_db"], ">= 40 dB (min over the views)", lambda v: v >= 40)},
+    "outputs_complete": {"a_gpu": complete("gpu", n), "b_cpu": complete("cpu", cpu_n)},
+    "output_bytes_per_view": {name: runs[name]["output_bytes"] // (count * views) if runs.get(name, {}).get("exit_code") == 0 and runs[name]["outputs"] else None
+                              for name, count in (("gpu", n), ("cpu", cpu_n), ("ffmpeg", ffmpeg_n))},
+    "psnr_vs_v360": {"rgb_input": psnr_rgb, "jpeg_input": psnr_summary("jpeg"), "gpuproc_device": "$psnr_device",
+                     "jpeg_input_note": "informational: ffmpeg projects the JPEG's YCbCr 4:2:0 planes, gpuproc decoded RGB"},
+    "process": {"startup_and_exit_s": min(startups) if startups else None,
+                "a_report_wall_s": rep_a and rep_a.get("wall_s"), "b_report_wall_s": rep_b and rep_b.get("wall_s"),
+                "a_report_stages": rep_a and rep_a.get("stages"), "a_report_extra": rep_a and rep_a.get("extra")},
+    "runs": runs,
+    "codec_gpu": codec_gpu,
+    "codec_cpu": codec_cpu,
+    "machine": {"gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
+                "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),
+                "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
+                "nproc": os.cpu_count(), "host": platform.node(),
+                "ffmpeg": sh("ffmpeg -hide_banner -version | head -1"),
+                "gpuproc": sh("'$gpuproc' --version"), "gpuproc_info": sh("'$gpuproc' info")},
+}
+json.dump(result, open(result_path, "w"), indent=2)
+print(json.dumps({"panoramas_per_s": result["panoramas_per_s"], "ratios": result["ratios"],
+                  "targets": {k: v["pass"] for k, v in result["targets"].items()}}, indent=2))
+print("wrote", result_path)
+PY
