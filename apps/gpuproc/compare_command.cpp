@@ -14,6 +14,9 @@ void add_compare_options(CLI::App& sub, CompareArgs& args) {
       ->capture_default_str();
   sub.add_option("--relative-tolerance", args.relative_tolerance, "largest allowed relative difference of table numbers")
       ->capture_default_str();
+  sub.add_option("--min-psnr", args.min_psnr_db,
+                 "images: also equal when their PSNR is at least this many dB (outputs of different codecs)")
+      ->capture_default_str();
   sub.add_flag("--json", args.json, "print the comparison details as JSON");
 }
 
@@ -21,6 +24,7 @@ int run_compare(const CompareArgs& args) {
   io::CompareOptions options;
   options.tolerance = args.tolerance;
   options.relative_tolerance = args.relative_tolerance;
+  options.min_psnr_db = args.min_psnr_db;
   const io::CompareResult result = io::compare_paths(args.a, args.b, options);
   if (args.json) std::cout << result.details.dump(2) << "\n";
   for (const auto& d : result.differences) std::cout << d << "\n";

@@ -10,6 +10,7 @@ struct CompareArgs {
   std::string a, b;
   double tolerance = 0;
   double relative_tolerance = 0;
+  double min_psnr_db = 0;
   bool json = false;
 };
 

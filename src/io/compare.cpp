@@ -182,14 +182,15 @@ FileComparison compare_images(const std::string& a, const std::string& b, const 
   const double noise = sa.integer_format || sb.integer_format ? integer_rounding_slack : 0.0;
   const ImageDifference d = measure(sa, sb, noise, o.tolerance + noise);
   result.details.update(image_metrics(sa, d));
-  if (d.pixels_over_tolerance == 0) return result;
+  if (d.pixels_over_tolerance == 0 || (o.min_psnr_db > 0 && d.psnr_db() >= o.min_psnr_db)) return result;
   std::vector<std::string> channel_max;
   for (int c = 0; c < sa.channels; ++c)
     channel_max.push_back(fmt::format("{} {:.6g}", channel_name(sa, c), d.channel_max[std::size_t(c)]));
   result.differ(fmt::format("{} of {} pixels differ by more than {:.6g} (max abs difference {}; worst at x={} y={}; "
-                            "PSNR {:.2f} dB)",
+                            "PSNR {:.2f} dB{})",
                             d.pixels_over_tolerance, std::size_t(sa.width) * std::size_t(sa.height), o.tolerance,
-                            fmt::join(channel_max, ", "), d.worst_x, d.worst_y, d.psnr_db()));
+                            fmt::join(channel_max, ", "), d.worst_x, d.worst_y, d.psnr_db(),
+                            o.min_psnr_db > 0 ? fmt::format(", below {:.2f}", o.min_psnr_db) : std::string()));
   return result;
 }
 
@@ -437,6 +438,7 @@ void check_options(const CompareOptions& o) {
   if (!(o.tolerance >= 0)) throw UsageError(fmt::format("--tolerance must be 0 or more, got {}", o.tolerance));
   if (!(o.relative_tolerance >= 0))
     throw UsageError(fmt::format("--relative-tolerance must be 0 or more, got {}", o.relative_tolerance));
+  if (!(o.min_psnr_db >= 0)) throw UsageError(fmt::format("--min-psnr must be 0 or more, got {}", o.min_psnr_db));
 }
 
 }  // namespace
@@ -455,6 +457,7 @@ CompareResult compare_paths(const std::string& a, const std::string& b, const Co
 
   CompareResult r;
   r.details = {{"a", a}, {"b", b}, {"tolerance", options.tolerance}, {"relative_tolerance", options.relative_tolerance},
+               {"min_psnr_db", options.min_psnr_db},
                {"equal", true}, {"files", json::object()}};
   if (folders) compare_folders(a, b, options, r);
   else add_file_result(r, a, compare_files(a, b, options));

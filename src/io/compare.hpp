@@ -16,6 +16,10 @@ struct CompareOptions {
   // Tables (CSV, JSON): relative number tolerance, |a-b| <= r * max(|a|,|b|). A number passes
   // when either tolerance accepts it.
   double relative_tolerance = 0;
+  // Images: also equal when their PSNR (peak 1) is at least this many dB, however large single
+  // differences are: for outputs of different codecs (nvJPEG against libjpeg-turbo upsample
+  // chroma differently at sharp edges). 0 = off.
+  double min_psnr_db = 0;
 };
 
 struct CompareResult {
@@ -25,7 +29,7 @@ struct CompareResult {
   // differing cell (row, column, line) and how many differ; JSON: the JSON pointer of the first
   // difference; folders: "only in A" / "only in B"; unreadable files: why.
   std::vector<std::string> differences;
-  // {"a", "b", "tolerance", "relative_tolerance", "equal",
+  // {"a", "b", "tolerance", "relative_tolerance", "min_psnr_db", "equal",
   //  "files": {<name>: {"kind": "image"|"csv"|"json", "equal", metrics...}},
   //  "only_in_a": [...], "only_in_b": [...]}   (the last two for folders)
   // Image metrics: width, height, channels, max_abs_difference {channel: value},

@@ -1,9 +1,11 @@
 #include "stitch/gpu_worker.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "io/jpeg_codec.hpp"
 
 namespace gp::stitch {
@@ -19,6 +21,7 @@ GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector
       staging_(runtime, std::size_t(16) << 20) {
 #ifdef GPUPROC_HAVE_NVJPEG
   if (decodes_jpeg(runtime)) {
+    ScopedStage span("gpu codec setup");
     io::GpuJpegOptions options;
     // Encoder states are waited for together: enough for a batch's outputs in a few rounds.
     options.encoder_states = 64;
@@ -53,6 +56,9 @@ std::vector<ImageView> GpuWorker::device_masks(const StitchItem& item) {
 
 std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& items) {
   std::vector<std::exception_ptr> errors(items.size());
+  // The stages' spans end after a stream synchronisation, so the trace shows where a batch's time
+  // goes (one wait per stage and batch of many panoramas costs little).
+  std::optional<ScopedStage> span(std::in_place, "gpu alloc");
   std::vector<DeviceBuffer> panorama_buffers;
   std::vector<ImageView> panoramas;
   for (StitchItem* item : items) {
@@ -62,6 +68,7 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
   }
 
   // In: the JPEGs in one batch, pixels decoded on the host through the staging buffer.
+  span.emplace("gpu decode");
   std::vector<std::size_t> jpeg_items;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!items[i]->file.empty()) jpeg_items.push_back(i);
@@ -83,7 +90,10 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
 #endif
   }
 
+  stream_.synchronize("stitch-360 decode");
+
   // Project every decoded panorama into device outputs.
+  span.emplace("gpu project");
   std::vector<DeviceBuffer> output_buffers;
   std::vector<ImageView> outputs;              // of all items, in order
   std::vector<std::size_t> output_item;        // which item each belongs to
@@ -103,7 +113,10 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
     outputs.insert(outputs.end(), dst.begin(), dst.end());
   }
 
+  stream_.synchronize("stitch-360 projection");
+
   // Out: all outputs in one encode batch, or their pixels to the host.
+  span.emplace("gpu encode");
   if (encodes_jpeg(runtime_, settings_)) {
 #ifdef GPUPROC_HAVE_NVJPEG
     io::JpegEncodeOptions options;

@@ -99,6 +99,24 @@ TEST_CASE("one 8-bit step fails tolerance 0 and passes tolerance 1/255", "[compa
   CHECK_FALSE(compare_paths(a, write_png(dir / "c.png", two_steps), tolerance(1.0 / 255)).equal);
 }
 
+TEST_CASE("min_psnr_db accepts one large difference in a close image and rejects a poor one", "[compare]") {
+  const fs::path dir = gp::test::scratch_dir("compare-psnr");
+  auto spike = gradient();
+  spike[7] = std::uint8_t(spike[7] + 40);  // one sample off by 40 of 36: PSNR 10 log10(36 * 255^2 / 40^2) = 31.65 dB
+  const auto a = write_png(dir / "a.png", gradient()), b = write_png(dir / "b.png", spike);
+  CompareOptions o;
+  o.min_psnr_db = 30;
+  CHECK(compare_paths(a, b, o).equal);
+  o.min_psnr_db = 33;
+  const auto poor = compare_paths(a, b, o);
+  CHECK_FALSE(poor.equal);
+  REQUIRE(poor.differences.size() == 1);
+  CHECK_THAT(poor.differences[0], Contains("PSNR 31.65 dB, below 33.00"));
+  CHECK(poor.details["min_psnr_db"] == 33.0);
+  o.min_psnr_db = -1;
+  CHECK_THROWS_AS(compare_paths(a, b, o), gp::UsageError);
+}
+
 TEST_CASE("images compare across formats on normalised values", "[compare]") {
   const fs::path dir = gp::test::scratch_dir("compare-formats");
   std::vector<std::uint16_t> wide;
