@@ -27,9 +27,9 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
-#include <fstream>
 #include <iostream>
-#include <iterator>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <sys/resource.h>
 #include <thread>
@@ -38,6 +38,7 @@
 #include "core/error.hpp"
 #include "core/gpu_runtime.hpp"
 #include "gpuproc/build_info.hpp"
+#include "io/file_bytes.hpp"
 #include "io/jpeg_codec.hpp"
 
 namespace {
@@ -103,13 +104,6 @@ struct Input {
   gp::io::JpegInfo info;
 };
 
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw gp::ItemError(path, "read", "cannot open");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw gp::ItemError(path, "read", "read error");
-  return bytes;
-}
 
 struct Tile {
   int x = 0, y = 0, width = 0, height = 0;
@@ -355,13 +349,20 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
   // Untimed set-up, on the workers' own threads as gpuproc does: codec, stream, buffers, and one
   // batch decoded and encoded (nvJPEG allocates its scratch and starts the hardware decoder on first
   // use). Worker t's batch t (or the last) stays decoded for the encode-only pass.
+  // One nvJPEG handle shared by the workers, as gpuproc's stitch-360 workers share one.
+  std::mutex context_mutex;
+  std::shared_ptr<const gp::io::GpuJpegContext> context;
   const double warmup_s = wall_seconds([&] {
     run_threads(workers, nullptr, [&](unsigned t) {
       Worker& w = slots[t];
       runtime.bind_thread();
+      {
+        std::lock_guard<std::mutex> lock(context_mutex);
+        if (!context) context = std::make_shared<const gp::io::GpuJpegContext>(runtime);
+      }
       gp::io::GpuJpegOptions options;
-      options.encoder_states = 64;  // the options of gpuproc's stitch-360 GPU worker, so both use one codec set-up
-      w.codec = std::make_unique<gp::io::GpuJpegCodec>(runtime, options);
+      options.encoder_states = 16;  // as gpuproc's stitch-360 GPU worker (GpuWorker::encoder_states)
+      w.codec = std::make_unique<gp::io::GpuJpegCodec>(context, options);
       w.stream = runtime.make_stream();
       for (std::size_t k = 0; k < batch; ++k)
         w.buffers.push_back(runtime.device_alloc(panorama_bytes, w.stream, "bench-jpeg panorama " + std::to_string(k)));
@@ -421,7 +422,7 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
   return json{{"codec", "gpu"},
               {"device", runtime.device_name()},
               {"decoder", decoder},
-              {"encoder", "nvJPEG nvjpegEncodeImage (64 encoder states per worker), baseline, standard Huffman tables"},
+              {"encoder", "nvJPEG nvjpegEncodeImage (16 encoder states per worker, one nvJPEG handle shared), baseline, standard Huffman tables"},
               {"workers", workers},
               {"batch", batch},
               {"warmup_s", warmup_s},
@@ -457,7 +458,7 @@ int main(int argc, char** argv) {
     const double read_s = wall_seconds([&] {
       for (std::size_t i = 0; i < inputs.size(); ++i) {
         inputs[i].path = o.inputs[i];
-        inputs[i].bytes = read_file(o.inputs[i]);
+        inputs[i].bytes = gp::io::read_file_bytes(o.inputs[i]);
       }
     });
     for (Input& in : inputs) {

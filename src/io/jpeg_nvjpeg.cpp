@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -168,6 +169,20 @@ class RuntimeAllocators {
   bool out_of_memory_ = false;
 };
 
+// A failed nvJPEG call that is not about one file: GpuError, or GpuOutOfMemory when the
+// runtime's pool ran dry under nvJPEG's allocator.
+void check_status(nvjpegStatus_t status, const char* call, const std::string& context, RuntimeAllocators* allocators) {
+  if (status == NVJPEG_STATUS_SUCCESS) return;
+  std::string message = "nvJPEG error " + status_name(status) + " in " + call;
+  if (!context.empty()) message += " [" + context + "]";
+  if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE && allocators) {
+    const auto [what, out_of_memory] = allocators->take_failure();
+    if (!what.empty()) message += ": " + what;
+    if (out_of_memory) throw GpuOutOfMemory(message, 0);
+  }
+  throw GpuError(message);
+}
+
 void check_device_view(const ImageView& view, const char* what) {
   if (view.type != PixelType::u8 || (view.channels != 1 && view.channels != 3) || !view.data || view.width <= 0 ||
       view.height <= 0 || view.pitch < view.row_bytes())
@@ -176,31 +191,70 @@ void check_device_view(const ImageView& view, const char* what) {
 
 }  // namespace
 
+struct GpuJpegContext::Impl {
+  ~Impl() {
+    if (handle) nvjpegDestroy(handle);  // status ignored: nothing to do about a failed release here
+  }
+  nvjpegStatus_t create_handle(nvjpegBackend_t backend, unsigned flags) {
+    if (allocators) return nvjpegCreateExV2(backend, &device_allocator, &pinned_allocator, flags, &handle);
+    return nvjpegCreateEx(backend, nullptr, nullptr, flags, &handle);
+  }
+  void check(nvjpegStatus_t status, const char* call) { check_status(status, call, {}, allocators.get()); }
+
+  std::unique_ptr<RuntimeAllocators> allocators;  // destroyed after the handle that frees through it
+  nvjpegDevAllocatorV2_t device_allocator{};
+  nvjpegPinnedAllocatorV2_t pinned_allocator{};
+  nvjpegHandle_t handle = nullptr;
+  bool hardware = false;
+  std::string description;
+};
+
+GpuJpegContext::GpuJpegContext(Runtime& runtime, const GpuJpegOptions& options)
+    : runtime_(runtime), impl_(std::make_unique<Impl>()) {
+  Impl& c = *impl_;
+  if (!runtime.gpu()) throw GpuError("GPU JPEG codec: the runtime has no GPU (" + runtime.device_name() + ")");
+  runtime.bind_thread();  // nvJPEG handles belong to the device current at creation
+  if (options.runtime_allocators) {
+    c.allocators = std::make_unique<RuntimeAllocators>(runtime);
+    c.device_allocator = c.allocators->device();
+    c.pinned_allocator = c.allocators->pinned();
+  }
+  const unsigned flags = options.strict_bitstream ? NVJPEG_FLAGS_BITSTREAM_STRICT : NVJPEG_FLAGS_DEFAULT;
+  if (options.hardware_decode) {
+    const nvjpegStatus_t status = c.create_handle(NVJPEG_BACKEND_HARDWARE, flags);
+    if (status == NVJPEG_STATUS_SUCCESS) {
+      c.hardware = true;
+      c.description = "nvJPEG hardware decoder";
+    } else {
+      if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE) c.check(status, "nvjpegCreateEx (hardware backend)");
+      // No JPEG engines (ARCH_MISMATCH), or the driver's part of them missing (e.g. a container
+      // without video capabilities): the CUDA decoder does the work.
+      c.handle = nullptr;
+      c.description = "nvJPEG CUDA decoder (hardware backend: " + status_name(status) + ")";
+    }
+  } else {
+    c.description = "nvJPEG CUDA decoder (hardware decoding off)";
+  }
+  if (!c.hardware) c.check(c.create_handle(NVJPEG_BACKEND_DEFAULT, flags), "nvjpegCreateEx (default backend)");
+}
+
+GpuJpegContext::~GpuJpegContext() = default;
+
+bool GpuJpegContext::hardware_decoder() const { return impl_->hardware; }
+const std::string& GpuJpegContext::decoder_description() const { return impl_->description; }
+
 struct GpuJpegCodec::Impl {
   explicit Impl(const GpuJpegOptions& opts) : options(opts) {}
   ~Impl();
 
-  // Fatal (not about one file): GpuError, or GpuOutOfMemory when the runtime's pool ran dry.
+  // Fatal (not about one file): see check_status.
   void check(nvjpegStatus_t status, const char* call, const std::string& context) {
-    if (status == NVJPEG_STATUS_SUCCESS) return;
-    std::string message = "nvJPEG error " + status_name(status) + " in " + call;
-    if (!context.empty()) message += " [" + context + "]";
-    if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE && allocators) {
-      const auto [what, out_of_memory] = allocators->take_failure();
-      if (!what.empty()) message += ": " + what;
-      if (out_of_memory) throw GpuOutOfMemory(message, 0);
-    }
-    throw GpuError(message);
+    check_status(status, call, context, allocators);
   }
   // About one file: an ItemError, except allocator failures (fatal, see check).
   ItemError item_error(nvjpegStatus_t status, const char* call, const std::string& name, const char* stage) {
     if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE) check(status, call, name);
     return ItemError(name, stage, std::string(call) + " failed: " + status_name(status));
-  }
-
-  nvjpegStatus_t create_handle(nvjpegBackend_t backend, unsigned flags) {
-    if (allocators) return nvjpegCreateExV2(backend, &device_allocator, &pinned_allocator, flags, &handle);
-    return nvjpegCreateEx(backend, nullptr, nullptr, flags, &handle);
   }
 
   // Host checks the batched decoder cannot make per file; throws ItemError.
@@ -213,10 +267,9 @@ struct GpuJpegCodec::Impl {
   void configure_encoder(const JpegEncodeOptions& options, const Stream& stream);
 
   GpuJpegOptions options;
-  std::unique_ptr<RuntimeAllocators> allocators;  // destroyed after everything that frees through it
-  nvjpegDevAllocatorV2_t device_allocator{};
-  nvjpegPinnedAllocatorV2_t pinned_allocator{};
-  nvjpegHandle_t handle = nullptr;
+  std::shared_ptr<const GpuJpegContext> context;  // destroyed after the states made from its handle
+  RuntimeAllocators* allocators = nullptr;        // the context's, or null
+  nvjpegHandle_t handle = nullptr;                // the context's
   bool hardware = false;
   std::string description;
   GpuJpegCounters counters;
@@ -239,7 +292,6 @@ GpuJpegCodec::Impl::~Impl() {
   if (header) nvjpegJpegStreamDestroy(header);
   if (single_state) nvjpegJpegStateDestroy(single_state);
   if (batched_state) nvjpegJpegStateDestroy(batched_state);
-  if (handle) nvjpegDestroy(handle);
 }
 
 void GpuJpegCodec::Impl::check_source(const JpegSource& source, const ImageView& output) const {
@@ -324,32 +376,18 @@ void GpuJpegCodec::Impl::configure_encoder(const JpegEncodeOptions& opts, const 
 }
 
 GpuJpegCodec::GpuJpegCodec(Runtime& runtime, const GpuJpegOptions& options)
+    : GpuJpegCodec(std::make_shared<const GpuJpegContext>(runtime, options), options) {}
+
+GpuJpegCodec::GpuJpegCodec(std::shared_ptr<const GpuJpegContext> context, const GpuJpegOptions& options)
     : impl_(std::make_unique<Impl>(options)) {
   Impl& s = *impl_;
-  if (!runtime.gpu()) throw GpuError("GPU JPEG codec: the runtime has no GPU (" + runtime.device_name() + ")");
-  runtime.bind_thread();  // nvJPEG handles and states belong to the device current at creation
-  if (options.runtime_allocators) {
-    s.allocators = std::make_unique<RuntimeAllocators>(runtime);
-    s.device_allocator = s.allocators->device();
-    s.pinned_allocator = s.allocators->pinned();
-  }
-  const unsigned flags = options.strict_bitstream ? NVJPEG_FLAGS_BITSTREAM_STRICT : NVJPEG_FLAGS_DEFAULT;
-  if (options.hardware_decode) {
-    const nvjpegStatus_t status = s.create_handle(NVJPEG_BACKEND_HARDWARE, flags);
-    if (status == NVJPEG_STATUS_SUCCESS) {
-      s.hardware = true;
-      s.description = "nvJPEG hardware decoder";
-    } else {
-      if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE) s.check(status, "nvjpegCreateEx (hardware backend)", {});
-      // No JPEG engines (ARCH_MISMATCH), or the driver's part of them missing (e.g. a container
-      // without video capabilities): the CUDA decoder does the work.
-      s.handle = nullptr;
-      s.description = "nvJPEG CUDA decoder (hardware backend: " + status_name(status) + ")";
-    }
-  } else {
-    s.description = "nvJPEG CUDA decoder (hardware decoding off)";
-  }
-  if (!s.hardware) s.check(s.create_handle(NVJPEG_BACKEND_DEFAULT, flags), "nvjpegCreateEx (default backend)", {});
+  Runtime& runtime = context->runtime();
+  runtime.bind_thread();  // nvJPEG states belong to the device current at creation
+  s.context = std::move(context);
+  s.allocators = s.context->impl_->allocators.get();
+  s.handle = s.context->impl_->handle;
+  s.hardware = s.context->impl_->hardware;
+  s.description = s.context->impl_->description;
 
   s.check(nvjpegJpegStateCreate(s.handle, &s.batched_state), "nvjpegJpegStateCreate", "batched");
   s.check(nvjpegJpegStateCreate(s.handle, &s.single_state), "nvjpegJpegStateCreate", "single");

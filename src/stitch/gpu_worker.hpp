@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
@@ -15,17 +16,32 @@
 
 namespace gp::io {
 class GpuJpegCodec;
-}
+class GpuJpegContext;
+}  // namespace gp::io
 
 namespace gp::stitch {
+
+// What the GPU workers of one job share: the nvJPEG library handle, made by the first worker that
+// asks (making one takes most of a second; several at once take longer each).
+class GpuWorkerShared {
+ public:
+  std::shared_ptr<const io::GpuJpegContext> jpeg_context(Runtime& runtime);
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<const io::GpuJpegContext> context_;
+};
 
 class GpuWorker {
  public:
   // On the calling (compute worker) thread, which must have the runtime's device bound.
-  GpuWorker(Runtime& runtime, const Settings& settings, const Projector& projector);
+  GpuWorker(Runtime& runtime, const Settings& settings, const Projector& projector, GpuWorkerShared& shared);
   ~GpuWorker();
   GpuWorker(const GpuWorker&) = delete;
   GpuWorker& operator=(const GpuWorker&) = delete;
+
+  // nvJPEG encoder states per worker (the codec limit benchmark uses the same).
+  static constexpr int encoder_states = 16;
 
   // Whether the load stage leaves JPEG decoding to the GPU: nvJPEG in this build and a GPU.
   static bool decodes_jpeg(const Runtime& runtime);

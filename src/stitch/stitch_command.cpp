@@ -10,7 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -21,6 +20,7 @@
 #include "core/text.hpp"
 #include "core/trace.hpp"
 #include "io/exif.hpp"
+#include "io/file_bytes.hpp"
 #include "io/image_io.hpp"
 #include "io/jpeg_codec.hpp"
 #include "io/oiio_module.hpp"
@@ -32,14 +32,6 @@
 
 namespace gp::stitch {
 namespace {
-
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ItemError(path, "load", "cannot open");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw ItemError(path, "load", "read error");
-  return bytes;
-}
 
 bool is_jpeg(const std::string& path) {
   const std::string ext = lowercase_extension(path);
@@ -79,7 +71,7 @@ void load_other_format(StitchItem& item) {
 // only its JPEG bytes and size when the GPU decodes it.
 void load_panorama(StitchItem& item, bool gpu_decodes_jpeg) {
   if (!is_jpeg(item.name)) return load_other_format(item);
-  std::vector<std::uint8_t> bytes = read_file(item.name);
+  std::vector<std::uint8_t> bytes = io::read_file_bytes(item.name);
   const io::JpegInfo info = io::jpeg_info(bytes, item.name);
   if (gpu_decodes_jpeg) {
     if (!info.has_end_marker) throw ItemError(item.name, "decode", "truncated: no end-of-image marker after the scan");
@@ -186,10 +178,11 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
 
   PipelineOptions po;
-  // Decoding and encoding are the CPU's work: most cores go to them; a few panoramas per GPU
-  // worker stay in flight so the GPU always has the next one decoded.
-  po.load_threads = int(std::max(1u, cores / 2));
-  po.save_threads = int(std::max(1u, cores / 2));
+  // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
+  // read files and the save threads mostly wait for fsync (8 per panorama): more of those.
+  const bool gpu_codec = GpuWorker::decodes_jpeg(rt);
+  po.load_threads = int(std::max(1u, gpu_codec ? cores / 4 : cores / 2));
+  po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
   po.compute_workers = rt.gpu() ? s.gpu_workers : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
   // both workers' batches, the next ones loading and the last ones saving.
@@ -200,8 +193,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   std::mutex outcome_mutex;
   BatchOutcome outcome;
   outcome.work_unit_name = "megapixels";
-  const bool gpu_decodes_jpeg = GpuWorker::decodes_jpeg(rt);
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
+  GpuWorkerShared shared;
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
@@ -210,8 +203,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
     return item;
   };
   stages.load = [&](StitchItem& item) {
-    ScopedStage span(gpu_decodes_jpeg ? "read" : "read+decode");
-    load_panorama(item, gpu_decodes_jpeg);
+    ScopedStage span(gpu_codec ? "read" : "read+decode");
+    load_panorama(item, gpu_codec);
     for (PlannedOutput& p : plan_outputs(s, item.name, input_indices[item.index], item.panorama.width,
                                          item.panorama.height))
       item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
@@ -224,11 +217,11 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
     rt.bind_thread();
-    workers[worker] = std::make_unique<GpuWorker>(rt, s, projector);
+    workers[worker] = std::make_unique<GpuWorker>(rt, s, projector, shared);
   };
   if (rt.gpu()) {
     stages.compute_batch = [&](const std::vector<StitchItem*>& items, int worker) {
-      ScopedStage span(gpu_decodes_jpeg ? "gpu decode+project+encode" : "gpu project");
+      ScopedStage span(gpu_codec ? "gpu decode+project+encode" : "gpu project");
       return workers[worker]->run(items);
     };
   } else {
@@ -274,7 +267,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   outcome.extra["mode"] = s.mode;
   if (!inputs.empty())
     outcome.extra["outputs_per_panorama"] = plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
-  outcome.extra["jpeg_decode"] = gpu_decodes_jpeg ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
+  outcome.extra["jpeg_decode"] = gpu_codec ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   outcome.extra["jpeg_encode"] = GpuWorker::encodes_jpeg(rt, s) ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   return outcome;
 }

@@ -13,8 +13,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -226,6 +228,60 @@ TEST_CASE("nvJPEG encodes a batch larger than its encoder states, each file from
     const Canvas back = cpu_decode(files[std::size_t(i)], 320, 240, 3, false);
     CHECK(gp::test::psnr(hosts[std::size_t(i % 5)].view, back.view) > 35.0);
     CHECK(gp::test::psnr(hosts[std::size_t((i + 1) % 5)].view, back.view) < 25.0);  // not a neighbour's
+  }
+}
+
+TEST_CASE("codecs sharing one nvJPEG handle decode and encode on several threads at once", "[io][jpeg][nvjpeg]") {
+  Gpu gpu;
+  const auto context = std::make_shared<const gp::io::GpuJpegContext>(gpu.runtime);
+  WARN(context->decoder_description());
+  std::vector<TestImage> hosts;
+  std::vector<std::vector<std::uint8_t>> jpegs;
+  for (int v = 0; v < 4; ++v) {
+    hosts.emplace_back(1024, 512, 3, 0, v);
+    jpegs.push_back(gp::io::encode_jpeg(hosts.back().view, {}, "pano" + std::to_string(v) + ".jpg"));
+  }
+  constexpr int threads = 3, rounds = 4;
+  std::vector<std::string> failures(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        gpu.runtime.bind_thread();
+        gp::io::GpuJpegCodec codec(context);  // its own states on the shared handle
+        gp::Stream stream = gpu.runtime.make_stream();
+        for (int round = 0; round < rounds; ++round) {
+          std::vector<DeviceImage> outs;
+          std::vector<gp::io::JpegSource> sources;
+          std::vector<ImageView> views;
+          for (std::size_t k = 0; k < jpegs.size(); ++k) {
+            DeviceImage d;
+            d.view = gp::packed_view(nullptr, 1024, 512, 3, gp::PixelType::u8);
+            d.buffer = gpu.runtime.device_alloc(d.view.bytes(), stream, "shared-handle test");
+            d.view.data = d.buffer.get();
+            views.push_back(d.view);
+            outs.push_back(std::move(d));
+            sources.push_back(source(jpegs[k], "pano" + std::to_string(k) + ".jpg"));
+          }
+          const auto decoded = codec.decode_batch(sources, views, stream);
+          std::vector<std::vector<std::uint8_t>> files;
+          const auto encoded = codec.encode_batch(views, {"a.jpg", "b.jpg", "c.jpg", "d.jpg"}, {}, stream, files);
+          for (std::size_t k = 0; k < jpegs.size(); ++k) {
+            if (decoded[k] || encoded[k]) throw std::runtime_error("item " + std::to_string(k) + " failed");
+            const Canvas back = cpu_decode(files[k], 1024, 512, 3, false);
+            const double db = gp::test::psnr(hosts[k].view, back.view);
+            if (db < 33.0) throw std::runtime_error("item " + std::to_string(k) + ": PSNR " + std::to_string(db));
+          }
+        }
+      } catch (const std::exception& e) {
+        failures[std::size_t(t)] = e.what();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) {
+    INFO("thread " << t);
+    CHECK(failures[std::size_t(t)].empty());
+    if (!failures[std::size_t(t)].empty()) WARN(failures[std::size_t(t)]);
   }
 }
 

