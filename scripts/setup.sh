@@ -22,3 +22,6 @@ if ! [[ -x $nvcc ]] && ! command -v nvcc >/dev/null; then
   exit 1
 fi
 echo "setup: dependencies present" >&2
+
+# MediaPipe models for the inference engine (git-ignored .models/; offline once they are there).
+"$root/scripts/fetch-models.sh"
