@@ -44,16 +44,24 @@ struct FileComparison {
   }
 };
 
-enum class Kind { image, csv, json };
+enum class Kind { image, csv, json, text };
 
 Kind kind_of(const std::string& path) {
   const std::string ext = lowercase_extension(path);
   if (ext == ".csv") return Kind::csv;
   if (ext == ".json" || ext == ".jsonl" || ext == ".ndjson") return Kind::json;
+  if (ext == ".txt") return Kind::text;
   return Kind::image;
 }
 
-const char* kind_name(Kind kind) { return kind == Kind::csv ? "csv" : kind == Kind::json ? "json" : "image"; }
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::csv: return "csv";
+    case Kind::json: return "json";
+    case Kind::text: return "text";
+    default: return "image";
+  }
+}
 
 bool is_json_lines(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
@@ -377,13 +385,36 @@ FileComparison compare_json(const std::string& a, const std::string& b, const Co
   return result;
 }
 
+// ---- text ---------------------------------------------------------------------------------------
+
+// Text files (.txt, e.g. COLMAP's cameras.txt) compare exactly, line by line.
+FileComparison compare_text(const std::string& a, const std::string& b) {
+  std::istringstream text_a(read_text(a)), text_b(read_text(b));
+  FileComparison result;
+  std::string line_a, line_b;
+  for (std::size_t line = 1;; ++line) {
+    const bool more_a = bool(std::getline(text_a, line_a)), more_b = bool(std::getline(text_b, line_b));
+    if (!more_a && !more_b) break;
+    if (more_a != more_b || line_a != line_b) {
+      result.details["first_difference_line"] = line;
+      result.differ(fmt::format("line {} differs: \"{}\" against \"{}\"", line, more_a ? line_a : "(end of file)",
+                                more_b ? line_b : "(end of file)"));
+      break;
+    }
+  }
+  return result;
+}
+
 // ---- files and folders --------------------------------------------------------------------------
 
 FileComparison compare_files(const std::string& a, const std::string& b, const CompareOptions& o) {
   const Kind kind = kind_of(a);
   FileComparison result;
   try {
-    result = kind == Kind::csv ? compare_csv(a, b, o) : kind == Kind::json ? compare_json(a, b, o) : compare_images(a, b, o);
+    result = kind == Kind::csv    ? compare_csv(a, b, o)
+             : kind == Kind::json ? compare_json(a, b, o)
+             : kind == Kind::text ? compare_text(a, b)
+                                  : compare_images(a, b, o);
   } catch (const UnreadableFile& e) {
     result = FileComparison{};
     result.details["error"] = e.what();

@@ -1,6 +1,6 @@
 #pragma once
 // The engine of `gpuproc compare A B`, for CI regression runs: images (any format OIIO reads),
-// CSV tables and JSON files, or whole folders of them.
+// CSV tables, JSON and text files, or whole folders of them.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -39,7 +39,7 @@ struct CompareResult {
 
 // Compares two files or two folders (recursively: files with the same relative names; hidden
 // files are skipped). A file's kind comes from its extension: .csv, .json/.jsonl/.ndjson (JSON
-// lines compare as an array of lines), anything else is an image. A file that cannot be read or
+// lines compare as an array of lines), .txt (exactly, line by line), anything else is an image. A file that cannot be read or
 // parsed is a difference, not an error. Throws gp::UsageError when a path does not exist, when
 // one is a file and the other a folder, when two files are of different kinds, or when a
 // tolerance is negative or not a number.

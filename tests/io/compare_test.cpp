@@ -289,6 +289,22 @@ TEST_CASE("folders compare files with the same relative names", "[compare]") {
   CHECK(r.details["equal"] == false);
 }
 
+TEST_CASE("text files compare exactly, line by line", "[compare]") {
+  const fs::path dir = gp::test::scratch_dir("compare-text");
+  const auto a = write_text(dir / "a/cameras.txt", "# COLMAP\n1 PINHOLE 1920 1920 960 960 959.5 959.5\n");
+  const auto b = write_text(dir / "b/cameras.txt", "# COLMAP\n1 PINHOLE 1920 1920 960 960 959.5 959.5\n");
+  CHECK(compare_paths(a, b).equal);
+  const auto c = write_text(dir / "c/cameras.txt", "# COLMAP\n1 PINHOLE 1920 1920 961 960 959.5 959.5\n");
+  const auto differ = compare_paths(a, c);
+  CHECK_FALSE(differ.equal);
+  REQUIRE(differ.differences.size() == 1);
+  CHECK_THAT(differ.differences[0], Contains("line 2 differs"));
+  CHECK(differ.details["files"][a]["kind"] == "text");
+  const auto shorter = write_text(dir / "d/cameras.txt", "# COLMAP\n");
+  CHECK_THAT(compare_paths(a, shorter).differences[0], Contains("(end of file)"));
+  CHECK(compare_paths((dir / "a").string(), (dir / "b").string()).equal);  // in folders too
+}
+
 TEST_CASE("compare rejects what it cannot compare", "[compare]") {
   const fs::path dir = gp::test::scratch_dir("compare-usage");
   const auto png = write_png(dir / "a.png", gradient());
