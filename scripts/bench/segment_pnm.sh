@@ -46,15 +46,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-if [[ -f /opt/gpuproc-deps/env.sh ]]; then
-  # (env.sh ends on a test that may be false; that is not a failure)
-  set +eu; source /opt/gpuproc-deps/env.sh; set -eu
-fi
-
-build=${GPUPROC_BUILD:-build-gpu}
-[[ $build == /* ]] || build=$root/$build
-gpuproc=$build/apps/gpuproc/gpuproc
-make_samples=$build/apps/make-samples/gpuproc-make-samples
+source "$root/scripts/bench/bench_common.sh"
 config=$root/configs/segment-pnm.json
 peer=$root/scripts/bench/segment_pnm_peer.py
 device=${BENCH_DEVICE:-cuda:0}

@@ -19,15 +19,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-if [[ -f /opt/gpuproc-deps/env.sh ]]; then
-  # (env.sh ends on a test that may be false; that is not a failure)
-  set +eu; source /opt/gpuproc-deps/env.sh; set -eu  # oiiotool and maketx on the GPU machine
-fi
-
-build=${GPUPROC_BUILD:-build-gpu}
-[[ $build == /* ]] || build=$root/$build
-gpuproc=$build/apps/gpuproc/gpuproc
-make_samples=$build/apps/make-samples/gpuproc-make-samples
+source "$root/scripts/bench/bench_common.sh"
 bench_codec=$build/apps/bench-codec/gpuproc-bench-codec
 config=$root/scripts/bench/tonemap_exr_bench.json
 n=${BENCH_N:-20} width=${BENCH_W:-3840} height=${BENCH_H:-2160}
@@ -36,11 +28,7 @@ device=${BENCH_DEVICE:-cuda:0}
 result=${1:-${OUT:-.}/bench_tonemap_exr.json}
 mkdir -p "$(dirname "$result")"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpuproc-bench.XXXXXX")
-if [[ ${BENCH_KEEP:-0} == 1 ]]; then echo "work folder: $work"; else trap 'rm -rf "$work"' EXIT; fi
-mkdir -p "$work/logs"
-runs=$work/runs.tsv  # name, seconds, exit code, outputs, output bytes, note
-: >"$runs"
+make_work_folder
 
 # Settings shared with the baseline, read from the bench config (// comment lines stripped).
 read -r ev png_level < <(python3 - "$config" <<'PY'
@@ -50,28 +38,6 @@ print(c.get("exposure", {}).get("ev", 0), c.get("output", {}).get("png_compressi
 PY
 )
 
-skip() { printf '%s\t\t\t\t\t%s\n' "$1" "$2" >>"$runs"; echo "  $1: skipped ($2)"; }
-
-# timed NAME OUTPUT_DIR COMMAND...: runs it (stdout in logs/NAME.out, stderr in logs/NAME.err),
-# records the wall time, exit code and what it wrote under OUTPUT_DIR, then removes OUTPUT_DIR.
-timed() {
-  local name=$1 outdir=$2 start end rc=0 count=0 bytes=0
-  shift 2
-  start=$(date +%s.%N)
-  "$@" >"$work/logs/$name.out" 2>"$work/logs/$name.err" || rc=$?
-  end=$(date +%s.%N)
-  if [[ -d $outdir ]]; then
-    count=$(find "$outdir" -type f | wc -l)
-    bytes=$(du -sb "$outdir" | cut -f1)
-    rm -rf "$outdir"
-  fi
-  local seconds
-  seconds=$(python3 -c "print(round($end - $start, 3))")
-  printf '%s\t%s\t%s\t%s\t%s\t\n' "$name" "$seconds" "$rc" "$count" "$bytes" >>"$runs"
-  echo "  $name: ${seconds}s, exit $rc, $count files"
-  if ((rc != 0)); then tail -5 "$work/logs/$name.err" | sed 's/^/    | /'; fi
-  return 0
-}
 
 [[ -x $make_samples ]] || { echo "tonemap_exr.sh: $make_samples not built" >&2; exit 2; }
 echo "frames: $n x ${width}x${height}, $threads threads, work folder on $(df -h "$work" | awk 'NR==2{print $1}')"
