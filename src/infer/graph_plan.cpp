@@ -1,0 +1,366 @@
+#include "infer/graph_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <type_traits>
+
+namespace gp::infer {
+
+const OperatorNameSet& engine_operators() {
+  static const OperatorNameSet names = [] {
+    OperatorNameSet out;
+    for (const BuiltinOp op : {BuiltinOp::add, BuiltinOp::average_pool_2d, BuiltinOp::concatenation,
+                               BuiltinOp::conv_2d, BuiltinOp::depthwise_conv_2d, BuiltinOp::dequantize,
+                               BuiltinOp::logistic, BuiltinOp::max_pool_2d, BuiltinOp::mul, BuiltinOp::relu,
+                               BuiltinOp::relu6, BuiltinOp::reshape, BuiltinOp::resize_bilinear, BuiltinOp::pad,
+                               BuiltinOp::mean, BuiltinOp::prelu, BuiltinOp::hard_swish}) {
+      out.insert(std::string(builtin_op_name(op)));
+    }
+    out.insert(std::string(kConvolution2DTransposeBias));
+    return out;
+  }();
+  return names;
+}
+
+namespace {
+
+int input_tensor(const Model& model, const Operator& op, std::size_t input) {
+  if (input >= op.inputs.size() || op.inputs[input] < 0) {
+    throw model.error(op, fmt::format("input {} is missing", input));
+  }
+  return op.inputs[input];
+}
+
+Activation fused_activation(const OperatorOptions& options) {
+  return std::visit(
+      [](const auto& o) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(o)>, std::monostate> ||
+                      std::is_same_v<std::decay_t<decltype(o)>, ResizeBilinearOptions> ||
+                      std::is_same_v<std::decay_t<decltype(o)>, ReshapeOptions> ||
+                      std::is_same_v<std::decay_t<decltype(o)>, ReducerOptions> ||
+                      std::is_same_v<std::decay_t<decltype(o)>, TransposeConvBiasOptions>) {
+          return Activation::none;
+        } else {
+          return o.activation;
+        }
+      },
+      options);
+}
+
+class ShapeInference {
+ public:
+  ShapeInference(const Model& model, int batch) : model_(model), batch_(batch) {
+    out_.batch = batch;
+    out_.shapes.resize(model.tensors().size());
+    out_.constant.resize(model.tensors().size(), false);
+    for (std::size_t t = 0; t < model.tensors().size(); ++t) {
+      const Tensor& tensor = model.tensors()[t];
+      out_.shapes[t] = tensor.shape;
+      out_.constant[t] = tensor.is_constant();
+    }
+  }
+
+  GraphShapes run() {
+    if (batch_ < 1 || batch_ > kMaxBatch) {
+      throw model_.error(fmt::format("batch {} is outside 1..{}", batch_, kMaxBatch));
+    }
+    require_supported(model_, engine_operators());
+    for (const int t : model_.inputs()) {
+      require_float_activation(t, "graph input");
+      out_.shapes[static_cast<std::size_t>(t)] = scaled(t);
+    }
+    for (const Operator& op : model_.operators()) {
+      try {
+        infer(op);
+      } catch (const ModelError&) {
+        throw;
+      } catch (const Error& e) {
+        throw model_.error(op, e.what());
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  const Shape& shape(int t) const { return out_.shapes[static_cast<std::size_t>(t)]; }
+  const Tensor& tensor(int t) const { return model_.tensor(t); }
+
+  // The model's declared shape at batch N (leading dimension scaled).
+  Shape scaled(int t) const {
+    Shape s = tensor(t).shape;
+    if (batch_ > 1) {
+      if (s.empty() || s[0] != 1) {
+        throw model_.error(fmt::format("tensor {} '{}' of shape {} has no leading batch dimension of 1, so the "
+                                       "model cannot run at batch {}",
+                                       t, tensor(t).name, shape_string(s), batch_));
+      }
+      s[0] = batch_;
+    }
+    return s;
+  }
+
+  void require_float_activation(int t, const char* role) const {
+    if (tensor(t).type != TensorType::float32) {
+      throw model_.error(fmt::format("{} {} '{}' is {}; the engine runs FLOAT32 activations", role, t, tensor(t).name,
+                                     tensor_type_name(tensor(t).type)));
+    }
+  }
+
+  void set_output(const Operator& op, const Shape& computed) {
+    const int t = op.outputs.at(0);
+    require_float_activation(t, "output");
+    const Shape declared = scaled(t);
+    if (computed != declared) {
+      throw model_.error(op, fmt::format("computed output shape {}, the model declares {}{}", shape_string(computed),
+                                         shape_string(tensor(t).shape),
+                                         batch_ > 1 ? fmt::format(" (at batch {}: {})", batch_, shape_string(declared))
+                                                    : std::string()));
+    }
+    out_.shapes[static_cast<std::size_t>(t)] = computed;
+  }
+
+  void no_batch_axis(const Operator& op, bool touches_batch, const char* what) const {
+    if (batch_ > 1 && touches_batch) {
+      throw model_.error(op, fmt::format("{} the batch dimension, so the model cannot run at batch {}", what, batch_));
+    }
+  }
+
+  void infer(const Operator& op) {
+    if (op.outputs.size() != 1) throw model_.error(op, fmt::format("{} outputs, expected 1", op.outputs.size()));
+    if (fused_activation(op.options) == Activation::sign_bit) {
+      throw model_.error(op, "fused activation SIGN_BIT is not supported");
+    }
+    auto in = [&](std::size_t i) { return input_tensor(model_, op, i); };
+    auto nhwc = [&](std::size_t i) { return Nhwc::of(shape(in(i))); };
+    if (op.is_custom()) {  // Convolution2DTransposeBias, the only custom operator supported
+      const auto& o = std::get<TransposeConvBiasOptions>(op.options);
+      const Nhwc weights = nhwc(1);
+      if (element_count(shape(in(2))) != weights.n) throw Error("bias size differs from the output channels");
+      set_output(op, transpose_conv_bias_output(nhwc(0), weights, o).shape());
+    } else {
+      infer_builtin(op);
+      if (out_.constant[static_cast<std::size_t>(op.outputs[0])]) return;  // folded DEQUANTIZE
+    }
+    for (const int t : op.inputs) {
+      if (t >= 0 && !out_.constant[static_cast<std::size_t>(t)]) require_float_activation(t, "input");
+    }
+    out_.run_operators.push_back(op.index);
+  }
+
+  void infer_builtin(const Operator& op) {
+    auto in = [&](std::size_t i) { return input_tensor(model_, op, i); };
+    auto nhwc = [&](std::size_t i) { return Nhwc::of(shape(in(i))); };
+    switch (static_cast<BuiltinOp>(op.builtin_code)) {
+      case BuiltinOp::dequantize: {
+        const int src = in(0);
+        const TensorType type = tensor(src).type;
+        if (type != TensorType::float16 && type != TensorType::float32) {
+          throw Error(fmt::format("DEQUANTIZE of {} (the engine dequantizes FLOAT16)", tensor_type_name(type)));
+        }
+        if (!tensor(src).is_constant()) {
+          if (type != TensorType::float32) throw Error("DEQUANTIZE of a FLOAT16 activation");
+          set_output(op, shape(src));
+          break;
+        }
+        // A constant: folded at load, keeps the stored shape (weights have no batch dimension).
+        const int t = op.outputs[0];
+        require_float_activation(t, "output");
+        if (tensor(t).shape != shape(src)) throw Error("output shape differs from the input's");
+        out_.constant[static_cast<std::size_t>(t)] = true;
+        break;
+      }
+      case BuiltinOp::conv_2d: {
+        const auto& o = std::get<Conv2DOptions>(op.options);
+        set_output(op, conv2d_output(nhwc(0), nhwc(1), o).shape());
+        break;
+      }
+      case BuiltinOp::depthwise_conv_2d: {
+        const auto& o = std::get<DepthwiseConv2DOptions>(op.options);
+        set_output(op, depthwise_conv2d_output(nhwc(0), nhwc(1), o).shape());
+        break;
+      }
+      case BuiltinOp::average_pool_2d:
+      case BuiltinOp::max_pool_2d:
+        set_output(op, pool2d_output(nhwc(0), std::get<Pool2DOptions>(op.options)).shape());
+        break;
+      case BuiltinOp::add:
+      case BuiltinOp::mul:
+        set_output(op, broadcast_shape(shape(in(0)), shape(in(1))));
+        break;
+      case BuiltinOp::prelu:
+        if (broadcast_shape(shape(in(0)), shape(in(1))) != shape(in(0))) {
+          throw Error("alpha does not broadcast to the input's shape");
+        }
+        set_output(op, shape(in(0)));
+        break;
+      case BuiltinOp::relu:
+      case BuiltinOp::relu6:
+      case BuiltinOp::hard_swish:
+      case BuiltinOp::logistic:
+        set_output(op, shape(in(0)));
+        break;
+      case BuiltinOp::mean: {
+        const auto axes = constant_int_input(model_, op, 1);
+        const auto reduced = normalized_axes(axes, static_cast<int>(shape(in(0)).size()));
+        no_batch_axis(op, !reduced.empty() && reduced[0] == 0, "MEAN reduces");
+        set_output(op, mean_output(shape(in(0)), axes, std::get<ReducerOptions>(op.options).keep_dims));
+        break;
+      }
+      case BuiltinOp::pad: {
+        const auto paddings = constant_int_input(model_, op, 1);
+        no_batch_axis(op, paddings.size() >= 2 && (paddings[0] != 0 || paddings[1] != 0), "PAD pads");
+        set_output(op, pad_output(shape(in(0)), paddings));
+        break;
+      }
+      case BuiltinOp::resize_bilinear: {
+        const auto size = constant_int_input(model_, op, 1);
+        if (size.size() != 2) throw Error(fmt::format("size has {} values, expected 2", size.size()));
+        set_output(op, resize_output(nhwc(0), size[0], size[1]).shape());
+        break;
+      }
+      case BuiltinOp::reshape: {
+        // The target resolved at batch 1 against the model's own input shape, then scaled.
+        const auto& o = std::get<ReshapeOptions>(op.options);
+        const bool from_tensor = op.inputs.size() > 1 && op.inputs[1] >= 0;
+        const Shape target = from_tensor ? constant_int_input(model_, op, 1) : o.new_shape;
+        Shape resolved = reshape_output(tensor(in(0)).shape, target);
+        if (batch_ > 1) {
+          no_batch_axis(op, resolved.empty() || resolved[0] != 1 || tensor(in(0)).shape[0] != 1, "RESHAPE folds");
+          resolved[0] = batch_;
+        }
+        if (element_count(resolved) != element_count(shape(in(0)))) throw Error("element counts differ");
+        set_output(op, resolved);
+        break;
+      }
+      case BuiltinOp::concatenation: {
+        const auto& o = std::get<ConcatenationOptions>(op.options);
+        std::vector<Shape> shapes;
+        for (std::size_t i = 0; i < op.inputs.size(); ++i) shapes.push_back(shape(in(i)));
+        const int rank = shapes.empty() ? 0 : static_cast<int>(shapes[0].size());
+        no_batch_axis(op, normalized_axis(o.axis, rank) == 0, "CONCATENATION joins along");
+        set_output(op, concatenation_output(shapes, o.axis));
+        break;
+      }
+      default: throw Error("not run by the engine");  // require_supported passed: unreachable
+    }
+  }
+
+  const Model& model_;
+  int batch_;
+  GraphShapes out_;
+};
+
+}  // namespace
+
+std::vector<int> constant_int_input(const Model& model, const Operator& op, std::size_t input) {
+  const Tensor& t = model.tensor(input_tensor(model, op, input));
+  if (!t.is_constant() || t.type != TensorType::int32) {
+    throw model.error(op, fmt::format("input {} '{}' must be a constant INT32 tensor", input, t.name));
+  }
+  const auto values = constant_ints(model, t);
+  return {values.begin(), values.end()};
+}
+
+GraphShapes infer_shapes(const Model& model, int batch) { return ShapeInference(model, batch).run(); }
+
+namespace {
+
+// Free ranges of the arena, keyed by offset, merged with their neighbours on release.
+class ArenaAllocator {
+ public:
+  std::size_t allocate(std::size_t bytes) {
+    auto best = free_.end();
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second >= bytes && (best == free_.end() || it->second < best->second)) best = it;
+    }
+    if (best != free_.end()) {
+      const std::size_t offset = best->first, left = best->second - bytes;
+      free_.erase(best);
+      if (left > 0) free_[offset + bytes] = left;
+      return offset;
+    }
+    // Grow: start in the free block that ends the arena, if any.
+    std::size_t offset = size_;
+    if (!free_.empty() && free_.rbegin()->first + free_.rbegin()->second == size_) {
+      offset = free_.rbegin()->first;
+      free_.erase(std::prev(free_.end()));
+    }
+    size_ = offset + bytes;
+    return offset;
+  }
+
+  void release(std::size_t offset, std::size_t bytes) {
+    auto [it, inserted] = free_.emplace(offset, bytes);
+    if (auto next = std::next(it); next != free_.end() && offset + bytes == next->first) {
+      it->second += next->second;
+      free_.erase(next);
+    }
+    if (it != free_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        free_.erase(it);
+      }
+    }
+  }
+
+  std::size_t size() const { return size_; }
+
+ private:
+  std::map<std::size_t, std::size_t> free_;
+  std::size_t size_ = 0;
+};
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const Model& model, const GraphShapes& graph, std::size_t element_bytes, bool reuse) {
+  const std::size_t count = model.tensors().size();
+  MemoryPlan plan;
+  plan.offsets.assign(count, -1);
+  plan.bytes.assign(count, 0);
+  // Last step (index into run_operators) reading each tensor; graph outputs live to the end.
+  const int steps = static_cast<int>(graph.run_operators.size());
+  std::vector<int> last_use(count, -1);
+  for (int s = 0; s < steps; ++s) {
+    for (const int t : model.operators()[static_cast<std::size_t>(graph.run_operators[s])].inputs) {
+      if (t >= 0) last_use[static_cast<std::size_t>(t)] = s;
+    }
+  }
+  for (const int t : model.outputs()) last_use[static_cast<std::size_t>(t)] = steps;
+
+  ArenaAllocator arena;
+  auto place = [&](int t) {
+    const auto i = static_cast<std::size_t>(t);
+    if (plan.offsets[i] >= 0 || graph.constant[i]) return;
+    plan.bytes[i] = static_cast<std::size_t>(element_count(graph.shapes[i])) * element_bytes;
+    plan.naive_bytes += aligned(plan.bytes[i]);
+    plan.offsets[i] = static_cast<std::int64_t>(arena.allocate(aligned(plan.bytes[i])));
+  };
+  auto release_if_done = [&](int t, int step) {
+    const auto i = static_cast<std::size_t>(t);
+    if (reuse && plan.offsets[i] >= 0 && last_use[i] <= step) {
+      arena.release(static_cast<std::size_t>(plan.offsets[i]), aligned(plan.bytes[i]));
+      last_use[i] = steps + 1;  // released once
+    }
+  };
+  for (const int t : model.inputs()) place(t);
+  for (const int t : model.inputs()) release_if_done(t, -1);  // an input nothing reads
+  for (int s = 0; s < steps; ++s) {
+    const Operator& op = model.operators()[static_cast<std::size_t>(graph.run_operators[s])];
+    for (const int t : op.outputs) place(t);
+    for (const int t : op.inputs) {
+      if (t >= 0) release_if_done(t, s);
+    }
+    for (const int t : op.outputs) release_if_done(t, s);
+  }
+  plan.arena_bytes = arena.size();
+  return plan;
+}
+
+}  // namespace gp::infer

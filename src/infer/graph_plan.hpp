@@ -1,0 +1,55 @@
+#pragma once
+// Backend-neutral planning of a Model run at batch N: which DEQUANTIZE operators fold into
+// constants, every tensor's shape at N, and an activation arena with liveness-based reuse. The
+// CPU engine uses it; the CUDA engine can plan its device arena with the same functions.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "infer/op_geometry.hpp"
+#include "infer/tflite_model.hpp"
+
+namespace gp::infer {
+
+inline constexpr int kMaxBatch = 64;
+
+// The operator names the engines run.
+const OperatorNameSet& engine_operators();
+
+struct GraphShapes {
+  int batch = 1;
+  std::vector<Shape> shapes;  // per tensor: constants as stored, activations at batch N
+  // Tensors whose values are known at load: constants and the outputs of DEQUANTIZE operators
+  // of constants (computed once, never at run time).
+  std::vector<bool> constant;
+  std::vector<int> run_operators;  // operator indices that run at run time, in order
+};
+
+// Checks the model can run (operators from engine_operators(), FLOAT32 activations, supported
+// fused activations, int32 constant shape/axes/padding inputs) and computes every tensor's shape
+// at batch N (1..64): graph inputs and activations have their leading dimension scaled by N.
+// For N > 1 every activation must have leading dimension 1 in the model and no operator may
+// reduce, concatenate, pad or reshape across it, so that batch items stay independent. Each
+// computed shape is checked against the one the model declares (leading dimension scaled).
+// ModelError names the operator.
+GraphShapes infer_shapes(const Model& model, int batch);
+
+// One operator's int32 constant input (paddings, axes, sizes, shape), checked to be constant.
+std::vector<int> constant_int_input(const Model& model, const Operator& op, std::size_t input);
+
+// Offsets of the run-time tensors (graph inputs and outputs of run operators) in one arena.
+struct MemoryPlan {
+  static constexpr std::size_t kAlignment = 256;  // bytes; every offset is a multiple
+  std::vector<std::int64_t> offsets;  // per tensor; -1 for tensors outside the arena
+  std::vector<std::size_t> bytes;     // per tensor in the arena (unaligned size)
+  std::size_t arena_bytes = 0;        // the planned peak: the arena's size
+  std::size_t naive_bytes = 0;        // every arena tensor in its own (aligned) buffer
+};
+
+// With reuse, a tensor's buffer is allocated when its operator runs (graph inputs at the start)
+// and released after its last consumer (graph outputs are never released; outputs nobody reads
+// are released at once); an operator's outputs never share memory with its inputs. Best fit
+// over the free blocks, else the arena grows. Without reuse every tensor has its own range.
+MemoryPlan plan_memory(const Model& model, const GraphShapes& shapes, std::size_t element_bytes, bool reuse);
+
+}  // namespace gp::infer
