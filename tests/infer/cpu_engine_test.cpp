@@ -1,0 +1,250 @@
+// CpuEngine on the real MediaPipe models: shapes at batch 1 and 3, batch items equal to their
+// batch-1 runs, outputs in range, the memory planner (no live tensors share bytes, same results
+// with and without reuse), unsupported operators, and face detection on a real photograph.
+#include <catch2/catch.hpp>
+
+#include <OpenImageIO/imagebuf.h>
+#include <OpenImageIO/imagebufalgo.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "infer/cpu_engine.hpp"
+#include "infer/model_files.hpp"
+
+using namespace gp::infer;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// One deterministic image (the shape's batch dimension is ignored) in [-1, 1] (MediaPipe's
+// input range), different for each `seed`.
+std::vector<float> synthetic_image(const Shape& shape, int seed) {
+  const Nhwc s = Nhwc::of(shape);
+  std::vector<float> out(static_cast<std::size_t>(s.h) * s.w * s.c);
+  std::size_t i = 0;
+  for (int y = 0; y < s.h; ++y)
+    for (int x = 0; x < s.w; ++x)
+      for (int c = 0; c < s.c; ++c) {
+        const double u = double(x) / s.w, v = double(y) / s.h;
+        out[i++] = static_cast<float>(std::sin(6.0 * u * (c + 1) + 4.0 * v + seed) *
+                                      std::cos(5.0 * v - 3.0 * u * seed + 0.5 * c));
+      }
+  return out;
+}
+
+Shape with_batch(Shape shape, int batch) {
+  shape[0] = batch;
+  return shape;
+}
+
+struct ModelCase {
+  const char* file;
+  float low, high;  // every output value in [low, high]; +-inf: only finite
+};
+
+const std::vector<ModelCase>& model_cases() {
+  static const std::vector<ModelCase> cases{
+      {"selfie_segmentation.tflite", 0.0f, 1.0f},
+      {"selfie_segmentation_landscape.tflite", 0.0f, 1.0f},
+      {"face_detection_short_range.tflite", -INFINITY, INFINITY},
+      {"face_detection_full_range.tflite", -INFINITY, INFINITY},
+      {"face_landmark.tflite", -INFINITY, INFINITY},
+  };
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("CpuEngine runs the MediaPipe models at batch 1 and 3; batch items match batch 1", "[infer]") {
+  for (const ModelCase& m : model_cases()) {
+    const auto path = gp::test::find_model(m.file);
+    if (!path) continue;
+    INFO(m.file);
+    const Model model = Model::load(*path);
+    CpuEngine one(model, 1);
+    CpuEngine three(model, 3);
+    REQUIRE(one.input_shapes().size() == 1);
+    REQUIRE(one.input_shapes()[0] == model.tensor(model.inputs()[0]).shape);
+    REQUIRE(three.input_shapes()[0] == with_batch(model.tensor(model.inputs()[0]).shape, 3));
+    for (std::size_t o = 0; o < model.outputs().size(); ++o) {
+      CHECK(one.output_shapes()[o] == model.tensor(model.outputs()[o]).shape);
+      CHECK(three.output_shapes()[o] == with_batch(model.tensor(model.outputs()[o]).shape, 3));
+    }
+
+    const Shape image_shape = one.input_shapes()[0];
+    const std::size_t image_size = static_cast<std::size_t>(element_count(image_shape));
+    std::vector<float> batch_input;
+    std::vector<std::vector<std::vector<float>>> singles;
+    for (int item = 0; item < 3; ++item) {
+      const auto image = synthetic_image(image_shape, item);
+      batch_input.insert(batch_input.end(), image.begin(), image.end());
+      singles.push_back(one.run({image}));
+    }
+    REQUIRE(batch_input.size() == 3 * image_size);
+    const auto batched = three.run({batch_input});
+    for (std::size_t o = 0; o < singles[0].size(); ++o) {
+      INFO("output " << o);
+      const std::size_t per_item = singles[0][o].size();
+      REQUIRE(batched[o].size() == 3 * per_item);
+      for (int item = 0; item < 3; ++item) {
+        INFO("item " << item);
+        const auto& single = singles[static_cast<std::size_t>(item)][o];
+        // Same operators, same order per element: bit-identical.
+        CHECK(std::equal(single.begin(), single.end(), batched[o].begin() + static_cast<long>(item * per_item)));
+        for (const float v : single) {
+          REQUIRE(std::isfinite(v));
+          REQUIRE(v >= m.low);
+          REQUIRE(v <= m.high);
+        }
+      }
+      // Different images give different outputs (the input reaches the output).
+      CHECK(singles[0][o] != singles[1][o]);
+    }
+  }
+}
+
+TEST_CASE("CpuEngine memory plan: live tensors never share bytes; reuse changes no result", "[infer]") {
+  for (const char* file : {"selfie_segmentation.tflite", "face_detection_full_range.tflite", "face_landmark.tflite"}) {
+    const auto path = gp::test::find_model(file);
+    if (!path) continue;
+    INFO(file);
+    const Model model = Model::load(*path);
+    for (const int batch : {1, 2}) {
+      INFO("batch " << batch);
+      CpuEngine planned(model, batch, true);
+      CpuEngine separate(model, batch, false);
+      const MemoryPlan& plan = planned.memory_plan();
+      CHECK(separate.memory_plan().arena_bytes == separate.memory_plan().naive_bytes);
+      CHECK(plan.naive_bytes == separate.memory_plan().naive_bytes);
+      CHECK(plan.arena_bytes < plan.naive_bytes / 3);
+
+      // Lifetimes [first step, last step] from the graph, independent of the planner.
+      const GraphShapes graph = infer_shapes(model, batch);
+      const int steps = static_cast<int>(graph.run_operators.size());
+      std::vector<int> first(model.tensors().size(), -2), last(model.tensors().size(), -2);
+      for (const int t : model.inputs()) first[static_cast<std::size_t>(t)] = last[static_cast<std::size_t>(t)] = -1;
+      for (int s = 0; s < steps; ++s) {
+        const Operator& op = model.operators()[static_cast<std::size_t>(graph.run_operators[s])];
+        for (const int t : op.inputs)
+          if (t >= 0) last[static_cast<std::size_t>(t)] = s;
+        for (const int t : op.outputs) first[static_cast<std::size_t>(t)] = last[static_cast<std::size_t>(t)] = s;
+      }
+      for (const int t : model.outputs()) last[static_cast<std::size_t>(t)] = steps;
+      std::vector<int> placed;
+      for (std::size_t t = 0; t < model.tensors().size(); ++t) {
+        if (plan.offsets[t] >= 0) {
+          placed.push_back(static_cast<int>(t));
+          REQUIRE(plan.offsets[t] % static_cast<std::int64_t>(MemoryPlan::kAlignment) == 0);
+          REQUIRE(plan.offsets[t] + static_cast<std::int64_t>(plan.bytes[t]) <= static_cast<std::int64_t>(plan.arena_bytes));
+          REQUIRE(plan.bytes[t] == element_count(planned.shape(static_cast<int>(t))) * sizeof(float));
+        } else {
+          REQUIRE((graph.constant[t] || first[t] == -2));  // constants and tensors nothing computes
+        }
+      }
+      for (const int t : model.inputs()) REQUIRE(plan.offsets[static_cast<std::size_t>(t)] >= 0);
+      for (std::size_t i = 0; i < placed.size(); ++i) {
+        for (std::size_t j = i + 1; j < placed.size(); ++j) {
+          const auto a = static_cast<std::size_t>(placed[i]), b = static_cast<std::size_t>(placed[j]);
+          const bool live_together = first[a] <= last[b] && first[b] <= last[a];
+          const bool share_bytes = plan.offsets[a] < plan.offsets[b] + static_cast<std::int64_t>(plan.bytes[b]) &&
+                                   plan.offsets[b] < plan.offsets[a] + static_cast<std::int64_t>(plan.bytes[a]);
+          if (live_together && share_bytes) FAIL("tensors " << a << " and " << b << " are live together and overlap");
+        }
+      }
+
+      std::vector<float> input;
+      for (int item = 0; item < batch; ++item) {
+        const auto image = synthetic_image(planned.input_shapes()[0], item + 5);
+        input.insert(input.end(), image.begin(), image.end());
+      }
+      const auto a = planned.run({input});
+      const auto b = separate.run({input});
+      CHECK(a == b);
+      CHECK(planned.run({input}) == a);  // a second run over the reused arena gives the same
+    }
+  }
+}
+
+TEST_CASE("CpuEngine errors: unsupported operators, batch range, input sizes", "[infer]") {
+  if (const auto sparse = gp::test::find_model("face_detection_full_range_sparse.tflite")) {
+    const Model model = Model::load(*sparse);
+    CHECK_THROWS_WITH(CpuEngine(model, 1),
+                      Contains("unsupported operators") && Contains("DENSIFY") && Contains("DEPTH_TO_SPACE"));
+  }
+  const auto path = gp::test::find_model("face_detection_short_range.tflite");
+  if (!path) return;
+  const Model model = Model::load(*path);
+  CHECK_THROWS_WITH(CpuEngine(model, 0), Contains("batch 0 is outside 1..64"));
+  CHECK_THROWS_WITH(CpuEngine(model, 65), Contains("batch 65"));
+  CpuEngine engine(model, 64);
+  CHECK(engine.input_shapes()[0] == Shape{64, 128, 128, 3});
+  CpuEngine one(model, 1);
+  CHECK(one.operator_count() < model.operators().size());  // the DEQUANTIZEs were folded
+  CHECK_THROWS_WITH(one.run({std::vector<float>(10)}), Contains("input 0 has 10 values, expected 49152"));
+  CHECK_THROWS_WITH(one.run({}), Contains("0 inputs given"));
+}
+
+namespace {
+
+// MediaPipe's face detector input: RGB scaled to [-1, 1], NHWC.
+std::vector<float> face_input(const OIIO::ImageBuf& image, OIIO::ROI square) {
+  const OIIO::ImageBuf crop = OIIO::ImageBufAlgo::cut(image, square);
+  const OIIO::ROI target(0, 128, 0, 128, 0, 1, 0, 3);
+  const OIIO::ImageBuf small = OIIO::ImageBufAlgo::resize(crop, "", 0, target);
+  std::vector<float> pixels(128 * 128 * 3);
+  REQUIRE(small.get_pixels(target, OIIO::TypeDesc::FLOAT, pixels.data()));
+  for (float& v : pixels) v = v * 2 - 1;
+  return pixels;
+}
+
+struct BestAnchor {
+  int index = 0;
+  float score = 0;  // sigmoid of the classificator
+};
+
+BestAnchor best_anchor(const std::vector<float>& classificators) {
+  const auto it = std::max_element(classificators.begin(), classificators.end());
+  return {static_cast<int>(it - classificators.begin()), 1 / (1 + std::exp(-*it))};
+}
+
+}  // namespace
+
+TEST_CASE("face_detection_short_range finds the face in OpenCV's messi5.jpg, not in blank images", "[infer]") {
+  const auto path = gp::test::find_model("face_detection_short_range.tflite");
+  if (!path) return;
+  // Debian's opencv-doc (scripts/debian-packages.txt).
+  const std::filesystem::path photo = "/usr/share/doc/opencv-doc/examples/data/messi5.jpg";
+  if (!std::filesystem::is_regular_file(photo)) {
+    WARN("skipped: " << photo.string() << " not found (install opencv-doc)");
+    return;
+  }
+  CpuEngine engine(Model::load(*path), 1);
+  REQUIRE(engine.output_shapes()[1] == Shape{1, 896, 1});
+  const OIIO::ImageBuf image(photo.string());
+  REQUIRE(image.spec().width == 548);
+
+  // A 160x160 square around the player's head (x 155..315, y 25..185).
+  const auto outputs = engine.run({face_input(image, OIIO::ROI(155, 315, 25, 185))});
+  const BestAnchor best = best_anchor(outputs[1]);
+  CHECK(best.score > 0.5f);
+  // The anchor grid: 16x16 cells of 2 anchors, then 8x8 cells of 6 anchors, on 128x128 pixels;
+  // the box centre is the anchor centre plus the first two regressors (pixels).
+  REQUIRE(best.index < 512);  // a face of ~40 pixels is found on the finer grid
+  const int cell = best.index / 2;
+  const float cx = (cell % 16 + 0.5f) * 8 + outputs[0][static_cast<std::size_t>(best.index) * 16];
+  const float cy = (cell / 16 + 0.5f) * 8 + outputs[0][static_cast<std::size_t>(best.index) * 16 + 1];
+  const float size = outputs[0][static_cast<std::size_t>(best.index) * 16 + 2];
+  INFO("score " << best.score << " centre " << cx << "," << cy << " size " << size);
+  CHECK(std::abs(cx - 64) < 24);
+  CHECK(std::abs(cy - 64) < 24);
+  CHECK(size > 15);
+  CHECK(size < 80);
+
+  for (const float level : {-1.0f, 0.0f, 1.0f}) {
+    INFO("blank image at " << level);
+    const auto blank = engine.run({std::vector<float>(128 * 128 * 3, level)});
+    CHECK(best_anchor(blank[1]).score < 0.2f);
+  }
+}
