@@ -13,8 +13,8 @@
 
 namespace gp::infer::cpu {
 
-// Fused activation as TFLite's CalculateActivationRange clamps: RELU [0, inf), RELU6 [0, 6],
-// RELU_N1_TO_1 [-1, 1]. TANH applies tanh (TFLite's float kernels ignore a fused TANH; no
+// Fused activation as TFLite clamps to CalculateActivationRange's bounds: NONE [lowest, max]
+// (only infinities change), RELU [0, max], RELU6 [0, 6], RELU_N1_TO_1 [-1, 1]. TANH applies tanh (TFLite's float kernels ignore a fused TANH; no
 // MediaPipe model uses one). SIGN_BIT is rejected by the engine.
 float activate(float x, Activation activation);
 
@@ -49,7 +49,8 @@ void prelu(const float* input, const Shape& input_shape, const float* alpha, con
 void relu(const float* input, std::int64_t count, float* output);
 void relu6(const float* input, std::int64_t count, float* output);
 void hard_swish(const float* input, std::int64_t count, float* output);  // x * min(max(x + 3, 0), 6) / 6
-void logistic(const float* input, std::int64_t count, float* output);    // 1 / (1 + exp(-x))
+// 1 / (1 + exp(-x)); as TFLite's reference: exactly 1 above 16.619047, exp(x) below -9.
+void logistic(const float* input, std::int64_t count, float* output);
 // IEEE binary16 -> float32 (exact).
 void dequantize_fp16(const std::uint16_t* input, std::int64_t count, float* output);
 
@@ -61,6 +62,7 @@ void pad(const float* input, const Shape& input_shape, const std::vector<int>& p
 // the source coordinates (a negative half-pixel coordinate keeps its weight on row/column 0).
 void resize_bilinear(const float* input, const Nhwc& input_shape, int out_h, int out_w,
                      const ResizeBilinearOptions& options, float* output);
+// TFLite's float kernel requires activation NONE and copies; another activation is applied.
 void concatenation(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
                    Activation activation, float* output);
 // RESHAPE moves no data: a copy of count elements.

@@ -99,7 +99,12 @@ void hard_swish(const float* input, std::int64_t count, float* output) {
 }
 
 void logistic(const float* input, std::int64_t count, float* output) {
-  for_each_element(count, [&](long i) { output[i] = 1.0f / (1.0f + std::exp(-input[i])); });
+  // TFLite's reference_ops::Logistic: 1 above its upper cutoff, exp(x) below -9.
+  const float cutoff_upper = 16.619047164916992188f, cutoff_lower = -9.0f;
+  for_each_element(count, [&](long i) {
+    const float x = input[i];
+    output[i] = x > cutoff_upper ? 1.0f : x < cutoff_lower ? std::exp(x) : 1.0f / (1.0f + std::exp(-x));
+  });
 }
 
 void dequantize_fp16(const std::uint16_t* input, std::int64_t count, float* output) {
@@ -250,7 +255,11 @@ void concatenation(const std::vector<const float*>& inputs, const std::vector<Sh
           for (std::size_t i = 0; i < inputs.size(); ++i) {
             const std::int64_t block = shapes[i][a] * inner;
             const float* src = inputs[i] + o * block;
-            for (std::int64_t k = 0; k < block; ++k) dst[k] = activate(src[k], activation);
+            if (activation == Activation::none) {
+              std::copy(src, src + block, dst);
+            } else {
+              for (std::int64_t k = 0; k < block; ++k) dst[k] = activate(src[k], activation);
+            }
             dst += block;
           }
         }

@@ -10,15 +10,19 @@
 namespace gp::infer::cpu {
 
 float activate(float x, Activation activation) {
+  // TFLite's ActivationFunctionWithMinMax over CalculateActivationRange's bounds (NONE too:
+  // [lowest, max], which turns an infinity into the largest finite float).
+  float low = std::numeric_limits<float>::lowest(), high = std::numeric_limits<float>::max();
   switch (activation) {
-    case Activation::none: return x;
-    case Activation::relu: return std::max(x, 0.0f);
-    case Activation::relu6: return std::min(std::max(x, 0.0f), 6.0f);
-    case Activation::relu_n1_to_1: return std::min(std::max(x, -1.0f), 1.0f);
+    case Activation::none: break;
+    case Activation::relu: low = 0.0f; break;
+    case Activation::relu6: low = 0.0f, high = 6.0f; break;
+    case Activation::relu_n1_to_1: low = -1.0f, high = 1.0f; break;
     case Activation::tanh: return std::tanh(x);
-    case Activation::sign_bit: break;
+    case Activation::sign_bit:
+      throw Error(std::string("fused activation ") + activation_name(activation) + " is not supported");
   }
-  throw Error(std::string("fused activation ") + activation_name(activation) + " is not supported");
+  return std::min(std::max(x, low), high);
 }
 
 namespace {

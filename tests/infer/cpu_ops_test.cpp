@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "infer/cpu_ops.hpp"
@@ -405,6 +406,21 @@ TEST_CASE("element-wise activations and DEQUANTIZE", "[infer]") {
   cpu::logistic(x.data(), 8, out.data());
   CHECK(out[3] == 0.5f);
   for (std::size_t i = 0; i < x.size(); ++i) CHECK(out[i] == Approx(1 / (1 + std::exp(-double{x[i]}))));
+  // Fused activations clamp to TFLite's activation range, NONE included.
+  CHECK(cpu::activate(INFINITY, Activation::none) == std::numeric_limits<float>::max());
+  CHECK(cpu::activate(-INFINITY, Activation::relu) == 0);
+  CHECK(cpu::activate(7.5f, Activation::relu6) == 6);
+  CHECK(cpu::activate(-7.5f, Activation::relu_n1_to_1) == -1);
+  CHECK(cpu::activate(0.5f, Activation::tanh) == std::tanh(0.5f));
+  CHECK_THROWS_WITH(cpu::activate(1, Activation::sign_bit), Contains("SIGN_BIT"));
+  // TFLite's cutoffs: exactly 1 above 16.619047, exp(x) below -9.
+  const std::vector<float> tails{-20, -9.5f, 16.7f, 40};
+  std::vector<float> tail_out(4);
+  cpu::logistic(tails.data(), 4, tail_out.data());
+  CHECK(tail_out[0] == std::exp(-20.0f));
+  CHECK(tail_out[1] == std::exp(-9.5f));
+  CHECK(tail_out[2] == 1.0f);
+  CHECK(tail_out[3] == 1.0f);
   // Large element counts take the threaded path.
   std::mt19937 rng(5);
   const auto many = random_values(100000, rng, -8, 8);
