@@ -215,25 +215,15 @@ for r in gpu cpu; do
 done
 
 python3 - "$runs" "$result" <<PY
-import json, os, platform, subprocess, sys
+import json, os, platform, sys
 runs_path, result_path = sys.argv[1:3]
 work, n, cpu_n, ffmpeg_n, views = "$work", $n, $cpu_n, $ffmpeg_n, $views
 
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip() or None
-    except Exception:
-        return None
+sys.path.insert(0, "$root/scripts/bench")
+from bench_results import read_runs, sh, ok_time as run_time
 
-runs = {}
-for line in open(runs_path):
-    name, seconds, rc, count, size, note = line.rstrip("\n").split("\t")
-    runs[name] = ({"skipped": note} if note else
-                  {"wall_s": float(seconds), "exit_code": int(rc), "outputs": int(count), "output_bytes": int(size)})
-
-def ok_time(name):
-    r = runs.get(name, {})
-    return r["wall_s"] if r.get("exit_code") == 0 else None
+runs = read_runs(runs_path)
+ok_time = lambda name: run_time(runs, name)
 
 def load(path, run):
     return json.load(open(path)) if os.path.exists(path) and runs.get(run, {}).get("exit_code") == 0 else None

@@ -1,0 +1,27 @@
+"""Shared by the benchmark scripts' JSON writers: the runs table that bench_common.sh's timed and
+skip write, and shell output for the machine description."""
+import subprocess
+
+
+def sh(cmd):
+    """A shell command's stdout, stripped, or None when it fails or prints nothing."""
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip() or None
+    except Exception:
+        return None
+
+
+def read_runs(path):
+    """runs.tsv (name, seconds, exit code, outputs, output bytes, note) as {name: {...}}."""
+    runs = {}
+    for line in open(path):
+        name, seconds, rc, count, size, note = line.rstrip("\n").split("\t")
+        runs[name] = ({"skipped": note} if note else
+                      {"wall_s": float(seconds), "exit_code": int(rc), "outputs": int(count), "output_bytes": int(size)})
+    return runs
+
+
+def ok_time(runs, name):
+    """The run's wall time when it exited 0, else None."""
+    r = runs.get(name, {})
+    return r["wall_s"] if r.get("exit_code") == 0 else None
