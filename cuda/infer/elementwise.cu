@@ -1,0 +1,169 @@
+// ADD, MUL, PRELU (broadcasting), RELU, RELU6, HARD_SWISH, LOGISTIC and DEQUANTIZE (fp16): one
+// thread per output element, each computing the CPU reference's expression in its order.
+#include <cuda_runtime.h>
+
+#include "cuda/infer/device_math.cuh"
+#include "cuda/infer/ops.hpp"
+
+namespace gp::infer::gpu {
+namespace {
+
+using detail::std_max;
+using detail::std_min;
+
+enum class BinaryOp { add, mul, prelu };
+
+// Output dimensions with each operand's strides (0 along its broadcast axes).
+struct BroadcastGeometry {
+  detail::Dims out;
+  std::int64_t stride_a[detail::kMaxRank];
+  std::int64_t stride_b[detail::kMaxRank];
+};
+
+template <BinaryOp kOp>
+__global__ void broadcast_binary_kernel(const float* __restrict__ a, const float* __restrict__ b, BroadcastGeometry g,
+                                        std::int64_t count, Activation activation, float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    std::int64_t ia = 0, ib = 0, rest = i;
+    for (int d = g.out.rank; d-- > 0;) {
+      const std::int64_t coordinate = rest % g.out.size[d];
+      rest /= g.out.size[d];
+      ia += coordinate * g.stride_a[d];
+      ib += coordinate * g.stride_b[d];
+    }
+    const float x = a[ia], y = b[ib];
+    if (kOp == BinaryOp::add) output[i] = detail::activate(x + y, activation);
+    if (kOp == BinaryOp::mul) output[i] = detail::activate(x * y, activation);
+    if (kOp == BinaryOp::prelu) output[i] = x >= 0.0f ? x : x * y;
+  }
+}
+
+// Strides of `shape` seen at `out`'s rank, 0 where it is broadcast (cpu_ops_tensor.cpp's
+// broadcast_strides).
+void broadcast_strides(const Shape& shape, const Shape& out, std::int64_t* strides) {
+  for (std::size_t i = 0; i < out.size(); ++i) strides[i] = 0;
+  std::int64_t stride = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    const std::size_t o = i + (out.size() - shape.size());
+    strides[o] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+}
+
+template <BinaryOp kOp>
+void broadcast_binary(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape,
+                      Activation activation, float* output, cudaStream_t stream, const char* op) {
+  detail::check_activation(activation, op);
+  Shape out = broadcast_shape(a_shape, b_shape);
+  if (out.empty()) out = {1};
+  BroadcastGeometry g;
+  g.out = detail::dense_dims(out, op);
+  broadcast_strides(a_shape, out, g.stride_a);
+  broadcast_strides(b_shape, out, g.stride_b);
+  const std::int64_t count = element_count(out);
+  if (count == 0) return;
+  broadcast_binary_kernel<kOp><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(a, b, g, count,
+                                                                                           activation, output);
+  GP_CUDA_CHECK_LAUNCH(std::string(op) + " " + shape_string(a_shape) + " and " + shape_string(b_shape));
+}
+
+enum class UnaryOp { relu, relu6, hard_swish, logistic };
+
+template <UnaryOp kOp>
+__global__ void unary_kernel(const float* __restrict__ input, std::int64_t count, float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    const float x = input[i];
+    if (kOp == UnaryOp::relu) output[i] = std_max(x, 0.0f);
+    if (kOp == UnaryOp::relu6) output[i] = std_min(std_max(x, 0.0f), 6.0f);
+    if (kOp == UnaryOp::hard_swish) output[i] = x * std_min(6.0f, std_max(0.0f, x + 3.0f)) / 6.0f;
+    if (kOp == UnaryOp::logistic) {
+      // TFLite's reference cutoffs, as cpu::logistic.
+      const float cutoff_upper = 16.619047164916992188f, cutoff_lower = -9.0f;
+      output[i] = x > cutoff_upper ? 1.0f : x < cutoff_lower ? expf(x) : 1.0f / (1.0f + expf(-x));
+    }
+  }
+}
+
+template <UnaryOp kOp>
+void unary(const float* input, std::int64_t count, float* output, cudaStream_t stream, const char* op) {
+  if (count <= 0) return;
+  unary_kernel<kOp><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, count, output);
+  GP_CUDA_CHECK_LAUNCH(std::string(op) + " of " + std::to_string(count) + " elements");
+}
+
+// half.hpp's half_to_float on the device: exact, NaN payloads and quiet bits kept as stored
+// (the hardware conversion would not promise that).
+__device__ __forceinline__ float half_bits_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu;
+  std::uint32_t mantissa = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exponent == 0x1fu) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + (127 - 15)) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {
+    std::uint32_t e = 127 - 15 + 1;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  return __uint_as_float(bits);
+}
+
+__global__ void dequantize_fp16_kernel(const std::uint16_t* __restrict__ input, std::int64_t count,
+                                       float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    output[i] = half_bits_to_float(input[i]);
+  }
+}
+
+}  // namespace
+
+void add_gpu(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, Activation activation,
+             float* output, cudaStream_t stream) {
+  broadcast_binary<BinaryOp::add>(a, a_shape, b, b_shape, activation, output, stream, "ADD");
+}
+
+void mul_gpu(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, Activation activation,
+             float* output, cudaStream_t stream) {
+  broadcast_binary<BinaryOp::mul>(a, a_shape, b, b_shape, activation, output, stream, "MUL");
+}
+
+void prelu_gpu(const float* input, const Shape& input_shape, const float* alpha, const Shape& alpha_shape,
+               float* output, cudaStream_t stream) {
+  if (broadcast_shape(input_shape, alpha_shape) != input_shape) {
+    throw Error("PRELU alpha " + shape_string(alpha_shape) + " does not broadcast to the input " +
+                shape_string(input_shape));
+  }
+  broadcast_binary<BinaryOp::prelu>(input, input_shape, alpha, alpha_shape, Activation::none, output, stream,
+                                    "PRELU");
+}
+
+void relu_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
+  unary<UnaryOp::relu>(input, count, output, stream, "RELU");
+}
+
+void relu6_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
+  unary<UnaryOp::relu6>(input, count, output, stream, "RELU6");
+}
+
+void hard_swish_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
+  unary<UnaryOp::hard_swish>(input, count, output, stream, "HARD_SWISH");
+}
+
+void logistic_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
+  unary<UnaryOp::logistic>(input, count, output, stream, "LOGISTIC");
+}
+
+void dequantize_fp16_gpu(const std::uint16_t* input, std::int64_t count, float* output, cudaStream_t stream) {
+  if (count <= 0) return;
+  dequantize_fp16_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, count, output);
+  GP_CUDA_CHECK_LAUNCH("DEQUANTIZE of " + std::to_string(count) + " fp16 elements");
+}
+
+}  // namespace gp::infer::gpu

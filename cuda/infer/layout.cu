@@ -1,0 +1,149 @@
+// PAD, RESIZE_BILINEAR, CONCATENATION and RESHAPE's copy: one thread per output element.
+#include <cuda_runtime.h>
+
+#include "cuda/infer/device_math.cuh"
+#include "cuda/infer/ops.hpp"
+
+namespace gp::infer::gpu {
+namespace {
+
+struct PadGeometry {
+  detail::Dims out;
+  detail::Dims in;
+  int before[detail::kMaxRank];
+};
+
+__global__ void pad_kernel(const float* __restrict__ input, PadGeometry g, std::int64_t count,
+                           float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    std::int64_t rest = i, source = 0;
+    bool inside = true;
+    for (int d = g.out.rank; d-- > 0;) {
+      const int c = static_cast<int>(rest % g.out.size[d]) - g.before[d];
+      rest /= g.out.size[d];
+      inside = inside && c >= 0 && c < g.in.size[d];
+      source += std::int64_t{c} * g.in.stride[d];
+    }
+    output[i] = inside ? input[source] : 0.0f;
+  }
+}
+
+struct ResizeGeometry {
+  int in_h, in_w, c;
+  int out_h, out_w;
+  float height_scale, width_scale;
+  bool half_pixel_centers;
+};
+
+// TFLite's ComputeInterpolationValues (cpu::resize_bilinear's `source`).
+struct Source {
+  float value;
+  int lower, upper;
+};
+__device__ __forceinline__ Source source_of(int index, float scale, int size, bool half_pixel_centers) {
+  Source s;
+  s.value = half_pixel_centers ? (static_cast<float>(index) + 0.5f) * scale - 0.5f : static_cast<float>(index) * scale;
+  s.lower = max(static_cast<int>(floorf(s.value)), 0);
+  s.upper = min(static_cast<int>(ceilf(s.value)), size - 1);
+  return s;
+}
+
+__global__ void resize_bilinear_kernel(const float* __restrict__ input, ResizeGeometry g, std::int64_t count,
+                                       float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    const int c = static_cast<int>(i % g.c);
+    std::int64_t rest = i / g.c;
+    const int x = static_cast<int>(rest % g.out_w);
+    rest /= g.out_w;
+    const int y = static_cast<int>(rest % g.out_h);
+    const std::int64_t n = rest / g.out_h;
+    const Source sy = source_of(y, g.height_scale, g.in_h, g.half_pixel_centers);
+    const Source sx = source_of(x, g.width_scale, g.in_w, g.half_pixel_centers);
+    const float dy = sy.value - static_cast<float>(sy.lower);
+    const float dx = sx.value - static_cast<float>(sx.lower);
+    const float* row0 = input + (n * g.in_h + sy.lower) * g.in_w * g.c;
+    const float* row1 = input + (n * g.in_h + sy.upper) * g.in_w * g.c;
+    const float top_left = row0[std::int64_t{sx.lower} * g.c + c];
+    const float bottom_left = row1[std::int64_t{sx.lower} * g.c + c];
+    const float top_right = row0[std::int64_t{sx.upper} * g.c + c];
+    const float bottom_right = row1[std::int64_t{sx.upper} * g.c + c];
+    output[i] = top_left * (1 - dy) * (1 - dx) + bottom_left * dy * (1 - dx) + top_right * (1 - dy) * dx +
+                bottom_right * dy * dx;
+  }
+}
+
+// One input's blocks into the output: outer blocks of `block` elements, placed `offset` into
+// each output block of `out_block` elements.
+__global__ void concatenate_kernel(const float* __restrict__ input, std::int64_t block, std::int64_t out_block,
+                                   std::int64_t offset, std::int64_t count, bool apply_activation,
+                                   Activation activation, float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    const float v = input[i];
+    output[(i / block) * out_block + offset + i % block] = apply_activation ? detail::activate(v, activation) : v;
+  }
+}
+
+}  // namespace
+
+void pad_gpu(const float* input, const Shape& input_shape, const std::vector<int>& paddings, float* output,
+             cudaStream_t stream) {
+  const Shape out = pad_output(input_shape, paddings);
+  if (out.empty()) {  // a scalar: PAD copies it
+    copy_gpu(input, 1, output, stream);
+    return;
+  }
+  PadGeometry g;
+  g.out = detail::dense_dims(out, "PAD");
+  g.in = detail::dense_dims(input_shape, "PAD");
+  for (std::size_t d = 0; d < out.size(); ++d) g.before[d] = paddings[2 * d];
+  const std::int64_t count = element_count(out);
+  if (count == 0) return;
+  pad_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
+  GP_CUDA_CHECK_LAUNCH(detail::context("PAD", input_shape));
+}
+
+void resize_bilinear_gpu(const float* input, const Nhwc& in, int out_h, int out_w, const ResizeBilinearOptions& options,
+                         float* output, cudaStream_t stream) {
+  const Nhwc out = resize_output(in, out_h, out_w);
+  // The scales on the host, as cpu::resize_bilinear computes them.
+  float height_scale = static_cast<float>(in.h) / static_cast<float>(out.h);
+  float width_scale = static_cast<float>(in.w) / static_cast<float>(out.w);
+  if (options.align_corners && out.h > 1) height_scale = static_cast<float>(in.h - 1) / static_cast<float>(out.h - 1);
+  if (options.align_corners && out.w > 1) width_scale = static_cast<float>(in.w - 1) / static_cast<float>(out.w - 1);
+  const std::int64_t count = out.count();
+  if (count == 0) return;
+  ResizeGeometry g{in.h, in.w, in.c, out.h, out.w, height_scale, width_scale, options.half_pixel_centers};
+  resize_bilinear_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
+  GP_CUDA_CHECK_LAUNCH("RESIZE_BILINEAR " + shape_string(in.shape()) + " -> " + shape_string(out.shape()));
+}
+
+void concatenation_gpu(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
+                       Activation activation, float* output, cudaStream_t stream) {
+  detail::check_activation(activation, "CONCATENATION");
+  if (inputs.size() != shapes.size()) throw Error("CONCATENATION: pointer and shape counts differ");
+  const Shape out = concatenation_output(shapes, axis);
+  const auto a = static_cast<std::size_t>(normalized_axis(axis, static_cast<int>(out.size())));
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < a; ++d) outer *= out[d];
+  for (std::size_t d = a + 1; d < out.size(); ++d) inner *= out[d];
+  const std::int64_t out_block = out[a] * inner;
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::int64_t block = shapes[i][a] * inner, count = outer * block;
+    if (count > 0) {
+      concatenate_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(
+          inputs[i], block, out_block, offset, count, activation != Activation::none, activation, output);
+      GP_CUDA_CHECK_LAUNCH("CONCATENATION input " + std::to_string(i) + " " + shape_string(shapes[i]));
+    }
+    offset += block;
+  }
+}
+
+void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
+  if (count <= 0) return;
+  GP_CUDA_CHECK(cudaMemcpyAsync(output, input, static_cast<std::size_t>(count) * sizeof(float),
+                                cudaMemcpyDeviceToDevice, stream),
+                "RESHAPE copy of " + std::to_string(count) + " elements");
+}
+
+}  // namespace gp::infer::gpu

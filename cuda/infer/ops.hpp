@@ -1,0 +1,78 @@
+#pragma once
+// FP32 CUDA kernels of the inference engine's operators (issue 6), one launcher per operator of
+// the CPU reference (src/infer/cpu_ops.hpp) with the same arguments plus a stream. Tensors are
+// float32 device pointers (NHWC for the spatial operators, batch N in the shapes); outputs are
+// sized by the matching op_geometry.hpp function and never alias an input. Launchers only
+// enqueue work on `stream`: they never allocate or synchronise, so they can be captured into a
+// CUDA graph. Shape errors throw gp::Error (from op_geometry) before anything is launched;
+// launch failures throw gp::GpuError naming the operator and its shapes.
+//
+// Results match the CPU reference bit for bit where the arithmetic allows it: every output has
+// one accumulator that adds in the reference's order, and the library is compiled with
+// --fmad=false like the reference with -ffp-contract=off. Exceptions: LOGISTIC and a fused TANH
+// use CUDA's expf/tanhf (within 2 ulp of glibc's), and convolutions add 0 * weight for padded
+// points that the reference skips (the same result unless a weight is infinite or NaN).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "infer/op_geometry.hpp"
+#include "infer/tflite_model.hpp"
+
+namespace gp::infer::gpu {
+
+// ---- windows (conv.cu, pool.cu) ---------------------------------------------------------------
+
+// CONV_2D, filter OHWI, bias[O] or null. A tiled GEMM in shared memory over M = N * OH * OW
+// output pixels, O output channels and K = FH * FW * C (im2col on the fly; a 1x1 convolution
+// with stride 1 reads the input as the M x C matrix directly).
+void conv2d_gpu(const float* input, const Nhwc& input_shape, const float* filter, const Nhwc& filter_shape,
+                const float* bias, const Conv2DOptions& options, float* output, cudaStream_t stream);
+// DEPTHWISE_CONV_2D, filter 1 x H x W x (C * multiplier), bias or null.
+void depthwise_conv2d_gpu(const float* input, const Nhwc& input_shape, const float* filter, const Nhwc& filter_shape,
+                          const float* bias, const DepthwiseConv2DOptions& options, float* output,
+                          cudaStream_t stream);
+void average_pool2d_gpu(const float* input, const Nhwc& input_shape, const Pool2DOptions& options, float* output,
+                        cudaStream_t stream);
+void max_pool2d_gpu(const float* input, const Nhwc& input_shape, const Pool2DOptions& options, float* output,
+                    cudaStream_t stream);
+// MediaPipe's Convolution2DTransposeBias: weights OHWI, bias[O] (required).
+void transpose_conv_bias_gpu(const float* input, const Nhwc& input_shape, const float* weights,
+                             const Nhwc& weights_shape, const float* bias, const TransposeConvBiasOptions& options,
+                             float* output, cudaStream_t stream);
+
+// ---- element-wise and layout (elementwise.cu, layout.cu) --------------------------------------
+
+// Broadcasting ADD / MUL (output shape broadcast_shape(a, b); rank 8 at most).
+void add_gpu(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, Activation activation,
+             float* output, cudaStream_t stream);
+void mul_gpu(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, Activation activation,
+             float* output, cudaStream_t stream);
+// x >= 0 ? x : x * alpha; alpha broadcasts to the input's shape.
+void prelu_gpu(const float* input, const Shape& input_shape, const float* alpha, const Shape& alpha_shape,
+               float* output, cudaStream_t stream);
+
+void relu_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
+void relu6_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
+void hard_swish_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
+// TFLite's reference LOGISTIC: 1 above 16.619047, exp(x) below -9, else 1 / (1 + exp(-x)).
+void logistic_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
+// IEEE binary16 bits -> float32, exact (NaN payloads kept as the CPU's half_to_float keeps them).
+void dequantize_fp16_gpu(const std::uint16_t* input, std::int64_t count, float* output, cudaStream_t stream);
+
+// MEAN over axes (rank 8 at most): each output sums its inputs in input order, then divides.
+void mean_gpu(const float* input, const Shape& input_shape, const std::vector<int>& axes, float* output,
+              cudaStream_t stream);
+// Zero padding; paddings: rank x (before, after) (rank 8 at most).
+void pad_gpu(const float* input, const Shape& input_shape, const std::vector<int>& paddings, float* output,
+             cudaStream_t stream);
+void resize_bilinear_gpu(const float* input, const Nhwc& input_shape, int out_h, int out_w,
+                         const ResizeBilinearOptions& options, float* output, cudaStream_t stream);
+// One copy kernel per input (no device-side pointer table, so nothing to allocate).
+void concatenation_gpu(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
+                       Activation activation, float* output, cudaStream_t stream);
+// RESHAPE: a device-to-device copy of count elements.
+void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
+
+}  // namespace gp::infer::gpu

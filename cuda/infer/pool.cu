@@ -1,0 +1,133 @@
+// AVERAGE_POOL_2D, MAX_POOL_2D and MEAN: one thread per output element, channels fastest, each
+// reducing its window in the CPU reference's order.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "cuda/infer/device_math.cuh"
+#include "cuda/infer/ops.hpp"
+
+namespace gp::infer::gpu {
+namespace {
+
+using detail::activate;
+
+struct PoolGeometry {
+  int in_h, in_w, c;
+  int out_h, out_w;
+  int filter_h, filter_w, stride_h, stride_w;
+  int pad_top, pad_left;
+};
+
+template <bool kMax>
+__global__ void pool2d_kernel(const float* __restrict__ input, PoolGeometry g, std::int64_t count,
+                              Activation activation, float* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    const int c = static_cast<int>(i % g.c);
+    std::int64_t rest = i / g.c;
+    const int x = static_cast<int>(rest % g.out_w);
+    rest /= g.out_w;
+    const int y = static_cast<int>(rest % g.out_h);
+    const std::int64_t n = rest / g.out_h;
+    const int in_y0 = y * g.stride_h - g.pad_top, in_x0 = x * g.stride_w - g.pad_left;
+    // The window's in-bounds part (TFLite's filter_x_start / filter_x_end).
+    const int fy_begin = max(0, -in_y0), fy_end = min(g.filter_h, g.in_h - in_y0);
+    const int fx_begin = max(0, -in_x0), fx_end = min(g.filter_w, g.in_w - in_x0);
+    const float* image = input + n * g.in_h * g.in_w * g.c;
+    float value = kMax ? -FLT_MAX : 0.0f;
+    int elements = 0;
+    for (int fy = fy_begin; fy < fy_end; ++fy) {
+      for (int fx = fx_begin; fx < fx_end; ++fx) {
+        const float v = image[(std::int64_t{in_y0 + fy} * g.in_w + in_x0 + fx) * g.c + c];
+        if (kMax) {
+          value = detail::std_max(value, v);
+        } else {
+          value += v;
+          ++elements;
+        }
+      }
+    }
+    if (!kMax) value = value / static_cast<float>(elements);
+    output[i] = activate(value, activation);
+  }
+}
+
+template <bool kMax>
+void pool2d(const float* input, const Nhwc& in, const Pool2DOptions& o, float* output, cudaStream_t stream,
+            const char* op) {
+  detail::check_activation(o.activation, op);
+  const Nhwc out = pool2d_output(in, o);
+  const WindowAxis ay = window_axis(o.padding, in.h, o.filter_h, o.stride_h);
+  const WindowAxis ax = window_axis(o.padding, in.w, o.filter_w, o.stride_w);
+  const std::int64_t count = out.count();
+  if (count == 0) return;
+  PoolGeometry g{in.h, in.w, in.c, out.h, out.w, o.filter_h, o.filter_w, o.stride_h, o.stride_w,
+                 ay.pad_before, ax.pad_before};
+  pool2d_kernel<kMax><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, o.activation,
+                                                                                  output);
+  GP_CUDA_CHECK_LAUNCH(detail::context(op, in.shape()));
+}
+
+// MEAN: the kept dimensions locate an output's first input; the reduced ones are walked as an
+// odometer (last reduced axis fastest), which is input order.
+struct MeanGeometry {
+  detail::Dims kept;     // sizes and input strides of the kept axes
+  detail::Dims reduced;  // sizes and input strides of the reduced axes
+  std::int64_t reduced_count;
+};
+
+__global__ void mean_kernel(const float* __restrict__ input, MeanGeometry g, std::int64_t count,
+                            float* __restrict__ output) {
+  for (std::int64_t o = detail::first_index(); o < count; o += detail::grid_stride()) {
+    std::int64_t base = 0, rest = o;
+    for (int k = g.kept.rank; k-- > 0;) {
+      base += (rest % g.kept.size[k]) * g.kept.stride[k];
+      rest /= g.kept.size[k];
+    }
+    int coordinate[detail::kMaxRank] = {};
+    float total = 0.0f;
+    for (std::int64_t r = 0; r < g.reduced_count; ++r) {
+      std::int64_t offset = base;
+      for (int k = 0; k < g.reduced.rank; ++k) offset += coordinate[k] * g.reduced.stride[k];
+      total += input[offset];
+      for (int k = g.reduced.rank; k-- > 0;) {
+        if (++coordinate[k] < g.reduced.size[k]) break;
+        coordinate[k] = 0;
+      }
+    }
+    output[o] = total / static_cast<float>(g.reduced_count);
+  }
+}
+
+}  // namespace
+
+void average_pool2d_gpu(const float* input, const Nhwc& in, const Pool2DOptions& o, float* output,
+                        cudaStream_t stream) {
+  pool2d<false>(input, in, o, output, stream, "AVERAGE_POOL_2D");
+}
+
+void max_pool2d_gpu(const float* input, const Nhwc& in, const Pool2DOptions& o, float* output, cudaStream_t stream) {
+  pool2d<true>(input, in, o, output, stream, "MAX_POOL_2D");
+}
+
+void mean_gpu(const float* input, const Shape& input_shape, const std::vector<int>& axes, float* output,
+              cudaStream_t stream) {
+  const detail::Dims dims = detail::dense_dims(input_shape, "MEAN");
+  const auto reduced = normalized_axes(axes, dims.rank);
+  MeanGeometry g;
+  g.reduced_count = 1;
+  for (int d = 0; d < dims.rank; ++d) {
+    detail::Dims& part = std::binary_search(reduced.begin(), reduced.end(), d) ? g.reduced : g.kept;
+    part.size[part.rank] = dims.size[d];
+    part.stride[part.rank] = dims.stride[d];
+    ++part.rank;
+  }
+  std::int64_t count = 1;
+  for (int k = 0; k < g.kept.rank; ++k) count *= g.kept.size[k];
+  for (int k = 0; k < g.reduced.rank; ++k) g.reduced_count *= g.reduced.size[k];
+  if (count == 0) return;
+  mean_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
+  GP_CUDA_CHECK_LAUNCH(detail::context("MEAN", input_shape));
+}
+
+}  // namespace gp::infer::gpu
