@@ -17,9 +17,12 @@
 // tiles of the panoramas it decoded before that pass for every batch it takes: same sizes, similar
 // content) so the JSON shows which side bounds the codec. On the GPU each worker first runs one
 // untimed batch (nvJPEG's scratch allocation, hardware decoder set-up). Any file that fails to
-// decode is an error (exit 1, naming it).
+// decode is an error (exit 1, naming it). With --gpu --project, the encoded images are V ring
+// views (yaw 360/V apart, 90 degrees, SIZE x SIZE) projected from each panorama as gpuproc's
+// stitch-360 does by default, so the run measures the codec plus the projection without the
+// pipeline around them (encode_s then includes the projection).
 //   gpuproc-bench-jpeg [--gpu] [--device cuda:N] [--workers W] [--batch B] [--threads T] [--views V]
-//                      [--size S] [--quality Q] [--chroma 420|444] FILE.jpg...
+//                      [--size S] [--project] [--quality Q] [--chroma 420|444] FILE.jpg...
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -40,6 +43,7 @@
 #include "gpuproc/build_info.hpp"
 #include "io/file_bytes.hpp"
 #include "io/jpeg_codec.hpp"
+#include "cuda/stitch/project.hpp"
 
 namespace {
 
@@ -54,13 +58,16 @@ struct Options {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   int views = 8;
   int size = 1920;
+  // GPU: encode ring views projected from each panorama (bilinear, antialiasing, as gpuproc's
+  // stitch-360 default) instead of tiles: the codec plus the projection, without the pipeline.
+  bool project = false;
   gp::io::JpegEncodeOptions encode;  // quality 95, 4:2:0
   std::vector<std::string> inputs;
 };
 
 const char* const usage_text =
     "usage: gpuproc-bench-jpeg [--gpu] [--device cuda:N] [--workers W] [--batch B] [--threads T] [--views V] "
-    "[--size S] [--quality Q] [--chroma 420|444] FILE.jpg...";
+    "[--size S] [--project] [--quality Q] [--chroma 420|444] FILE.jpg...";
 
 Options parse_options(int argc, char** argv) {
   Options o;
@@ -88,6 +95,7 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--threads") o.threads = unsigned(positive(i));
     else if (arg == "--views") o.views = positive(i);
     else if (arg == "--size") o.size = positive(i);
+    else if (arg == "--project") o.project = true;
     else if (arg == "--quality") o.encode.quality = std::clamp(positive(i), 1, 100);
     else if (arg == "--chroma") o.encode.subsampling = gp::io::parse_chroma_subsampling(value(i));
     else if (arg == "-h" || arg == "--help") throw gp::UsageError(usage_text);
@@ -299,6 +307,7 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
     std::unique_ptr<gp::io::GpuJpegCodec> codec;
     gp::Stream stream;
     std::vector<gp::DeviceBuffer> buffers;  // B panoramas
+    std::vector<gp::DeviceBuffer> view_buffers;  // --project: B x V views
     std::vector<gp::ImageView> panoramas;   // views of the last batch decoded
     std::vector<std::vector<std::uint8_t>> encoded;  // reused; only sizes are kept
     double decode_s = 0, encode_s = 0;
@@ -329,6 +338,19 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
     std::vector<std::string> names;
     for (std::size_t i = b * batch; i < std::min(n, (b + 1) * batch); ++i) {
       const gp::ImageView& panorama = w.panoramas[(i - b * batch) % w.panoramas.size()];
+      if (o.project) {
+        std::vector<gp::stitch::PerspectiveTarget> targets;
+        for (int k = 0; k < o.views; ++k) {
+          gp::DeviceBuffer& buffer = w.view_buffers[(i - b * batch) * std::size_t(o.views) + std::size_t(k)];
+          const gp::ImageView view = gp::packed_view(buffer.get(), o.size, o.size, 3, gp::PixelType::u8);
+          targets.push_back({gp::stitch::make_camera(360.0 * k / o.views, 0, 0, 90, o.size, o.size), view, gp::ImageView{}});
+          tiles.push_back(view);
+          names.push_back(inputs[i].path + " view " + std::to_string(k));
+        }
+        gp::stitch::equirect_to_perspective_batch_gpu(panorama, targets.data(), int(targets.size()),
+                                                      gp::stitch::SampleOptions{}, w.stream.get());
+        continue;
+      }
       int k = 0;
       for (const Tile& t : tile_layout(panorama.width, panorama.height, o.views, o.size)) {
         tiles.push_back(tile_view(panorama, t));
@@ -366,6 +388,9 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
       w.stream = runtime.make_stream();
       for (std::size_t k = 0; k < batch; ++k)
         w.buffers.push_back(runtime.device_alloc(panorama_bytes, w.stream, "bench-jpeg panorama " + std::to_string(k)));
+      if (o.project)
+        for (std::size_t k = 0; k < batch * std::size_t(o.views); ++k)
+          w.view_buffers.push_back(runtime.device_alloc(std::size_t(o.size) * o.size * 3, w.stream, "bench-jpeg view"));
       const std::size_t b = std::min<std::size_t>(t, batches - 1);
       decode(w, b);
       encode(w, b);
@@ -491,6 +516,7 @@ int main(int argc, char** argv) {
                    {"tiles_of_first", tile_list},
                    {"tiles_note", exact ? "views are tiles of the decoded panorama (its pitch), evenly spaced, clamped"
                                         : "panorama smaller than a view: tiles shrunk to fit (fewer pixels than real views)"},
+                   {"projected", o.gpu && o.project},  // true: ring views projected on the GPU, not tiles
                    {"quality", o.encode.quality},
                    {"chroma", gp::io::chroma_subsampling_name(o.encode.subsampling)}};
     report.update(result);

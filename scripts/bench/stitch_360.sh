@@ -164,8 +164,11 @@ if [[ -x $bench_jpeg ]]; then
   if ((has_gpu)); then
     timed codec_gpu "" "$bench_jpeg" --gpu --device "$device" --workers "$gpu_workers" --batch "$batch" \
       "${codec_args[@]}" "${panos[@]}"
+    # Informational: the same with ring views projected instead of tiles (codec + projection, no pipeline).
+    timed codec_gpu_project "" "$bench_jpeg" --gpu --project --device "$device" --workers "$gpu_workers" \
+      --batch "$batch" "${codec_args[@]}" "${panos[@]}"
   else
-    skip codec_gpu "no GPU"
+    skip codec_gpu "no GPU"; skip codec_gpu_project "no GPU"
   fi
   timed codec_cpu "" "$bench_jpeg" --threads "$threads" "${codec_args[@]}" "${panos[@]:0:cpu_n}"
 else
@@ -233,6 +236,7 @@ def report(name):
     return json.load(open(path)) if os.path.exists(path) else None
 
 codec_gpu = load(f"{work}/logs/codec_gpu.out", "codec_gpu")
+codec_gpu_project = load(f"{work}/logs/codec_gpu_project.out", "codec_gpu_project")
 codec_cpu = load(f"{work}/logs/codec_cpu.out", "codec_cpu")
 rate = lambda count, seconds: round(count / seconds, 3) if seconds else None
 ratio = lambda x, y: round(x / y, 3) if x is not None and y else None
@@ -328,13 +332,16 @@ result = {
         "d_codec_gpu": "gpuproc-bench-jpeg --gpu: nvJPEG decode of every panorama + encode of 8 1920x1920 tiles each, in-process, "
                        "inputs in memory, outputs not written, after a warm-up batch per worker",
         "d_codec_cpu": "the same with TurboJPEG on $threads threads (the floor of b)",
+        "d_codec_gpu_project": "informational: d_codec_gpu encoding the 8 ring views projected on the GPU (bilinear, antialiasing) "
+                               "instead of tiles: codec + projection without the pipeline",
         "psnr": "first panorama as an RGB PNG, gpuproc (output.format=png) vs ffmpeg v360 (rgb24, interp=linear), ffmpeg psnr average per view",
     },
     "times_s": {"generate": ok_time("generate"), "gpu_warmup": ok_time("gpu_warmup"), "a_gpu": a, "b_cpu": b,
                 "c_ffmpeg": c, "d_codec_gpu": codec_gpu and round(codec_gpu["wall_s"], 3),
                 "d_codec_cpu": codec_cpu and round(codec_cpu["wall_s"], 3)},
     "panoramas_per_s": {"a_gpu": a_rate, "a_report": a_report_rate, "a_steady_state": a_steady, "b_cpu": b_rate,
-                        "c_ffmpeg": c_rate, "d_codec_gpu": d_gpu_rate, "d_codec_cpu": d_cpu_rate},
+                        "c_ffmpeg": c_rate, "d_codec_gpu": d_gpu_rate, "d_codec_cpu": d_cpu_rate,
+                        "d_codec_gpu_project": codec_gpu_project and round(codec_gpu_project["panoramas_per_s"], 3)},
     "ratios": {"a_over_c": ratio(a_rate, c_rate), "a_over_d_gpu": ratio(a_rate, d_gpu_rate),
                "a_report_over_d_gpu": ratio(a_report_rate, d_gpu_rate), "a_steady_over_d_gpu": ratio(a_steady, d_gpu_rate),
                "a_over_b": ratio(a_rate, b_rate), "b_over_d_cpu": ratio(b_rate, d_cpu_rate)},
@@ -357,6 +364,7 @@ result = {
                                "startup_s = end of the first 'gpu encode' span, null without one (CPU run)"},
     "runs": runs,
     "codec_gpu": codec_gpu,
+    "codec_gpu_project": codec_gpu_project,
     "codec_cpu": codec_cpu,
     "machine": {"gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
                 "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),
