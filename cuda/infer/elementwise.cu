@@ -4,6 +4,7 @@
 
 #include "cuda/infer/device_math.cuh"
 #include "cuda/infer/ops.hpp"
+#include "infer/half.hpp"
 
 namespace gp::infer::gpu {
 namespace {
@@ -91,34 +92,10 @@ void unary(const float* input, std::int64_t count, float* output, cudaStream_t s
   GP_CUDA_CHECK_LAUNCH(std::string(op) + " of " + std::to_string(count) + " elements");
 }
 
-// half.hpp's half_to_float on the device: exact, NaN payloads and quiet bits kept as stored
-// (the hardware conversion would not promise that).
-__device__ __forceinline__ float half_bits_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t exponent = (h >> 10) & 0x1fu;
-  std::uint32_t mantissa = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exponent == 0x1fu) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + (127 - 15)) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;
-  } else {
-    std::uint32_t e = 127 - 15 + 1;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --e;
-    }
-    bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  return __uint_as_float(bits);
-}
-
 __global__ void dequantize_fp16_kernel(const std::uint16_t* __restrict__ input, std::int64_t count,
                                        float* __restrict__ output) {
   for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
-    output[i] = half_bits_to_float(input[i]);
+    output[i] = half_to_float(input[i]);  // exact, NaN payloads as stored
   }
 }
 

@@ -1,15 +1,22 @@
 #pragma once
-// IEEE 754 binary16 <-> binary32 on the CPU, bit-exact: MediaPipe's models store their weights
-// as FLOAT16 constants that DEQUANTIZE widens to FLOAT32. Plain integer code with no library
-// includes, so nvcc-compiled launch code may include it too.
+// IEEE 754 binary16 <-> binary32, bit-exact: MediaPipe's models store their weights as FLOAT16
+// constants that DEQUANTIZE widens to FLOAT32. Plain integer code with no library includes, so
+// nvcc-compiled code may include it too; half_to_float also runs on the device (the CUDA
+// DEQUANTIZE kernel), where the hardware conversion would not promise NaN payloads as stored.
 #include <cstdint>
 #include <cstring>
+
+#ifdef __CUDACC__
+#define GP_HALF_HD __host__ __device__
+#else
+#define GP_HALF_HD
+#endif
 
 namespace gp::infer {
 
 // Every half value has an exact float: zeros and subnormals (mantissa * 2^-24), normals,
 // infinities, and NaNs (payload kept in the top mantissa bits, quiet bit as stored).
-inline float half_to_float(std::uint16_t h) {
+inline GP_HALF_HD float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t exponent = (h >> 10) & 0x1fu;
   std::uint32_t mantissa = h & 0x3ffu;
@@ -29,9 +36,13 @@ inline float half_to_float(std::uint16_t h) {
     }
     bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
   }
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(bits);
+#else
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+#endif
 }
 
 // Round to nearest, ties to even; overflow gives inf, NaN stays NaN (quiet, payload's top bits).
