@@ -244,14 +244,10 @@ result=$root/scripts/bench/results/segment_pnm-$host-$(date +%F).json
 [[ -e $result ]] && result=$root/scripts/bench/results/segment_pnm-$host-$(date +%F-%H%M).json
 
 python3 - "$runs" "$outdir" "$result" "$sizes" "$gpuproc" "$py" "$config" "$root" <<'PY'
-import json, os, platform, subprocess, sys
+import json, os, platform, sys
 runs_path, outdir, result_path, sizes, gpuproc, py, config, root = sys.argv[1:9]
-
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip() or None
-    except Exception:
-        return None
+sys.path.insert(0, os.path.join(root, "scripts/bench"))
+from bench_results import sh
 
 def load(path):
     try:
