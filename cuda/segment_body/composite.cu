@@ -1,0 +1,69 @@
+// Compositing, Gaussian blur and RGB -> YUV 4:2:0 on the GPU (composite_math.hpp). The blur's
+// weights are computed on the host and passed by value (kernel parameters), so both sides use the
+// same floats.
+#include "cuda/segment_body/composite.hpp"
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/segment_body/checks.hpp"
+#include "cuda/segment_body/composite_math.hpp"
+#include "cuda/segment_body/launch.cuh"
+
+namespace gp::segbody {
+namespace {
+
+__global__ void composite_kernel(FrameSource frame, ImageView alpha, Background bg, ImageView out) {
+  int x, y;
+  if (!launch::pixel_of_thread(out.width, out.height, x, y)) return;
+  math::composite_pixel(frame, alpha, bg, out, x, y);
+}
+
+__global__ void blur_rows_kernel(FrameSource frame, math::GaussianTaps taps, float4* rows) {
+  int x, y;
+  if (!launch::pixel_of_thread(frame.width, frame.height, x, y)) return;
+  rows[std::size_t(y) * frame.width + x] = math::blur_row(frame, taps, x, y);
+}
+
+__global__ void blur_columns_kernel(const float4* rows, math::GaussianTaps taps, ImageView out) {
+  int x, y;
+  if (!launch::pixel_of_thread(out.width, out.height, x, y)) return;
+  math::store_rgb(out, x, y, math::blur_column(rows, out.width, out.height, taps, x, y), 255);
+}
+
+__global__ void yuv420_kernel(ImageView rgb, Yuv420Planes out, YuvMatrix m, bool full_range) {
+  int bx, by;
+  if (!launch::pixel_of_thread(chroma_size(rgb.width), chroma_size(rgb.height), bx, by)) return;
+  math::yuv420_block(rgb, out, m, full_range, bx, by);
+}
+
+}  // namespace
+
+void composite_gpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                   const ImageView& out, cudaStream_t stream) {
+  checks::require_composite(frame, alpha, background, out, "composite_gpu");
+  composite_kernel<<<launch::pixel_grid(out.width, out.height), launch::pixel_block(), 0, stream>>>(frame, alpha,
+                                                                                                    background, out);
+  GP_CUDA_CHECK_LAUNCH("composite_kernel " + checks::size_text(out.width, out.height));
+}
+
+void gaussian_blur_gpu(const FrameSource& frame, float sigma, const ImageView& out, void* scratch,
+                       std::size_t scratch_bytes, cudaStream_t stream) {
+  checks::require_blur(frame, sigma, out, scratch, scratch_bytes, "gaussian_blur_gpu");
+  const math::GaussianTaps taps = math::gaussian_taps(sigma);
+  auto* rows = static_cast<float4*>(scratch);
+  const dim3 grid = launch::pixel_grid(frame.width, frame.height), block = launch::pixel_block();
+  const std::string size = checks::size_text(frame.width, frame.height) + " sigma " + std::to_string(sigma);
+  blur_rows_kernel<<<grid, block, 0, stream>>>(frame, taps, rows);
+  GP_CUDA_CHECK_LAUNCH("blur_rows_kernel " + size);
+  blur_columns_kernel<<<grid, block, 0, stream>>>(rows, taps, out);
+  GP_CUDA_CHECK_LAUNCH("blur_columns_kernel " + size);
+}
+
+void rgb_to_yuv420_gpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix matrix, bool full_range,
+                       cudaStream_t stream) {
+  checks::require_yuv420(rgb, out, "rgb_to_yuv420_gpu");
+  yuv420_kernel<<<launch::pixel_grid(chroma_size(rgb.width), chroma_size(rgb.height)), launch::pixel_block(), 0,
+                  stream>>>(rgb, out, matrix, full_range);
+  GP_CUDA_CHECK_LAUNCH("yuv420_kernel " + checks::size_text(rgb.width, rgb.height));
+}
+
+}  // namespace gp::segbody

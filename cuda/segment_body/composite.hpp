@@ -1,0 +1,50 @@
+#pragma once
+// segment-body outputs from the frame and its 8-bit alpha mask:
+//   composite:      RGBA (frame + mask as alpha), or the frame blended over a background (a colour
+//                   or a frame-size RGB image: a blurred frame, or a picture resized with
+//                   resize_frame_*) by the soft alpha: out = (F a + B (255 - a)) / 255, rounded;
+//   gaussian_blur:  the frame blurred (separable Gaussian), as such a background;
+//   rgb_to_yuv420:  8-bit RGB -> YUV 4:2:0 planes for a video encoder (chroma from the 2x2 mean).
+//
+// *_gpu: device memory, enqueued on `stream`, no allocation or synchronisation; *_cpu: the same on
+// host memory.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/views.hpp"
+#include "cuda/segment_body/frame.hpp"
+
+namespace gp::segbody {
+
+struct Background {
+  enum class Kind : std::uint8_t { transparent, colour, image } kind = Kind::transparent;
+  std::uint8_t colour[3] = {0, 0, 0};  // RGB, for Kind::colour
+  ImageView image;                     // u8 RGB(A) of the frame's size, for Kind::image
+};
+
+// alpha: u8 1 channel, frame size. out: u8, frame size; 4 channels for Kind::transparent (frame RGB
+// + alpha), 3 or 4 otherwise (alpha 255).
+void composite_gpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                   const ImageView& out, cudaStream_t stream);
+void composite_cpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                   const ImageView& out);
+
+// Gaussian of standard deviation sigma (pixels), truncated at radius ceil(3 sigma), at most
+// gaussian_max_radius (larger sigmas are cut there); edges replicate. out: u8 RGB(A), frame size.
+constexpr int gaussian_max_radius = 127;
+std::size_t gaussian_blur_scratch_bytes(int width, int height);  // 16 bytes per pixel
+void gaussian_blur_gpu(const FrameSource& frame, float sigma, const ImageView& out, void* scratch,
+                       std::size_t scratch_bytes, cudaStream_t stream);
+void gaussian_blur_cpu(const FrameSource& frame, float sigma, const ImageView& out, void* scratch,
+                       std::size_t scratch_bytes);
+
+// rgb: u8 RGB(A); out: its size, planes of (w+1)/2 x (h+1)/2 chroma. Y per pixel; Cb, Cr from the
+// mean colour of each 2x2 block (the pixels inside the image at odd edges). Rounded, limited range
+// unless full_range.
+void rgb_to_yuv420_gpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix matrix, bool full_range,
+                       cudaStream_t stream);
+void rgb_to_yuv420_cpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix matrix, bool full_range);
+
+}  // namespace gp::segbody

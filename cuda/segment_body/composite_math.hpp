@@ -1,0 +1,110 @@
+#pragma once
+// Per-pixel rules of compositing, the Gaussian blur and RGB -> YUV 4:2:0 (GPU and CPU alike).
+#include <cuda_runtime_api.h>  // float4
+
+#include <cmath>
+
+#include "core/views.hpp"
+#include "cuda/segment_body/composite.hpp"
+#include "cuda/segment_body/frame_math.hpp"
+
+namespace gp::segbody::math {
+
+GP_HD void store_rgb(const ImageView& out, int x, int y, const Rgb& c, std::uint8_t alpha) {
+  std::uint8_t* o = out.row<std::uint8_t>(y) + std::size_t(x) * out.channels;
+  o[0] = round_u8(c.r);
+  o[1] = round_u8(c.g);
+  o[2] = round_u8(c.b);
+  if (out.channels == 4) o[3] = alpha;
+}
+
+GP_HD Rgb image_pixel(const ImageView& image, int x, int y) {
+  const std::uint8_t* p = image.row<const std::uint8_t>(y) + std::size_t(x) * image.channels;
+  return Rgb{float(p[0]), float(p[1]), float(p[2])};
+}
+
+GP_HD void composite_pixel(const FrameSource& frame, const ImageView& alpha, const Background& bg,
+                           const ImageView& out, int x, int y) {
+  const Rgb f = frame_pixel(frame, x, y);
+  const std::uint8_t a = alpha.row<const std::uint8_t>(y)[x];
+  if (bg.kind == Background::Kind::transparent) {
+    store_rgb(out, x, y, f, a);
+    return;
+  }
+  const Rgb b = bg.kind == Background::Kind::colour ? Rgb{float(bg.colour[0]), float(bg.colour[1]), float(bg.colour[2])}
+                                                    : image_pixel(bg.image, x, y);
+  const float fa = float(a), fb = 255.0f - fa;
+  store_rgb(out, x, y, Rgb{(f.r * fa + b.r * fb) / 255.0f, (f.g * fa + b.g * fb) / 255.0f, (f.b * fa + b.b * fb) / 255.0f},
+            255);
+}
+
+// Normalised weights of taps 0..radius (symmetric), computed once on the host.
+struct GaussianTaps {
+  int radius;
+  float weight[gaussian_max_radius + 1];
+};
+
+inline GaussianTaps gaussian_taps(float sigma) {
+  GaussianTaps t{};
+  t.radius = sigma > 0.0f ? int(std::ceil(3.0f * sigma)) : 0;
+  if (t.radius > gaussian_max_radius) t.radius = gaussian_max_radius;
+  double w[gaussian_max_radius + 1], sum = 0;
+  for (int k = 0; k <= t.radius; ++k) {
+    w[k] = sigma > 0.0f ? std::exp(-0.5 * double(k) * double(k) / (double(sigma) * double(sigma))) : 1.0;
+    sum += k == 0 ? w[k] : 2 * w[k];
+  }
+  for (int k = 0; k <= t.radius; ++k) t.weight[k] = float(w[k] / sum);
+  return t;
+}
+
+// Horizontal pass at (x, y): the frame's RGB filtered along the row (taps from -r to r).
+GP_HD float4 blur_row(const FrameSource& frame, const GaussianTaps& t, int x, int y) {
+  float4 s{0.0f, 0.0f, 0.0f, 0.0f};
+  for (int k = -t.radius; k <= t.radius; ++k) {
+    const float w = t.weight[k < 0 ? -k : k];
+    const Rgb c = frame_pixel(frame, clampi(x + k, 0, frame.width - 1), y);
+    s.x += w * c.r;
+    s.y += w * c.g;
+    s.z += w * c.b;
+  }
+  return s;
+}
+
+// Vertical pass at (x, y) over the horizontal pass's rows.
+GP_HD Rgb blur_column(const float4* rows, int width, int height, const GaussianTaps& t, int x, int y) {
+  Rgb s{0.0f, 0.0f, 0.0f};
+  for (int k = -t.radius; k <= t.radius; ++k) {
+    const float w = t.weight[k < 0 ? -k : k];
+    const float4 v = rows[std::size_t(clampi(y + k, 0, height - 1)) * std::size_t(width) + std::size_t(x)];
+    s.r += w * v.x;
+    s.g += w * v.y;
+    s.b += w * v.z;
+  }
+  return s;
+}
+
+// The 2x2 block (bx, by) of `rgb` into the planes.
+GP_HD void yuv420_block(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix m, bool full_range, int bx, int by) {
+  Rgb sum{0.0f, 0.0f, 0.0f};
+  int n = 0;
+  for (int dy = 0; dy < 2; ++dy) {
+    const int y = 2 * by + dy;
+    if (y >= rgb.height) break;
+    for (int dx = 0; dx < 2; ++dx) {
+      const int x = 2 * bx + dx;
+      if (x >= rgb.width) break;
+      const Rgb c = image_pixel(rgb, x, y);
+      out.planes[0][out.pitches[0] * std::size_t(y) + std::size_t(x)] = round_u8(rgb_to_yuv(c, m, full_range).r);
+      sum.r += c.r;
+      sum.g += c.g;
+      sum.b += c.b;
+      ++n;
+    }
+  }
+  const float inv = 1.0f / float(n);
+  const Rgb yuv = rgb_to_yuv(Rgb{sum.r * inv, sum.g * inv, sum.b * inv}, m, full_range);
+  out.planes[1][out.pitches[1] * std::size_t(by) + std::size_t(bx)] = round_u8(yuv.g);
+  out.planes[2][out.pitches[2] * std::size_t(by) + std::size_t(bx)] = round_u8(yuv.b);
+}
+
+}  // namespace gp::segbody::math
