@@ -12,6 +12,7 @@
 // --fmad=false like the reference with -ffp-contract=off. Exceptions: LOGISTIC and a fused TANH
 // use CUDA's expf/tanhf (within 2 ulp of glibc's), and convolutions add 0 * weight for padded
 // points that the reference skips (the same result unless a weight is infinite or NaN).
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -74,5 +75,50 @@ void concatenation_gpu(const std::vector<const float*>& inputs, const std::vecto
                        Activation activation, float* output, cudaStream_t stream);
 // RESHAPE: a device-to-device copy of count elements.
 void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
+
+// ---- FP16 storage (conv_fp16.cu, ops_fp16.cu) -------------------------------------------------
+// The same operators on half tensors for the FP16 engine: each kernel loads half, computes in
+// float as its FP32 counterpart does (same order, one float accumulator per output) and rounds
+// its result to half once. Same arguments and errors as the FP32 launchers.
+
+void conv2d_gpu(const __half* input, const Nhwc& input_shape, const __half* filter, const Nhwc& filter_shape,
+                const __half* bias, const Conv2DOptions& options, __half* output, cudaStream_t stream);
+void depthwise_conv2d_gpu(const __half* input, const Nhwc& input_shape, const __half* filter,
+                          const Nhwc& filter_shape, const __half* bias, const DepthwiseConv2DOptions& options,
+                          __half* output, cudaStream_t stream);
+void average_pool2d_gpu(const __half* input, const Nhwc& input_shape, const Pool2DOptions& options, __half* output,
+                        cudaStream_t stream);
+void max_pool2d_gpu(const __half* input, const Nhwc& input_shape, const Pool2DOptions& options, __half* output,
+                    cudaStream_t stream);
+void transpose_conv_bias_gpu(const __half* input, const Nhwc& input_shape, const __half* weights,
+                             const Nhwc& weights_shape, const __half* bias, const TransposeConvBiasOptions& options,
+                             __half* output, cudaStream_t stream);
+void add_gpu(const __half* a, const Shape& a_shape, const __half* b, const Shape& b_shape, Activation activation,
+             __half* output, cudaStream_t stream);
+void mul_gpu(const __half* a, const Shape& a_shape, const __half* b, const Shape& b_shape, Activation activation,
+             __half* output, cudaStream_t stream);
+void prelu_gpu(const __half* input, const Shape& input_shape, const __half* alpha, const Shape& alpha_shape,
+               __half* output, cudaStream_t stream);
+void relu_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream);
+void relu6_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream);
+void hard_swish_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream);
+void logistic_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream);
+void mean_gpu(const __half* input, const Shape& input_shape, const std::vector<int>& axes, __half* output,
+              cudaStream_t stream);
+void pad_gpu(const __half* input, const Shape& input_shape, const std::vector<int>& paddings, __half* output,
+             cudaStream_t stream);
+void resize_bilinear_gpu(const __half* input, const Nhwc& input_shape, int out_h, int out_w,
+                         const ResizeBilinearOptions& options, __half* output, cudaStream_t stream);
+void concatenation_gpu(const std::vector<const __half*>& inputs, const std::vector<Shape>& shapes, int axis,
+                       Activation activation, __half* output, cudaStream_t stream);
+void copy_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream);
+
+// In place on a rows x channels row-major half matrix (a pointwise convolution's GEMM output):
+// x = act(x + bias[channel]); bias may be null. Nothing is launched for no bias and NONE.
+void bias_activation_gpu(__half* data, std::int64_t rows, int channels, const __half* bias, Activation activation,
+                         cudaStream_t stream);
+// Conversions at the FP16 engine's inputs and outputs (round to nearest even; exact widening).
+void float_to_half_gpu(const float* input, std::int64_t count, __half* output, cudaStream_t stream);
+void half_to_float_gpu(const __half* input, std::int64_t count, float* output, cudaStream_t stream);
 
 }  // namespace gp::infer::gpu

@@ -494,4 +494,58 @@ std::size_t Runtime::device_bytes_available() {
   return available;
 }
 
+// ---- CUDA graph -----------------------------------------------------------------------------
+
+CudaGraph::~CudaGraph() { reset(); }
+
+CudaGraph::CudaGraph(CudaGraph&& o) noexcept { *this = std::move(o); }
+
+CudaGraph& CudaGraph::operator=(CudaGraph&& o) noexcept {
+  if (this != &o) {
+    reset();
+    graph_ = o.graph_;
+    exec_ = o.exec_;
+    nodes_ = o.nodes_;
+    what_ = std::move(o.what_);
+    o.graph_ = nullptr;
+    o.exec_ = nullptr;
+    o.nodes_ = 0;
+  }
+  return *this;
+}
+
+void CudaGraph::reset() noexcept {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+  exec_ = nullptr;
+  graph_ = nullptr;
+  nodes_ = 0;
+}
+
+CudaGraph CudaGraph::capture(const Stream& stream, const std::function<void()>& enqueue, const std::string& what) {
+  if (!stream) throw GpuError("CUDA graph capture of " + what + " needs a GPU stream");
+  GP_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "begin capture of " + what);
+  CudaGraph out;
+  out.what_ = what;
+  try {
+    enqueue();
+  } catch (...) {
+    // End the capture so the stream is usable again; the partial graph is discarded.
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream.get(), &partial);
+    if (partial) cudaGraphDestroy(partial);
+    cudaGetLastError();  // an invalidated capture leaves its error behind
+    throw;
+  }
+  GP_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &out.graph_), "end capture of " + what);
+  GP_CUDA_CHECK(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_), "count nodes of " + what);
+  GP_CUDA_CHECK(cudaGraphInstantiate(&out.exec_, out.graph_, 0), "instantiate graph of " + what);
+  return out;
+}
+
+void CudaGraph::launch(const Stream& stream) const {
+  if (!exec_) throw GpuError("launch of an empty CUDA graph");
+  GP_CUDA_CHECK(cudaGraphLaunch(exec_, stream.get()), "launch graph of " + what_);
+}
+
 }  // namespace gp

@@ -1,0 +1,390 @@
+#include "infer/cuda_engine.hpp"
+
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "cuda/infer/ops.hpp"
+#include "infer/cuda_gemm.hpp"
+#include "infer/half.hpp"
+
+namespace gp::infer {
+
+const char* precision_name(Precision precision) { return precision == Precision::fp16 ? "fp16" : "fp32"; }
+
+Precision parse_precision(const std::string& text) {
+  if (text == "fp32" || text == "float32") return Precision::fp32;
+  if (text == "fp16" || text == "float16" || text == "half") return Precision::fp16;
+  throw UsageError("precision: expected fp32 or fp16, got \"" + text + "\"");
+}
+
+namespace {
+
+Stream gpu_stream(Runtime& runtime) {
+  if (!runtime.gpu()) throw GpuError("the CUDA inference engine needs a GPU (the runtime is on the CPU path)");
+  runtime.bind_thread();
+  return runtime.make_stream();
+}
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
+}
+
+// Host copies of constants in the engine's element type.
+template <class T>
+std::vector<T> converted(const std::vector<float>& values) {
+  if constexpr (std::is_same_v<T, float>) {
+    return values;
+  } else {
+    std::vector<T> out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      __half_raw raw;
+      raw.x = float_to_half(values[i]);  // round to nearest even, as __float2half_rn
+      out[i] = __half(raw);
+    }
+    return out;
+  }
+}
+
+bool is_pointwise(const Nhwc& filter, const Conv2DOptions& o) {
+  return filter.h == 1 && filter.w == 1 && o.stride_h == 1 && o.stride_w == 1;
+}
+
+}  // namespace
+
+CudaEngine::CudaEngine(Runtime& runtime, Model model, int batch, const CudaEngineOptions& options)
+    : runtime_(runtime),
+      model_(std::move(model)),
+      options_(options),
+      shapes_(infer_shapes(model_, batch)),
+      stream_(gpu_stream(runtime)) {
+  // Constants as floats first (folded DEQUANTIZEs widened like CpuEngine), then per precision.
+  std::vector<std::vector<float>> constants(model_.tensors().size());
+  for (std::size_t t = 0; t < model_.tensors().size(); ++t) {
+    const Tensor& tensor = model_.tensors()[t];
+    if (tensor.is_constant() && (tensor.type == TensorType::float32 || tensor.type == TensorType::float16)) {
+      constants[t] = constant_floats(model_, tensor);
+    }
+  }
+  for (const Operator& op : model_.operators()) {
+    const auto out = static_cast<std::size_t>(op.outputs.at(0));
+    if (op.is(BuiltinOp::dequantize) && shapes_.constant[out]) {
+      constants[out] = constant_floats(model_, model_.tensor(op.inputs.at(0)));
+    }
+  }
+  if (options_.precision == Precision::fp16) {
+    build<__half>(constants);
+  } else {
+    build<float>(constants);
+  }
+  stream_.synchronize("upload of " + model_.source());  // the uploads' host vectors go now
+}
+
+CudaEngine::~CudaEngine() {
+  try {
+    if (ran_) last_run_.synchronize();  // a run on the caller's stream may still use the arena
+    stream_.synchronize();
+  } catch (...) {  // a destructor must not throw; a failed GPU reports at the next call anyway
+  }
+}
+
+template <class T>
+void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
+  runtime_.bind_thread();
+  plan_ = plan_memory(model_, shapes_, sizeof(T), options_.reuse_memory);
+  const std::string name = model_.source();
+  arena_ = runtime_.device_alloc(std::max<std::size_t>(plan_.arena_bytes, 1), stream_, "inference arena of " + name);
+
+  // Constants in one buffer, each at an aligned offset.
+  std::vector<std::int64_t> constant_offsets(constants.size(), -1);
+  std::size_t constant_bytes = 0;
+  for (std::size_t t = 0; t < constants.size(); ++t) {
+    if (constants[t].empty()) continue;
+    constant_offsets[t] = static_cast<std::int64_t>(constant_bytes);
+    constant_bytes += aligned(constants[t].size() * sizeof(T));
+  }
+  constants_ = runtime_.device_alloc(std::max<std::size_t>(constant_bytes, 1), stream_, "inference weights of " + name);
+  std::vector<unsigned char> staging(constant_bytes);
+  for (std::size_t t = 0; t < constants.size(); ++t) {
+    if (constants[t].empty()) continue;
+    const std::vector<T> values = converted<T>(constants[t]);
+    std::memcpy(staging.data() + constant_offsets[t], values.data(), values.size() * sizeof(T));
+  }
+  if (constant_bytes > 0) {
+    stream_.copy_to_device(constants_.get(), staging.data(), constant_bytes);
+    stream_.synchronize("upload of the weights of " + name);
+  }
+
+  // The fixed float32 I/O buffers: the arena's tensors in FP32, separate buffers in FP16.
+  auto arena_at = [&](int t) {
+    const std::int64_t offset = plan_.offsets.at(static_cast<std::size_t>(t));
+    if (offset < 0) throw model_.error(fmt::format("graph tensor {} has no place in the arena", t));
+    return static_cast<unsigned char*>(arena_.get()) + offset;
+  };
+  std::vector<int> io_tensors(model_.inputs());
+  io_tensors.insert(io_tensors.end(), model_.outputs().begin(), model_.outputs().end());
+  if constexpr (std::is_same_v<T, float>) {
+    for (const int t : model_.inputs()) inputs_.push_back(reinterpret_cast<float*>(arena_at(t)));
+    for (const int t : model_.outputs()) outputs_.push_back(reinterpret_cast<float*>(arena_at(t)));
+  } else {
+    std::size_t io_bytes = 0;
+    for (const int t : io_tensors) io_bytes += aligned(static_cast<std::size_t>(element_count(shape(t))) * sizeof(float));
+    io_ = runtime_.device_alloc(std::max<std::size_t>(io_bytes, 1), stream_, "inference inputs/outputs of " + name);
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < io_tensors.size(); ++i) {
+      float* p = reinterpret_cast<float*>(static_cast<unsigned char*>(io_.get()) + at);
+      (i < model_.inputs().size() ? inputs_ : outputs_).push_back(p);
+      at += aligned(static_cast<std::size_t>(element_count(shape(io_tensors[i]))) * sizeof(float));
+    }
+    // cuBLAS for the pointwise convolutions, with a workspace of its own (no allocation while a
+    // graph is being captured).
+    if (options_.tensor_cores) {
+      workspace_ = runtime_.device_alloc(CublasGemm::kWorkspaceBytes, stream_, "cuBLAS workspace of " + name);
+      gemm_ = std::make_unique<CublasGemm>(workspace_.get(), workspace_.size());
+    }
+  }
+
+  // Steps: the inputs' conversion (FP16), the operators, the outputs' conversion (FP16).
+  if constexpr (!std::is_same_v<T, float>) {
+    for (std::size_t i = 0; i < model_.inputs().size(); ++i) {
+      const int t = model_.inputs()[i];
+      const float* src = inputs_[i];
+      auto* dst = reinterpret_cast<__half*>(arena_at(t));
+      const std::int64_t count = element_count(shape(t));
+      steps_.push_back({-1, [=](cudaStream_t s) { gpu::float_to_half_gpu(src, count, dst, s); }});
+    }
+  }
+  for (const int index : shapes_.run_operators) steps_.push_back(make_step<T>(index, constant_offsets));
+  if constexpr (!std::is_same_v<T, float>) {
+    for (std::size_t i = 0; i < model_.outputs().size(); ++i) {
+      const int t = model_.outputs()[i];
+      const auto* src = reinterpret_cast<const __half*>(arena_at(t));
+      float* dst = outputs_[i];
+      const std::int64_t count = element_count(shape(t));
+      steps_.push_back({-1, [=](cudaStream_t s) { gpu::half_to_float_gpu(src, count, dst, s); }});
+    }
+  }
+}
+
+template <class T>
+CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t>& constant_offsets) {
+  const Operator& op = model_.operators()[static_cast<std::size_t>(index)];
+  // Device address of a tensor (constant or in the arena), fixed for the engine's life.
+  auto address = [&](int tensor) -> T* {
+    const auto t = static_cast<std::size_t>(tensor);
+    if (constant_offsets[t] >= 0) {
+      return reinterpret_cast<T*>(static_cast<unsigned char*>(constants_.get()) + constant_offsets[t]);
+    }
+    if (plan_.offsets[t] < 0) throw model_.error(op, fmt::format("tensor {} has no data", tensor));
+    return reinterpret_cast<T*>(static_cast<unsigned char*>(arena_.get()) + plan_.offsets[t]);
+  };
+  auto in = [&](std::size_t i) -> const T* { return address(op.inputs.at(i)); };
+  auto in_shape = [&](std::size_t i) -> Shape { return shape(op.inputs.at(i)); };
+  auto nhwc = [&](std::size_t i) { return Nhwc::of(in_shape(i)); };
+  auto bias = [&](std::size_t i) -> const T* {
+    return op.inputs.size() > i && op.inputs[i] >= 0 ? address(op.inputs[i]) : nullptr;
+  };
+  const int out_tensor = op.outputs.at(0);
+  T* const out = address(out_tensor);
+  const std::int64_t count = element_count(shape(out_tensor));
+  Step step;
+  step.op = index;
+
+  if (op.is_custom()) {
+    const auto o = std::get<TransposeConvBiasOptions>(op.options);
+    step.enqueue = [=, a = in(0), as = nhwc(0), w = in(1), ws = nhwc(1), b = in(2)](cudaStream_t s) {
+      gpu::transpose_conv_bias_gpu(a, as, w, ws, b, o, out, s);
+    };
+    return step;
+  }
+  switch (static_cast<BuiltinOp>(op.builtin_code)) {
+    case BuiltinOp::conv_2d: {
+      const auto o = std::get<Conv2DOptions>(op.options);
+      const Nhwc is = nhwc(0), fs = nhwc(1);
+      const T *a = in(0), *w = in(1), *b = bias(2);
+      if constexpr (!std::is_same_v<T, float>) {
+        if (gemm_ && is_pointwise(fs, o)) {
+          // The input is the M x C matrix of pixels; out = input x filter^T, then bias and activation.
+          CublasGemm* gemm = gemm_.get();
+          const std::int64_t m = std::int64_t{is.n} * is.h * is.w;
+          step.enqueue = [=](cudaStream_t s) {
+            gemm->pointwise_fp16(a, m, is.c, w, fs.n, out, s);
+            gpu::bias_activation_gpu(out, m, fs.n, b, o.activation, s);
+          };
+          return step;
+        }
+      }
+      step.enqueue = [=](cudaStream_t s) { gpu::conv2d_gpu(a, is, w, fs, b, o, out, s); };
+      break;
+    }
+    case BuiltinOp::depthwise_conv_2d: {
+      const auto o = std::get<DepthwiseConv2DOptions>(op.options);
+      step.enqueue = [=, a = in(0), is = nhwc(0), w = in(1), fs = nhwc(1), b = bias(2)](cudaStream_t s) {
+        gpu::depthwise_conv2d_gpu(a, is, w, fs, b, o, out, s);
+      };
+      break;
+    }
+    case BuiltinOp::average_pool_2d: {
+      const auto o = std::get<Pool2DOptions>(op.options);
+      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { gpu::average_pool2d_gpu(a, is, o, out, s); };
+      break;
+    }
+    case BuiltinOp::max_pool_2d: {
+      const auto o = std::get<Pool2DOptions>(op.options);
+      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { gpu::max_pool2d_gpu(a, is, o, out, s); };
+      break;
+    }
+    case BuiltinOp::add:
+    case BuiltinOp::mul: {
+      const Activation act = std::get<ActivationOptions>(op.options).activation;
+      const bool add = op.is(BuiltinOp::add);
+      step.enqueue = [=, a = in(0), as = in_shape(0), b = in(1), bs = in_shape(1)](cudaStream_t s) {
+        if (add) {
+          gpu::add_gpu(a, as, b, bs, act, out, s);
+        } else {
+          gpu::mul_gpu(a, as, b, bs, act, out, s);
+        }
+      };
+      break;
+    }
+    case BuiltinOp::prelu:
+      step.enqueue = [=, a = in(0), as = in_shape(0), alpha = in(1), alpha_shape = in_shape(1)](cudaStream_t s) {
+        gpu::prelu_gpu(a, as, alpha, alpha_shape, out, s);
+      };
+      break;
+    case BuiltinOp::relu:
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::relu_gpu(a, count, out, s); };
+      break;
+    case BuiltinOp::relu6:
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::relu6_gpu(a, count, out, s); };
+      break;
+    case BuiltinOp::hard_swish:
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::hard_swish_gpu(a, count, out, s); };
+      break;
+    case BuiltinOp::logistic:
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::logistic_gpu(a, count, out, s); };
+      break;
+    case BuiltinOp::dequantize:  // of a FLOAT32 activation (constants were folded)
+    case BuiltinOp::reshape:
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::copy_gpu(a, count, out, s); };
+      break;
+    case BuiltinOp::mean:
+      step.enqueue = [=, a = in(0), as = in_shape(0), axes = constant_int_input(model_, op, 1)](cudaStream_t s) {
+        gpu::mean_gpu(a, as, axes, out, s);
+      };
+      break;
+    case BuiltinOp::pad:
+      step.enqueue = [=, a = in(0), as = in_shape(0), paddings = constant_int_input(model_, op, 1)](cudaStream_t s) {
+        gpu::pad_gpu(a, as, paddings, out, s);
+      };
+      break;
+    case BuiltinOp::resize_bilinear: {
+      const auto o = std::get<ResizeBilinearOptions>(op.options);
+      const auto size = constant_int_input(model_, op, 1);
+      step.enqueue = [=, a = in(0), is = nhwc(0), h = size.at(0), w = size.at(1)](cudaStream_t s) {
+        gpu::resize_bilinear_gpu(a, is, h, w, o, out, s);
+      };
+      break;
+    }
+    case BuiltinOp::concatenation: {
+      const auto o = std::get<ConcatenationOptions>(op.options);
+      std::vector<const T*> sources;
+      std::vector<Shape> source_shapes;
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        sources.push_back(in(i));
+        source_shapes.push_back(in_shape(i));
+      }
+      step.enqueue = [=](cudaStream_t s) { gpu::concatenation_gpu(sources, source_shapes, o.axis, o.activation, out, s); };
+      break;
+    }
+    default: throw model_.error(op, "not run by the CUDA engine");  // infer_shapes rejects these first
+  }
+  return step;
+}
+
+std::vector<Shape> CudaEngine::input_shapes() const {
+  std::vector<Shape> out;
+  for (const int t : model_.inputs()) out.push_back(shape(t));
+  return out;
+}
+
+std::vector<Shape> CudaEngine::output_shapes() const {
+  std::vector<Shape> out;
+  for (const int t : model_.outputs()) out.push_back(shape(t));
+  return out;
+}
+
+std::size_t CudaEngine::device_bytes() const {
+  return arena_.size() + constants_.size() + io_.size() + workspace_.size();
+}
+
+float* CudaEngine::input_device(std::size_t i) const { return inputs_.at(i); }
+const float* CudaEngine::output_device(std::size_t i) const { return outputs_.at(i); }
+
+void CudaEngine::enqueue_steps(const Stream& stream) const {
+  for (const Step& step : steps_) {
+    try {
+      step.enqueue(stream.get());
+    } catch (const ModelError&) {
+      throw;
+    } catch (const Error& e) {
+      if (step.op < 0) throw;
+      throw model_.error(model_.operators()[static_cast<std::size_t>(step.op)], e.what());
+    }
+  }
+}
+
+void CudaEngine::run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs,
+                     const Stream& stream) {
+  if (inputs.size() != inputs_.size() || outputs.size() != outputs_.size()) {
+    throw Error(fmt::format("{}: {} inputs and {} outputs given, the model has {} and {}", model_.source(),
+                            inputs.size(), outputs.size(), inputs_.size(), outputs_.size()));
+  }
+  if (!stream) throw GpuError(model_.source() + ": CudaEngine::run needs a GPU stream");
+  runtime_.bind_thread();
+  auto bytes_of = [&](int tensor) { return static_cast<std::size_t>(element_count(shape(tensor))) * sizeof(float); };
+  // A one-row 2-D copy: cudaMemcpyDefault, so the caller's buffers may be device or host memory.
+  auto copy = [&](void* dst, const void* src, std::size_t bytes) {
+    if (dst != src && bytes > 0) stream.copy_2d(dst, bytes, src, bytes, bytes, 1);
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i) copy(inputs_[i], inputs[i], bytes_of(model_.inputs()[i]));
+  // The first run enqueues the steps one by one: every kernel module and cuBLAS's kernels are
+  // loaded outside a capture, and a launcher's error names its operator. Later runs capture the
+  // graph once and launch it.
+  if (options_.cuda_graph && ran_) {
+    if (!graph_) graph_ = CudaGraph::capture(stream, [&] { enqueue_steps(stream); }, "inference of " + model_.source());
+    graph_.launch(stream);
+  } else {
+    enqueue_steps(stream);
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) copy(outputs[i], outputs_[i], bytes_of(model_.outputs()[i]));
+  last_run_.record(stream);
+  ran_ = true;
+}
+
+std::vector<std::vector<float>> CudaEngine::run(const std::vector<std::vector<float>>& inputs) {
+  const auto in_shapes = input_shapes();
+  if (inputs.size() != in_shapes.size()) {
+    throw Error(fmt::format("{}: {} inputs given, the model has {}", model_.source(), inputs.size(), in_shapes.size()));
+  }
+  std::vector<const float*> in;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (static_cast<std::int64_t>(inputs[i].size()) != element_count(in_shapes[i])) {
+      throw Error(fmt::format("{}: input {} has {} values, expected {} ({})", model_.source(), i, inputs[i].size(),
+                              element_count(in_shapes[i]), shape_string(in_shapes[i])));
+    }
+    in.push_back(inputs[i].data());
+  }
+  std::vector<std::vector<float>> outputs;
+  std::vector<float*> out;
+  for (const Shape& s : output_shapes()) outputs.emplace_back(static_cast<std::size_t>(element_count(s)));
+  for (auto& o : outputs) out.push_back(o.data());
+  run(in, out, stream_);  // pageable host buffers: the copies wait for the host side
+  stream_.synchronize("inference of " + model_.source());
+  return outputs;
+}
+
+}  // namespace gp::infer

@@ -1,0 +1,32 @@
+#pragma once
+// cuBLAS for the FP16 engine's pointwise convolutions: a CONV_2D with a 1x1 filter and stride 1
+// is a GEMM of the M x C pixel matrix (NHWC rows) with the O x C filter, which cuBLAS runs on
+// tensor cores (half inputs and output, float accumulation). The workspace is the caller's, set
+// once, so that cuBLAS allocates nothing while a CUDA graph is captured.
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gp::infer {
+
+class CublasGemm {
+ public:
+  // cuBLAS's recommendation for Hopper (32 MiB); less on older GPUs is enough.
+  static constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;
+
+  CublasGemm(void* workspace, std::size_t workspace_bytes);  // GpuError when cuBLAS fails to start
+  ~CublasGemm();
+  CublasGemm(const CublasGemm&) = delete;
+  CublasGemm& operator=(const CublasGemm&) = delete;
+
+  // output[m x n] = input[m x k] * filter[n x k]^T, all row-major half; enqueued on `stream`.
+  void pointwise_fp16(const __half* input, std::int64_t m, int k, const __half* filter, int n, __half* output,
+                      cudaStream_t stream);
+
+ private:
+  void* handle_ = nullptr;  // cublasHandle_t (cublas_v2.h stays in the .cpp)
+};
+
+}  // namespace gp::infer
