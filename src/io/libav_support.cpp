@@ -1,0 +1,160 @@
+#include "io/libav_support.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+
+#include "core/error.hpp"
+
+namespace gp::io::libav {
+
+Frame make_frame() {
+  Frame frame(av_frame_alloc());
+  if (!frame) throw std::bad_alloc();
+  return frame;
+}
+
+Packet make_packet() {
+  Packet packet(av_packet_alloc());
+  if (!packet) throw std::bad_alloc();
+  return packet;
+}
+
+void quiet_logging_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static const struct {
+      const char* name;
+      int level;
+    } levels[] = {{"quiet", AV_LOG_QUIET},     {"panic", AV_LOG_PANIC}, {"fatal", AV_LOG_FATAL},
+                  {"error", AV_LOG_ERROR},     {"warning", AV_LOG_WARNING}, {"info", AV_LOG_INFO},
+                  {"verbose", AV_LOG_VERBOSE}, {"debug", AV_LOG_DEBUG}, {"trace", AV_LOG_TRACE}};
+    if (const char* wanted = std::getenv("GPUPROC_LIBAV_LOG")) {
+      for (const auto& l : levels)
+        if (std::string(wanted) == l.name) av_log_set_level(l.level);
+    } else if (av_log_get_level() == AV_LOG_INFO) {  // libav's default: nobody chose
+      av_log_set_level(AV_LOG_ERROR);
+    }
+  });
+}
+
+std::string error_text(int averror) {
+  char text[AV_ERROR_MAX_STRING_SIZE] = {};
+  if (av_strerror(averror, text, sizeof text) < 0) return "libav error " + std::to_string(averror);
+  return text;
+}
+
+AVPixelFormat pixel_format_of(VideoPixels pixels) {
+  switch (pixels) {
+    case VideoPixels::yuv420p: return AV_PIX_FMT_YUV420P;
+    case VideoPixels::gray8: return AV_PIX_FMT_GRAY8;
+    case VideoPixels::rgb24: return AV_PIX_FMT_RGB24;
+    case VideoPixels::rgba: return AV_PIX_FMT_RGBA;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
+bool is_full_range(AVPixelFormat format, AVColorRange range) {
+  switch (format) {
+    case AV_PIX_FMT_YUVJ420P:
+    case AV_PIX_FMT_YUVJ422P:
+    case AV_PIX_FMT_YUVJ444P:
+    case AV_PIX_FMT_YUVJ440P:
+    case AV_PIX_FMT_YUVJ411P: return true;
+    default: return range == AVCOL_RANGE_JPEG;
+  }
+}
+
+YuvMatrix matrix_of(AVColorSpace colorspace, int height) {
+  switch (colorspace) {
+    case AVCOL_SPC_BT709: return YuvMatrix::bt709;
+    case AVCOL_SPC_BT2020_NCL:
+    case AVCOL_SPC_BT2020_CL: return YuvMatrix::bt2020;
+    case AVCOL_SPC_BT470BG:
+    case AVCOL_SPC_SMPTE170M:
+    case AVCOL_SPC_FCC: return YuvMatrix::bt601;
+    default: return height >= 720 ? YuvMatrix::bt709 : YuvMatrix::bt601;
+  }
+}
+
+namespace {
+
+int sws_colorspace_of(YuvMatrix matrix) {
+  switch (matrix) {
+    case YuvMatrix::bt709: return SWS_CS_ITU709;
+    case YuvMatrix::bt2020: return SWS_CS_BT2020;
+    case YuvMatrix::bt601: return SWS_CS_ITU601;
+  }
+  return SWS_CS_DEFAULT;
+}
+
+// swscale's own notion of the yuvj formats is "full range": hand it the plain format and the
+// range separately (it warns about the deprecated yuvj formats otherwise).
+AVPixelFormat without_j(AVPixelFormat format) {
+  switch (format) {
+    case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P;
+    case AV_PIX_FMT_YUVJ422P: return AV_PIX_FMT_YUV422P;
+    case AV_PIX_FMT_YUVJ444P: return AV_PIX_FMT_YUV444P;
+    case AV_PIX_FMT_YUVJ440P: return AV_PIX_FMT_YUV440P;
+    case AV_PIX_FMT_YUVJ411P: return AV_PIX_FMT_YUV411P;
+    default: return format;
+  }
+}
+
+// Packed RGB(A) <-> planar GBR(A) by hand: swscale 6.7 (FFmpeg 5.1) changes about 12% of the
+// values of rgba -> gbrap -> rgba, which Ut Video's lossless RGBA needs exact.
+bool shuffle_planar_rgb(const PictureFormat& from, const std::uint8_t* const src[4], const int src_pitch[4],
+                        const PictureFormat& to, std::uint8_t* const dst[4], const int dst_pitch[4]) {
+  const auto packed_channels = [](AVPixelFormat f) { return f == AV_PIX_FMT_RGB24 ? 3 : f == AV_PIX_FMT_RGBA ? 4 : 0; };
+  const auto planar_channels = [](AVPixelFormat f) { return f == AV_PIX_FMT_GBRP ? 3 : f == AV_PIX_FMT_GBRAP ? 4 : 0; };
+  const bool to_planar = packed_channels(from.format) && packed_channels(from.format) == planar_channels(to.format);
+  const bool to_packed = planar_channels(from.format) && planar_channels(from.format) == packed_channels(to.format);
+  if (!to_planar && !to_packed) return false;
+  const int channels = to_planar ? packed_channels(from.format) : packed_channels(to.format);
+  static const int plane_of[4] = {2, 0, 1, 3};  // R, G, B, A live in planes 2 (R), 0 (G), 1 (B), 3 (A)
+  for (int y = 0; y < from.height; ++y)
+    for (int c = 0; c < channels; ++c) {
+      const int plane = plane_of[c];
+      if (to_planar) {
+        const std::uint8_t* in = src[0] + std::ptrdiff_t(src_pitch[0]) * y + c;
+        std::uint8_t* out = dst[plane] + std::ptrdiff_t(dst_pitch[plane]) * y;
+        for (int x = 0; x < from.width; ++x) out[x] = in[x * channels];
+      } else {
+        const std::uint8_t* in = src[plane] + std::ptrdiff_t(src_pitch[plane]) * y;
+        std::uint8_t* out = dst[0] + std::ptrdiff_t(dst_pitch[0]) * y + c;
+        for (int x = 0; x < from.width; ++x) out[x * channels] = in[x];
+      }
+    }
+  return true;
+}
+
+}  // namespace
+
+void Converter::convert(const PictureFormat& from, const std::uint8_t* const src[4], const int src_pitch[4],
+                        const PictureFormat& to, std::uint8_t* const dst[4], const int dst_pitch[4]) {
+  if (from.width == to.width && from.height == to.height && shuffle_planar_rgb(from, src, src_pitch, to, dst, dst_pitch))
+    return;
+  if (!scaler_ || !(from == from_) || !(to == to_)) {
+    scaler_.reset(sws_getContext(from.width, from.height, without_j(from.format), to.width, to.height,
+                                 without_j(to.format), SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+                                 nullptr, nullptr, nullptr));
+    if (!scaler_)
+      throw Error(std::string("swscale cannot convert ") + av_get_pix_fmt_name(from.format) + " to " +
+                  av_get_pix_fmt_name(to.format));
+    // Range and matrix of both sides; swscale ignores those of an RGB side.
+    if (sws_setColorspaceDetails(scaler_.get(), sws_getCoefficients(sws_colorspace_of(from.matrix)), from.full_range,
+                                 sws_getCoefficients(sws_colorspace_of(to.matrix)), to.full_range, 0, 1 << 16,
+                                 1 << 16) < 0) {
+      scaler_.reset();
+      throw Error("swscale cannot set the YUV range and matrix");
+    }
+    from_ = from;
+    to_ = to;
+  }
+  const int rows = sws_scale(scaler_.get(), src, src_pitch, 0, from.height, dst, dst_pitch);
+  if (rows != to.height)
+    throw Error(std::string("swscale converted ") + std::to_string(rows) + " of " + std::to_string(to.height) +
+                " rows (" + av_get_pix_fmt_name(from.format) + " to " + av_get_pix_fmt_name(to.format) + ")");
+}
+
+}  // namespace gp::io::libav

@@ -1,0 +1,104 @@
+#pragma once
+// Decoded video frames as VideoReader delivers them and VideoWriter takes them, and the RGB24
+// conversion for CPU paths. No libav headers here: AVFrame is only declared.
+//
+// Ownership: a VideoFrame holds one reference-counted libav picture. Frames straight from the
+// decoder share the decoder's buffer pool (no copy, no allocation once the pool is warm); frames
+// that needed a conversion own a buffer that the next read() into the same VideoFrame reuses.
+// Plane pointers stay valid until the frame is read into again, moved from or destroyed. A frame
+// may be handed to another thread (and released there): libav's buffer pools are thread-safe.
+// Holding many frames at once makes the decoder's pool grow by as many pictures.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/views.hpp"
+
+struct AVFrame;
+
+namespace gp::io {
+
+namespace libav {
+class Converter;
+}
+
+// A rational number as libav uses for frame rates and time bases (num/den; den > 0).
+struct Rational {
+  int num = 0, den = 1;
+  double value() const { return den != 0 ? double(num) / double(den) : 0.0; }
+  bool valid() const { return num > 0 && den > 0; }
+};
+
+// Pixel layouts of frames given to VideoWriter and delivered by VideoReader.
+enum class VideoPixels {
+  yuv420p,  // planar Y, U, V; chroma half width and height (rounded up), 8 bits
+  gray8,    // one 8-bit plane (masks)
+  rgb24,    // interleaved R, G, B
+  rgba,     // interleaved R, G, B, A (A straight, not premultiplied)
+};
+const char* to_string(VideoPixels pixels);
+int channels_of(VideoPixels pixels);  // of the interleaved formats; 1 for yuv420p's planes
+
+// The matrix between YUV and RGB (ITU-R BT.601, BT.709, BT.2020 non-constant luminance).
+enum class YuvMatrix { bt601, bt709, bt2020 };
+const char* to_string(YuvMatrix matrix);
+
+class VideoFrame {
+ public:
+  VideoFrame();
+  ~VideoFrame();
+  VideoFrame(VideoFrame&& other) noexcept;
+  VideoFrame& operator=(VideoFrame&& other) noexcept;
+  VideoFrame(const VideoFrame&) = delete;
+  VideoFrame& operator=(const VideoFrame&) = delete;
+
+  bool empty() const;
+  int width() const;
+  int height() const;
+  VideoPixels pixels() const { return pixels_; }
+
+  // Plane p of yuv420p: 0 = Y (width x height), 1 = U, 2 = V ((width+1)/2 x (height+1)/2);
+  // gray8/rgb24/rgba have plane 0 only. pitch(p) = bytes between row starts (positive).
+  const std::uint8_t* plane(int p) const;
+  int pitch(int p) const;
+  int plane_width(int p) const;
+  int plane_height(int p) const;
+  // Plane p as a 1-channel u8 view; for gray8/rgb24/rgba, plane 0 is the whole interleaved image
+  // (view()). The data pointer is non-const only because ImageView's is: do not write through it.
+  ImageView plane_view(int p) const;
+  ImageView view() const { return plane_view(0); }
+
+  // YUV range: true for 0..255 (JPEG, yuvj420p), false for 16..235 luma / 16..240 chroma.
+  bool full_range() const;
+  YuvMatrix matrix() const;
+
+  std::int64_t index() const { return index_; }  // 0-based, in presentation order
+  std::int64_t pts() const { return pts_; }      // in the stream's time base
+  double seconds() const { return seconds_; }    // pts in seconds (container timeline)
+  bool key_frame() const;
+
+ private:
+  friend class VideoReader;
+  AVFrame* libav_frame();     // allocated on first use
+  AVFrame* frame_ = nullptr;  // null until first read into, and after a move
+  VideoPixels pixels_ = VideoPixels::yuv420p;
+  std::int64_t index_ = -1, pts_ = 0;
+  double seconds_ = 0;
+};
+
+// YUV 4:2:0 frames to interleaved RGB24 for CPU paths (swscale, honouring the frame's range and
+// matrix). Keeps its swscale context between calls: one object per thread.
+class VideoRgbConverter {
+ public:
+  VideoRgbConverter();
+  ~VideoRgbConverter();
+  VideoRgbConverter(const VideoRgbConverter&) = delete;
+  VideoRgbConverter& operator=(const VideoRgbConverter&) = delete;
+  // dst: u8, 3 channels, the frame's size, any pitch. Throws gp::Error on a mismatch.
+  void convert(const VideoFrame& frame, const ImageView& dst);
+
+ private:
+  std::unique_ptr<libav::Converter> converter_;
+};
+
+}  // namespace gp::io

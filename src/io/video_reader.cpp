@@ -1,0 +1,265 @@
+#include "io/video_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+extern "C" {
+#include <libavutil/display.h>
+}
+
+#include "core/error.hpp"
+#include "io/libav_support.hpp"
+
+namespace gp::io {
+
+using libav::error_text;
+
+struct VideoReader::State {
+  std::string path;
+  VideoReaderOptions options;
+  VideoStreamInfo info;
+  libav::InputContext input;
+  libav::CodecContext decoder;
+  AVStream* stream = nullptr;
+  libav::Packet packet = libav::make_packet();
+  libav::Frame decoded = libav::make_frame();
+  libav::Converter converter;
+  std::int64_t frames_read = 0;
+  std::int64_t last_pts = AV_NOPTS_VALUE;
+  int bad_packets = 0;
+  bool draining = false;  // the demuxer is done; the decoder is giving out what it holds
+  bool finished = false;
+
+  [[noreturn]] void fail(const std::string& stage, const std::string& what) const { throw ItemError(path, stage, what); }
+  [[noreturn]] void fail_frame(const std::string& what) const {
+    fail("decode", "frame " + std::to_string(frames_read) + ": " + what);
+  }
+
+  void open();
+  void open_decoder(const AVCodec* codec);
+  void describe();
+  void bad_packet(int averror);
+  void feed_decoder();  // one packet of our stream, or the flush at the end
+  void deliver(VideoFrame& frame);
+  void check_complete() const;
+};
+
+namespace {
+
+double seconds_of(std::int64_t t, AVRational tb) { return double(t) * av_q2d(tb); }
+
+// Rotation a player applies (clockwise degrees, 0..270) from the stream's display matrix.
+int rotation_of(const AVStream* stream) {
+  const auto* matrix = reinterpret_cast<const std::int32_t*>(
+      av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nullptr));
+  if (!matrix) return 0;
+  const double counterclockwise = av_display_rotation_get(matrix);
+  if (std::isnan(counterclockwise)) return 0;
+  const int degrees = int(std::lround(-counterclockwise / 90.0)) * 90;
+  return ((degrees % 360) + 360) % 360;
+}
+
+}  // namespace
+
+void VideoReader::State::open() {
+  AVFormatContext* raw = nullptr;
+  int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr);
+  if (err < 0) fail("open", error_text(err));
+  input.reset(raw);
+  err = avformat_find_stream_info(input.get(), nullptr);
+  if (err < 0) fail("open", "cannot read the stream parameters: " + error_text(err));
+  const AVCodec* codec = nullptr;
+  err = av_find_best_stream(input.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+  if (err == AVERROR_STREAM_NOT_FOUND) fail("open", "no video stream (" + std::string(input->iformat->name) + " file)");
+  if (err < 0 && err != AVERROR_DECODER_NOT_FOUND) fail("open", "cannot choose a video stream: " + error_text(err));
+  if (err == AVERROR_DECODER_NOT_FOUND) {
+    int index = av_find_best_stream(input.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+    const AVCodecID id = index >= 0 ? input->streams[index]->codecpar->codec_id : AV_CODEC_ID_NONE;
+    fail("open", std::string("no decoder for the video codec ") + avcodec_get_name(id) + " in this FFmpeg build");
+  }
+  stream = input->streams[err];
+  // The demuxer skips the packets of every other stream (audio, subtitles...).
+  for (unsigned i = 0; i < input->nb_streams; ++i)
+    if (int(i) != stream->index) input->streams[i]->discard = AVDISCARD_ALL;
+  open_decoder(codec);
+  describe();
+}
+
+void VideoReader::State::open_decoder(const AVCodec* codec) {
+  decoder.reset(avcodec_alloc_context3(codec));
+  if (!decoder) throw std::bad_alloc();
+  int err = avcodec_parameters_to_context(decoder.get(), stream->codecpar);
+  if (err < 0) fail("open", "cannot set up the " + std::string(codec->name) + " decoder: " + error_text(err));
+  decoder->pkt_timebase = stream->time_base;
+  decoder->thread_count = std::max(0, options.threads);
+  decoder->thread_type = (options.frame_threads ? FF_THREAD_FRAME : 0) | (options.slice_threads ? FF_THREAD_SLICE : 0);
+  err = avcodec_open2(decoder.get(), codec, nullptr);
+  if (err < 0) fail("open", "cannot open the " + std::string(codec->name) + " decoder: " + error_text(err));
+}
+
+void VideoReader::State::describe() {
+  const AVCodecParameters& par = *stream->codecpar;
+  info.width = par.width;
+  info.height = par.height;
+  const AVRational rate = av_guess_frame_rate(input.get(), stream, nullptr);
+  if (rate.num > 0 && rate.den > 0) info.frame_rate = {rate.num, rate.den};
+  info.time_base = {stream->time_base.num, stream->time_base.den};
+  if (stream->duration > 0 && stream->duration != AV_NOPTS_VALUE)
+    info.duration = seconds_of(stream->duration, stream->time_base);
+  else if (input->duration > 0 && input->duration != AV_NOPTS_VALUE && input->nb_streams == 1)
+    info.duration = double(input->duration) / AV_TIME_BASE;  // the file's, when it has only this stream
+  if (stream->start_time != AV_NOPTS_VALUE) info.start_time = seconds_of(stream->start_time, stream->time_base);
+  if (stream->nb_frames > 0) {
+    info.frame_count = stream->nb_frames;
+    info.frame_count_declared = true;
+  } else if (info.duration > 0 && info.frame_rate.valid()) {
+    info.frame_count = std::llround(info.duration * info.frame_rate.value());
+  }
+  info.codec = decoder->codec->name;
+  const char* format = av_get_pix_fmt_name(AVPixelFormat(par.format));
+  info.pixel_format = format ? format : "unknown";
+  info.container = input->iformat->name;
+  info.rotation = rotation_of(stream);
+  info.stream_index = stream->index;
+  if (info.width <= 0 || info.height <= 0) fail("open", "the video stream has no picture size");
+}
+
+void VideoReader::State::bad_packet(int averror) {
+  if (++bad_packets > options.max_bad_packets) fail_frame("the " + info.codec + " decoder failed: " + error_text(averror));
+}
+
+void VideoReader::State::feed_decoder() {
+  for (;;) {
+    const int err = av_read_frame(input.get(), packet.get());
+    if (err == AVERROR_EOF) {
+      // Data the demuxer could not read (an I/O error) also ends the packets: tell them apart.
+      if (input->pb && input->pb->error < 0) fail_frame("cannot read the file: " + error_text(input->pb->error));
+      draining = true;
+      const int flushed = avcodec_send_packet(decoder.get(), nullptr);
+      if (flushed < 0 && flushed != AVERROR_EOF) bad_packet(flushed);
+      return;
+    }
+    if (err < 0) fail_frame("cannot read the " + info.container + " data: " + error_text(err));
+    if (packet->stream_index != stream->index) {
+      av_packet_unref(packet.get());
+      continue;
+    }
+    const int sent = avcodec_send_packet(decoder.get(), packet.get());
+    av_packet_unref(packet.get());
+    if (sent < 0) bad_packet(sent);  // EAGAIN cannot happen: read() empties the decoder first
+    return;
+  }
+}
+
+void VideoReader::State::deliver(VideoFrame& frame) {
+  AVFrame* out = frame.libav_frame();
+  AVFrame* in = decoded.get();
+  // Timestamps: the decoder's best guess, else one frame after the previous one.
+  std::int64_t pts = in->best_effort_timestamp;
+  if (pts == AV_NOPTS_VALUE) {
+    const AVRational rate = info.frame_rate.valid() ? AVRational{info.frame_rate.num, info.frame_rate.den} : AVRational{25, 1};
+    const std::int64_t step = std::max<std::int64_t>(1, av_rescale_q(1, av_inv_q(rate), stream->time_base));
+    pts = last_pts == AV_NOPTS_VALUE ? 0 : last_pts + step;
+  }
+  const AVPixelFormat source = AVPixelFormat(in->format);
+  const AVPixelFormat wanted = libav::pixel_format_of(options.pixels);
+  const bool as_is = source == wanted || (options.pixels == VideoPixels::yuv420p && source == AV_PIX_FMT_YUVJ420P);
+  if (as_is) {
+    av_frame_unref(out);
+    av_frame_move_ref(out, in);  // the decoder's pooled buffer, no copy
+  } else {
+    // Our own buffer, reused while it has the right size and nobody else holds it.
+    const bool reusable = out->buf[0] && av_frame_is_writable(out) && out->format == wanted &&
+                          out->width == in->width && out->height == in->height;
+    if (!reusable) {
+      av_frame_unref(out);
+      out->format = wanted;
+      out->width = in->width;
+      out->height = in->height;
+      const int err = av_frame_get_buffer(out, 0);
+      if (err < 0) fail_frame("cannot allocate a " + std::string(to_string(options.pixels)) + " frame: " + error_text(err));
+    }
+    const bool source_full = libav::is_full_range(source, in->color_range);
+    const YuvMatrix matrix = libav::matrix_of(in->colorspace, in->height);
+    const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(source);
+    const bool source_rgb = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB);
+    const bool source_gray = desc && desc->nb_components <= 2 && !source_rgb;
+    // YUV stays in its range (and grey keeps its values); RGB turns into full-range YUV, which
+    // keeps the most levels; RGB and grey outputs are full range.
+    libav::PictureFormat from{in->width, in->height, source, source_full, matrix};
+    libav::PictureFormat to{in->width, in->height, wanted, source_full, matrix};
+    if (source_rgb) from.full_range = to.full_range = true;
+    if (options.pixels == VideoPixels::rgb24 || options.pixels == VideoPixels::rgba) {
+      to.full_range = true;
+      if (source_gray) from.full_range = true;  // grey values as luma of full-range RGB
+    }
+    if (options.pixels == VideoPixels::gray8 && !source_rgb) to.full_range = from.full_range;  // Y as it is
+    converter.convert(from, in->data, in->linesize, to, out->data, out->linesize);
+    av_frame_copy_props(out, in);
+    out->color_range = to.full_range ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+    out->colorspace = matrix == YuvMatrix::bt709    ? AVCOL_SPC_BT709
+                      : matrix == YuvMatrix::bt2020 ? AVCOL_SPC_BT2020_NCL
+                                                    : AVCOL_SPC_SMPTE170M;
+    av_frame_unref(in);
+  }
+  frame.pixels_ = options.pixels;
+  frame.index_ = frames_read++;
+  frame.pts_ = pts;
+  frame.seconds_ = seconds_of(pts, stream->time_base);
+  last_pts = pts;
+}
+
+void VideoReader::State::check_complete() const {
+  if (frames_read == 0) fail("decode", "no frame could be decoded from the video stream");
+  if (!options.check_truncation || info.duration <= 0 || last_pts == AV_NOPTS_VALUE) return;
+  const double frame_time = info.frame_rate.valid() ? 1.0 / info.frame_rate.value() : 0.0;
+  const double reached = seconds_of(last_pts, stream->time_base) + frame_time - info.start_time;
+  const double slack = 2 * frame_time + 0.02 * info.duration;
+  if (reached + slack < info.duration)
+    fail("decode", "truncated: the video stops at frame " + std::to_string(frames_read - 1) + " (" +
+                       std::to_string(reached) + " s) but the " + info.container + " container declares " +
+                       std::to_string(info.duration) + " s");
+}
+
+VideoReader::VideoReader(const std::string& path, const VideoReaderOptions& options) : state_(std::make_unique<State>()) {
+  libav::quiet_logging_once();
+  state_->path = path;
+  state_->options = options;
+  state_->open();
+}
+
+VideoReader::~VideoReader() = default;
+
+const VideoStreamInfo& VideoReader::info() const { return state_->info; }
+const std::string& VideoReader::path() const { return state_->path; }
+VideoPixels VideoReader::pixels() const { return state_->options.pixels; }
+std::int64_t VideoReader::frames_read() const { return state_->frames_read; }
+
+bool VideoReader::read(VideoFrame& frame) {
+  State& s = *state_;
+  if (frame.frame_) av_frame_unref(frame.frame_);
+  frame.index_ = -1;
+  if (s.finished) return false;
+  for (;;) {
+    const int err = avcodec_receive_frame(s.decoder.get(), s.decoded.get());
+    if (err == 0) {
+      s.deliver(frame);
+      return true;
+    }
+    if (err == AVERROR_EOF) {
+      s.finished = true;
+      s.check_complete();
+      return false;
+    }
+    if (err != AVERROR(EAGAIN)) {
+      s.bad_packet(err);
+      continue;
+    }
+    if (s.draining) {  // cannot happen: a flushed decoder ends with AVERROR_EOF
+      s.fail_frame("the decoder wants more data after the end of the stream");
+    }
+    s.feed_decoder();
+  }
+}
+
+}  // namespace gp::io

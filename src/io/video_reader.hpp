@@ -1,0 +1,80 @@
+#pragma once
+// Video files through libavformat/libavcodec: any container and codec Debian's FFmpeg reads
+// (MP4, MKV, AVI, MOV, WebM...; H.264, HEVC, VP9, AV1, MPEG-4, FFV1, ProRes, MJPEG...).
+//
+// Threading: one VideoReader per thread (it is not safe to share), but several readers run at
+// once without coordination, e.g. one per camera. The decoder itself uses `threads` worker threads
+// (frame and slice threading). To overlap decoding with GPU work and encoding, run the reader on
+// its own thread and hand frames over a queue: frames are movable and may be released on any
+// thread (see video_frame.hpp for their ownership). Keep a small set of VideoFrames and read into
+// them in turn to avoid allocations per frame.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "io/video_frame.hpp"
+
+namespace gp::io {
+
+struct VideoReaderOptions {
+  // Decoder threads: 0 = one per core (libav's choice), 1 = decode on the caller's thread.
+  int threads = 0;
+  // Frame threading decodes several frames at once (the most throughput, but `threads` frames of
+  // delay before the first one comes out); slice threading splits one frame (no delay, only where
+  // the stream has slices). Streaming with low latency: frame_threads = false.
+  bool frame_threads = true;
+  bool slice_threads = true;
+  // What read() delivers; frames in another format are converted with swscale (none for a
+  // yuv420p/yuvj420p source read as yuv420p).
+  VideoPixels pixels = VideoPixels::yuv420p;
+  // Packets the decoder may reject before read() throws: 0 = the first bad packet is an error.
+  int max_bad_packets = 0;
+  // At the end of the file, a stream that stops well short (by more than 2 frames and 2%) of the
+  // duration its container declares is an error (a truncated file).
+  bool check_truncation = true;
+};
+
+struct VideoStreamInfo {
+  int width = 0, height = 0;
+  Rational frame_rate;           // average, or the container's guess; invalid() when unknown
+  Rational time_base;            // of the stream's timestamps (VideoFrame::pts)
+  std::int64_t frame_count = -1; // as the container declares it; else duration x rate; -1 unknown
+  bool frame_count_declared = false;  // false: estimated (may differ from what decodes)
+  double duration = -1;          // seconds, -1 unknown
+  double start_time = 0;         // seconds of the first timestamp
+  std::string codec;             // decoder name, e.g. "h264"
+  std::string pixel_format;      // the stream's coded pixel format, e.g. "yuv420p"
+  std::string container;         // e.g. "matroska,webm"
+  int rotation = 0;              // degrees clockwise a player turns the picture (0, 90, 180, 270)
+  int stream_index = 0;
+};
+
+class VideoReader {
+ public:
+  // Opens the file and its best video stream (the one libav would play) and the stream's decoder.
+  // Throws gp::ItemError(path, "open", why): unreadable or unknown file, no video stream, no
+  // decoder for its codec.
+  explicit VideoReader(const std::string& path, const VideoReaderOptions& options = {});
+  ~VideoReader();
+  VideoReader(const VideoReader&) = delete;
+  VideoReader& operator=(const VideoReader&) = delete;
+
+  const VideoStreamInfo& info() const;
+  const std::string& path() const;
+  VideoPixels pixels() const;  // what read() delivers
+
+  // Decodes the next frame into `frame`, releasing what it held before; returns false (frame left
+  // empty) after the last one. Throws gp::ItemError(path, "decode", "frame N: ...") when the
+  // data cannot be read or decoded (N = the index the frame would have had), for a truncated
+  // stream (see check_truncation), and when the file has no frame at all. After an exception the
+  // reader can only be destroyed.
+  bool read(VideoFrame& frame);
+
+  std::int64_t frames_read() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gp::io
