@@ -12,7 +12,7 @@
 #include "cuda/infer/device_math.cuh"
 #include "cuda/infer/ops.hpp"
 
-namespace gp::infer::gpu {
+namespace gp::infer::gpu::fp16 {
 namespace {
 
 using detail::activate;
@@ -277,4 +277,4 @@ void bias_activation_gpu(__half* data, std::int64_t rows, int channels, const __
   GP_CUDA_CHECK_LAUNCH("CONV_2D (fp16) bias and activation of " + std::to_string(rows) + "x" + std::to_string(channels));
 }
 
-}  // namespace gp::infer::gpu
+}  // namespace gp::infer::gpu::fp16

@@ -79,7 +79,9 @@ void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_
 // ---- FP16 storage (conv_fp16.cu, ops_fp16.cu) -------------------------------------------------
 // The same operators on half tensors for the FP16 engine: each kernel loads half, computes in
 // float as its FP32 counterpart does (same order, one float accumulator per output) and rounds
-// its result to half once. Same arguments and errors as the FP32 launchers.
+// its result to half once. Same arguments and errors as the FP32 launchers. In a namespace of
+// their own so that a call with null pointers still picks the FP32 launcher unambiguously.
+namespace fp16 {
 
 void conv2d_gpu(const __half* input, const Nhwc& input_shape, const __half* filter, const Nhwc& filter_shape,
                 const __half* bias, const Conv2DOptions& options, __half* output, cudaStream_t stream);
@@ -120,5 +122,7 @@ void bias_activation_gpu(__half* data, std::int64_t rows, int channels, const __
 // Conversions at the FP16 engine's inputs and outputs (round to nearest even; exact widening).
 void float_to_half_gpu(const float* input, std::int64_t count, __half* output, cudaStream_t stream);
 void half_to_float_gpu(const __half* input, std::int64_t count, float* output, cudaStream_t stream);
+
+}  // namespace fp16
 
 }  // namespace gp::infer::gpu

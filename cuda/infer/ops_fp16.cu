@@ -9,7 +9,7 @@
 #include "cuda/infer/device_math.cuh"
 #include "cuda/infer/ops.hpp"
 
-namespace gp::infer::gpu {
+namespace gp::infer::gpu::fp16 {
 namespace {
 
 using detail::activate;
@@ -413,4 +413,4 @@ void copy_gpu(const __half* input, std::int64_t count, __half* output, cudaStrea
                 "RESHAPE (fp16) copy of " + std::to_string(count) + " elements");
 }
 
-}  // namespace gp::infer::gpu
+}  // namespace gp::infer::gpu::fp16

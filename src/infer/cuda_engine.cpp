@@ -23,6 +23,13 @@ Precision parse_precision(const std::string& text) {
 
 namespace {
 
+// The FP32 launchers and their FP16 overloads as one overload set, so that make_step<T> calls
+// launch::conv2d_gpu(...) for either element type.
+namespace launch {
+using namespace gpu;
+using namespace gpu::fp16;
+}  // namespace launch
+
 Stream gpu_stream(Runtime& runtime) {
   if (!runtime.gpu()) throw GpuError("the CUDA inference engine needs a GPU (the runtime is on the CPU path)");
   runtime.bind_thread();
@@ -154,7 +161,7 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
       const float* src = inputs_[i];
       auto* dst = reinterpret_cast<__half*>(arena_at(t));
       const std::int64_t count = element_count(shape(t));
-      steps_.push_back({-1, [=](cudaStream_t s) { gpu::float_to_half_gpu(src, count, dst, s); }});
+      steps_.push_back({-1, [=](cudaStream_t s) { launch::float_to_half_gpu(src, count, dst, s); }});
     }
   }
   for (const int index : shapes_.run_operators) steps_.push_back(make_step<T>(index, constant_offsets));
@@ -164,7 +171,7 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
       const auto* src = reinterpret_cast<const __half*>(arena_at(t));
       float* dst = outputs_[i];
       const std::int64_t count = element_count(shape(t));
-      steps_.push_back({-1, [=](cudaStream_t s) { gpu::half_to_float_gpu(src, count, dst, s); }});
+      steps_.push_back({-1, [=](cudaStream_t s) { launch::half_to_float_gpu(src, count, dst, s); }});
     }
   }
 }
@@ -196,7 +203,7 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
   if (op.is_custom()) {
     const auto o = std::get<TransposeConvBiasOptions>(op.options);
     step.enqueue = [=, a = in(0), as = nhwc(0), w = in(1), ws = nhwc(1), b = in(2)](cudaStream_t s) {
-      gpu::transpose_conv_bias_gpu(a, as, w, ws, b, o, out, s);
+      launch::transpose_conv_bias_gpu(a, as, w, ws, b, o, out, s);
     };
     return step;
   }
@@ -212,29 +219,29 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
           const std::int64_t m = std::int64_t{is.n} * is.h * is.w;
           step.enqueue = [=](cudaStream_t s) {
             gemm->pointwise_fp16(a, m, is.c, w, fs.n, out, s);
-            gpu::bias_activation_gpu(out, m, fs.n, b, o.activation, s);
+            launch::bias_activation_gpu(out, m, fs.n, b, o.activation, s);
           };
           return step;
         }
       }
-      step.enqueue = [=](cudaStream_t s) { gpu::conv2d_gpu(a, is, w, fs, b, o, out, s); };
+      step.enqueue = [=](cudaStream_t s) { launch::conv2d_gpu(a, is, w, fs, b, o, out, s); };
       break;
     }
     case BuiltinOp::depthwise_conv_2d: {
       const auto o = std::get<DepthwiseConv2DOptions>(op.options);
       step.enqueue = [=, a = in(0), is = nhwc(0), w = in(1), fs = nhwc(1), b = bias(2)](cudaStream_t s) {
-        gpu::depthwise_conv2d_gpu(a, is, w, fs, b, o, out, s);
+        launch::depthwise_conv2d_gpu(a, is, w, fs, b, o, out, s);
       };
       break;
     }
     case BuiltinOp::average_pool_2d: {
       const auto o = std::get<Pool2DOptions>(op.options);
-      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { gpu::average_pool2d_gpu(a, is, o, out, s); };
+      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { launch::average_pool2d_gpu(a, is, o, out, s); };
       break;
     }
     case BuiltinOp::max_pool_2d: {
       const auto o = std::get<Pool2DOptions>(op.options);
-      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { gpu::max_pool2d_gpu(a, is, o, out, s); };
+      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { launch::max_pool2d_gpu(a, is, o, out, s); };
       break;
     }
     case BuiltinOp::add:
@@ -243,49 +250,49 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
       const bool add = op.is(BuiltinOp::add);
       step.enqueue = [=, a = in(0), as = in_shape(0), b = in(1), bs = in_shape(1)](cudaStream_t s) {
         if (add) {
-          gpu::add_gpu(a, as, b, bs, act, out, s);
+          launch::add_gpu(a, as, b, bs, act, out, s);
         } else {
-          gpu::mul_gpu(a, as, b, bs, act, out, s);
+          launch::mul_gpu(a, as, b, bs, act, out, s);
         }
       };
       break;
     }
     case BuiltinOp::prelu:
       step.enqueue = [=, a = in(0), as = in_shape(0), alpha = in(1), alpha_shape = in_shape(1)](cudaStream_t s) {
-        gpu::prelu_gpu(a, as, alpha, alpha_shape, out, s);
+        launch::prelu_gpu(a, as, alpha, alpha_shape, out, s);
       };
       break;
     case BuiltinOp::relu:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::relu_gpu(a, count, out, s); };
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::relu_gpu(a, count, out, s); };
       break;
     case BuiltinOp::relu6:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::relu6_gpu(a, count, out, s); };
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::relu6_gpu(a, count, out, s); };
       break;
     case BuiltinOp::hard_swish:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::hard_swish_gpu(a, count, out, s); };
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::hard_swish_gpu(a, count, out, s); };
       break;
     case BuiltinOp::logistic:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::logistic_gpu(a, count, out, s); };
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::logistic_gpu(a, count, out, s); };
       break;
     case BuiltinOp::dequantize:  // of a FLOAT32 activation (constants were folded)
     case BuiltinOp::reshape:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { gpu::copy_gpu(a, count, out, s); };
+      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::copy_gpu(a, count, out, s); };
       break;
     case BuiltinOp::mean:
       step.enqueue = [=, a = in(0), as = in_shape(0), axes = constant_int_input(model_, op, 1)](cudaStream_t s) {
-        gpu::mean_gpu(a, as, axes, out, s);
+        launch::mean_gpu(a, as, axes, out, s);
       };
       break;
     case BuiltinOp::pad:
       step.enqueue = [=, a = in(0), as = in_shape(0), paddings = constant_int_input(model_, op, 1)](cudaStream_t s) {
-        gpu::pad_gpu(a, as, paddings, out, s);
+        launch::pad_gpu(a, as, paddings, out, s);
       };
       break;
     case BuiltinOp::resize_bilinear: {
       const auto o = std::get<ResizeBilinearOptions>(op.options);
       const auto size = constant_int_input(model_, op, 1);
       step.enqueue = [=, a = in(0), is = nhwc(0), h = size.at(0), w = size.at(1)](cudaStream_t s) {
-        gpu::resize_bilinear_gpu(a, is, h, w, o, out, s);
+        launch::resize_bilinear_gpu(a, is, h, w, o, out, s);
       };
       break;
     }
@@ -297,7 +304,7 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
         sources.push_back(in(i));
         source_shapes.push_back(in_shape(i));
       }
-      step.enqueue = [=](cudaStream_t s) { gpu::concatenation_gpu(sources, source_shapes, o.axis, o.activation, out, s); };
+      step.enqueue = [=](cudaStream_t s) { launch::concatenation_gpu(sources, source_shapes, o.axis, o.activation, out, s); };
       break;
     }
     default: throw model_.error(op, "not run by the CUDA engine");  // infer_shapes rejects these first
