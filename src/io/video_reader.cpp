@@ -26,7 +26,7 @@ struct VideoReader::State {
   libav::Converter converter;
   std::int64_t frames_read = 0;
   std::int64_t last_pts = AV_NOPTS_VALUE;
-  int bad_packets = 0;
+  int decode_errors = 0;
   bool draining = false;  // the demuxer is done; the decoder is giving out what it holds
   bool finished = false;
 
@@ -38,7 +38,7 @@ struct VideoReader::State {
   void open();
   void open_decoder(const AVCodec* codec);
   void describe();
-  void bad_packet(int averror);
+  void decode_error(const std::string& what);
   void feed_decoder();  // one packet of our stream, or the flush at the end
   void deliver(VideoFrame& frame);
   void check_complete() const;
@@ -124,8 +124,8 @@ void VideoReader::State::describe() {
   if (info.width <= 0 || info.height <= 0) fail("open", "the video stream has no picture size");
 }
 
-void VideoReader::State::bad_packet(int averror) {
-  if (++bad_packets > options.max_bad_packets) fail_frame("the " + info.codec + " decoder failed: " + error_text(averror));
+void VideoReader::State::decode_error(const std::string& what) {
+  if (++decode_errors > options.max_decode_errors) fail_frame(what);
 }
 
 void VideoReader::State::feed_decoder() {
@@ -136,7 +136,7 @@ void VideoReader::State::feed_decoder() {
       if (input->pb && input->pb->error < 0) fail_frame("cannot read the file: " + error_text(input->pb->error));
       draining = true;
       const int flushed = avcodec_send_packet(decoder.get(), nullptr);
-      if (flushed < 0 && flushed != AVERROR_EOF) bad_packet(flushed);
+      if (flushed < 0 && flushed != AVERROR_EOF) decode_error("the " + info.codec + " decoder failed: " + error_text(flushed));
       return;
     }
     if (err < 0) fail_frame("cannot read the " + info.container + " data: " + error_text(err));
@@ -146,7 +146,8 @@ void VideoReader::State::feed_decoder() {
     }
     const int sent = avcodec_send_packet(decoder.get(), packet.get());
     av_packet_unref(packet.get());
-    if (sent < 0) bad_packet(sent);  // EAGAIN cannot happen: read() empties the decoder first
+    // EAGAIN cannot happen: read() empties the decoder first.
+    if (sent < 0) decode_error("the " + info.codec + " decoder rejected a packet: " + error_text(sent));
     return;
   }
 }
@@ -237,22 +238,30 @@ std::int64_t VideoReader::frames_read() const { return state_->frames_read; }
 
 bool VideoReader::read(VideoFrame& frame) {
   State& s = *state_;
-  if (frame.frame_) av_frame_unref(frame.frame_);
-  frame.index_ = -1;
-  if (s.finished) return false;
+  // The frame keeps its picture until the next one replaces it: a converted frame's buffer is
+  // reused then, instead of being freed now and allocated again.
+  const auto at_end = [&] {
+    if (frame.frame_) av_frame_unref(frame.frame_);
+    frame.index_ = -1;
+    return false;
+  };
+  if (s.finished) return at_end();
   for (;;) {
     const int err = avcodec_receive_frame(s.decoder.get(), s.decoded.get());
     if (err == 0) {
+      if (s.decoded->decode_error_flags || (s.decoded->flags & AV_FRAME_FLAG_CORRUPT))
+        s.decode_error("damaged data: the " + s.info.codec + " decoder concealed errors in this frame");
       s.deliver(frame);
       return true;
     }
     if (err == AVERROR_EOF) {
       s.finished = true;
+      at_end();
       s.check_complete();
       return false;
     }
     if (err != AVERROR(EAGAIN)) {
-      s.bad_packet(err);
+      s.decode_error("the " + s.info.codec + " decoder failed: " + error_text(err));
       continue;
     }
     if (s.draining) {  // cannot happen: a flushed decoder ends with AVERROR_EOF

@@ -27,8 +27,11 @@ struct VideoReaderOptions {
   // What read() delivers; frames in another format are converted with swscale (none for a
   // yuv420p/yuvj420p source read as yuv420p).
   VideoPixels pixels = VideoPixels::yuv420p;
-  // Packets the decoder may reject before read() throws: 0 = the first bad packet is an error.
-  int max_bad_packets = 0;
+  // Decode errors tolerated before read() throws: packets the decoder rejects and frames it
+  // could only patch up (concealment; such frames are still delivered). 0: the first is an error.
+  // FFmpeg 5.1's frame threading drops the decoders' per-frame error flags (and may drop the
+  // damaged frame): patched-up frames are only caught with frame_threads = false.
+  int max_decode_errors = 0;
   // At the end of the file, a stream that stops well short (by more than 2 frames and 2%) of the
   // duration its container declares is an error (a truncated file).
   bool check_truncation = true;

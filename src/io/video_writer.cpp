@@ -5,6 +5,7 @@
 #include <system_error>
 
 extern "C" {
+#include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -194,6 +195,14 @@ void VideoWriter::State::open_encoder(const AVCodec* codec) {
   if (copied < 0) fail("cannot describe the stream: " + error_text(copied));
   stream->time_base = c.time_base;  // a wish: the muxer may pick its own in write_header
   stream->avg_frame_rate = c.framerate;
+  if (options.rotation != 0) {
+    auto* matrix = reinterpret_cast<std::int32_t*>(
+        av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(std::int32_t)));
+    if (!matrix) throw std::bad_alloc();
+    // av_display_rotation_set takes clockwise degrees; av_display_rotation_get gives counterclockwise
+    // ones (ffprobe shows -90 for a picture to turn 90 degrees clockwise, as phones write).
+    av_display_rotation_set(matrix, double(options.rotation));
+  }
 
   frame->format = format;
   frame->width = width;
@@ -208,6 +217,10 @@ void VideoWriter::State::open_file() {
   if (!parent.empty()) fs::create_directories(parent, ec);
   if (ec) throw ItemError(path, "write", "cannot create the folder " + parent.string() + ": " + ec.message());
   temp_path = temporary_path_for(path);
+  // The muxer's own name for the file too: MP4's +faststart reopens it by that name.
+  av_freep(&output->url);
+  output->url = av_strdup(temp_path.c_str());
+  if (!output->url) throw std::bad_alloc();
   int err = avio_open(&output->pb, temp_path.c_str(), AVIO_FLAG_WRITE);
   if (err < 0) throw ItemError(path, "write", "cannot create " + temp_path + ": " + error_text(err));
   if (options.bitexact) output->flags |= AVFMT_FLAG_BITEXACT;
@@ -229,6 +242,8 @@ void VideoWriter::State::open_file() {
 void VideoWriter::State::open() {
   if (width <= 0 || height <= 0) usage("bad video size " + std::to_string(width) + "x" + std::to_string(height));
   if (!options.frame_rate.valid()) usage("the frame rate must be positive");
+  if (options.rotation % 90 != 0 || options.rotation < 0 || options.rotation >= 360)
+    usage("rotation must be 0, 90, 180 or 270 degrees, not " + std::to_string(options.rotation));
   time_base = options.time_base.valid() ? AVRational{options.time_base.num, options.time_base.den}
                                         : AVRational{options.frame_rate.den, options.frame_rate.num};
   AVFormatContext* raw = nullptr;

@@ -40,6 +40,10 @@ struct VideoWriterOptions {
   std::string preset;             // libx264/libx265 speed preset ("medium" when empty)
   int keyframe_interval = 0;      // frames between key frames; 0: the encoder's default
 
+  // Clockwise degrees a player should turn the picture (0, 90, 180, 270): a display matrix in
+  // the stream (MP4/MOV keep it), the pixels are not turned.
+  int rotation = 0;
+
   Rational frame_rate{30, 1};
   Rational time_base;  // of write()'s timestamps; invalid (the default): 1 / frame_rate
   int threads = 0;     // encoder threads: 0 = the encoder's choice by core count, 1 = none
