@@ -3,18 +3,23 @@
 // at batch 5 with a different image in every item; CUDA graph replay against the eager first run;
 // two engines (models) on one Runtime; face detection on OpenCV's messi5.jpg.
 //
-// Tolerances, per output, with scale = max(1, max - min of the CPU output):
+// Tolerances, per output, with scale = max(1, max - min, max |value|) of the CPU output (the
+// magnitude for outputs of one value, such as face_landmark's face flag):
 // - FP32: max |gpu - cpu| <= 1e-4 x scale. The FP32 kernels add in the CPU reference's order
 //   without fused multiply-adds, so most operators agree bit for bit; LOGISTIC uses CUDA's expf
 //   (within 2 ulp of glibc's), and selfie segmentation has 11 LOGISTICs whose last-bit
 //   differences pass through the following layers. 1e-4 of the output range is far above that
 //   and far below any real error (a wrong padding or index moves outputs by a sizeable fraction
-//   of their range).
+//   of their range). Checked on the CPU: moving every LOGISTIC output by 1 ulp moves selfie
+//   segmentation's mask by 5e-6 at most.
 // - FP16: mean |gpu - cpu| <= 1e-2 x scale and max <= 0.1 x scale. Half storage rounds every
 //   activation and weight to 11 significant bits (relative 4.9e-4) at each of ~100-200
 //   operators; MediaPipe runs these models in FP16 on GPUs with errors of that order. The mean
 //   bounds the typical error; the max catches a wrong kernel somewhere (which moves whole
-//   regions), not single-pixel rounding at a mask's edge.
+//   regions), not single-pixel rounding at a mask's edge. Checked on the CPU by a copy of
+//   CpuEngine that rounds every activation to half after each operator, on these inputs: mean
+//   <= 4e-4 x scale and max <= 2.7e-2 x scale on all five models (face_landmark's face flag
+//   1e-3 x its magnitude); no value overflows half.
 // - FP16 with tensor cores (cuBLAS) against FP16 with the tiled kernel: both accumulate in float
 //   and round once, so they differ by the order of additions only: mean <= 2e-3 x scale.
 #include <catch2/catch.hpp>
@@ -79,7 +84,7 @@ std::vector<float> test_batch(const Shape& item_shape, int batch, int seed0) {
 
 struct Difference {
   double max_abs = 0, mean_abs = 0;
-  double scale = 1;  // max(1, CPU output range)
+  double scale = 1;  // max(1, range, max |value|) of the CPU output
   std::size_t non_finite = 0;
 };
 
@@ -88,7 +93,7 @@ Difference difference(const std::vector<float>& gpu, const std::vector<float>& c
   Difference d;
   if (cpu.empty()) return d;
   const auto [low, high] = std::minmax_element(cpu.begin(), cpu.end());
-  d.scale = std::max(1.0, double(*high) - double(*low));
+  d.scale = std::max({1.0, double(*high) - double(*low), std::abs(double(*high)), std::abs(double(*low))});
   double total = 0;
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     if (!std::isfinite(gpu[i])) {
