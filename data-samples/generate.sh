@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the committed samples (data-samples/exr/*.exr, data-samples/hdr/*.hdr, the
-# segment-pnm sample data-samples/pnm/ and the stitch-360 samples data-samples/stitch/) with
+# segment-pnm sample data-samples/pnm/, the stitch-360 samples data-samples/stitch/ and the video
+# sample data-samples/video/) with
 # gpuproc-make-samples; the output is byte-identical run to run. Builds nothing itself.
 #   data-samples/generate.sh [PATH_TO_gpuproc-make-samples]
 # The binary: the argument, else $GPUPROC_MAKE_SAMPLES, else build/apps/make-samples/gpuproc-make-samples.
@@ -19,8 +20,9 @@ trap 'rm -rf "$staging"' EXIT
 "$make_samples" samples "$staging"
 "$make_samples" pnm-samples "$staging"
 "$make_samples" stitch-samples "$staging"
-for kind in exr hdr pnm stitch; do
+"$make_samples" video-samples "$staging"
+for kind in exr hdr pnm stitch video; do
   rm -rf "${here:?}/$kind"
   mv "$staging/$kind" "$here/$kind"
 done
-du -ch "$here"/exr/* "$here"/hdr/* "$here"/pnm/* "$here"/stitch/* | sed 's/^/  /'
+du -ch "$here"/exr/* "$here"/hdr/* "$here"/pnm/* "$here"/stitch/* "$here"/video/* | sed 's/^/  /'

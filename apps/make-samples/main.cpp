@@ -5,6 +5,7 @@
 //   gpuproc-make-samples pnm-bench OUTDIR N [THREADS] OUTDIR/foam-N.raw + .json: an N^3 porous phantom
 //   gpuproc-make-samples stitch-samples OUTDIR        the committed stitch-360 samples: OUTDIR/stitch/ (stitch_samples.hpp)
 //   gpuproc-make-samples stitch-bench OUTDIR N [WIDTH] N equirect JPEGs, WIDTH x WIDTH/2 (default 7680), q95
+//   gpuproc-make-samples video-samples OUTDIR         the committed video sample: OUTDIR/video/ (video_samples.hpp)
 // The scene is procedural: sky with clouds and a ~1e3 sun, buildings with lit windows, a textured
 // ground with ~1e-3 shadows and street lamps, a soft-edged alpha, and sensor-like noise.
 #include <OpenImageIO/imageio.h>
@@ -22,6 +23,7 @@
 
 #include "pnm_samples.hpp"
 #include "stitch_samples.hpp"
+#include "video_samples.hpp"
 
 namespace {
 
@@ -392,7 +394,8 @@ int usage() {
                "       gpuproc-make-samples pnm-samples OUTDIR\n"
                "       gpuproc-make-samples pnm-bench OUTDIR N [THREADS]\n"
                "       gpuproc-make-samples stitch-samples OUTDIR\n"
-               "       gpuproc-make-samples stitch-bench OUTDIR N [WIDTH]\n";
+               "       gpuproc-make-samples stitch-bench OUTDIR N [WIDTH]\n"
+               "       gpuproc-make-samples video-samples OUTDIR\n";
   return 2;
 }
 
@@ -419,6 +422,7 @@ int main(int argc, char** argv) {
       if (n < 1 || width < 64 || width % 2 != 0) return usage();
       return gp::samples::make_stitch_bench(args[1], n, width);
     }
+    if (args.size() == 2 && args[0] == "video-samples") return gp::samples::make_video_samples(args[1]);
   } catch (const std::exception& e) {
     std::cerr << "gpuproc-make-samples: " << e.what() << "\n";
     return 1;

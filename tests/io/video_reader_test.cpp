@@ -1,4 +1,5 @@
-// VideoReader: real clips from Debian's opencv-doc (vtest.avi, Megamind.avi, tree.avi; skipped
+// VideoReader: the committed sample data-samples/video/moving_shapes.mp4 against its truth, real
+// clips from Debian's opencv-doc (vtest.avi, Megamind.avi, tree.avi; skipped
 // with a WARN when absent), stream information, pixel conversions and YUV range/matrix, frame
 // buffers reused, the same frames whatever the decoder threads, frames handed between threads
 // in a read -> encode pipeline, early exits, and files that cannot be read: missing, not video,
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -116,6 +118,39 @@ bool have_opencv_clip(const fs::path& path) {
 }
 
 }  // namespace
+
+TEST_CASE("VideoReader: data-samples/video/moving_shapes.mp4, the disc where its truth says", "[video][io]") {
+  const std::string path = gp::test::source_path("data-samples/video/moving_shapes.mp4");
+  const auto truth = nlohmann::json::parse(file_bytes(gp::test::source_path("data-samples/video/moving_shapes.json")));
+  VideoReader reader(path);
+  CHECK(reader.info().width == 320);
+  CHECK(reader.info().height == 240);
+  CHECK(reader.info().codec == "h264");
+  CHECK(reader.info().frame_rate.value() == Approx(30.0));
+  CHECK(reader.info().frame_count == 60);
+  VideoFrame frame;
+  int t = 0;
+  for (; reader.read(frame); ++t) {
+    REQUIRE(t < 60);
+    CHECK_FALSE(frame.full_range());
+    // The red disc is the only place where V (Cr) rises above ~200 (background at most ~170):
+    // its chroma samples' centroid, in luma pixels, is the disc centre.
+    double sum_x = 0, sum_y = 0, count = 0;
+    for (int y = 0; y < frame.plane_height(2); ++y)
+      for (int x = 0; x < frame.plane_width(2); ++x)
+        if (frame.plane(2)[y * frame.pitch(2) + x] > 200) {
+          sum_x += 2 * x + 1, sum_y += 2 * y + 1, ++count;
+        }
+    const auto& expected = truth["per_frame"][t];
+    CAPTURE(t);
+    CHECK(frame.seconds() == Approx(expected["seconds"].get<double>()).margin(1e-6));
+    const double r = expected["disc_radius"].get<double>();
+    CHECK(count * 4 == Approx(3.14159 * r * r).epsilon(0.15));  // the hand may cross it
+    CHECK(sum_x / count == Approx(expected["disc_center"][0].get<double>()).margin(2.0));
+    CHECK(sum_y / count == Approx(expected["disc_center"][1].get<double>()).margin(2.0));
+  }
+  CHECK(t == 60);
+}
 
 TEST_CASE("VideoReader: opencv-doc's vtest.avi (MPEG-4 v3, 768x576, 795 frames)", "[video][io]") {
   const fs::path path = kOpencvData / "vtest.avi";
