@@ -234,6 +234,40 @@ TEST_CASE("VideoReader: opencv-doc's tree.avi (Cinepak, rgb24, variable rate) co
   CHECK(buffers.size() == 1);
 }
 
+TEST_CASE("tree.avi copied with its own frame rate, time base and timestamps (VFR)", "[video][io]") {
+  const fs::path path = kOpencvData / "tree.avi";
+  if (!have_opencv_clip(path)) return;
+  const std::string copy = (gp::test::scratch_dir("video-vfr") / "tree.mkv").string();
+  std::vector<double> seconds;
+  {
+    VideoReader reader(path.string());
+    VideoWriterOptions options;
+    options.codec = "ffv1";
+    options.full_range = true;  // tree.avi's RGB arrives as full-range YUV
+    options.timing_from(reader.info());
+    CHECK(options.time_base.num == 66667);
+    CHECK(options.time_base.den == 1000000);
+    VideoWriter writer(copy, reader.info().width, reader.info().height, options);
+    VideoFrame frame;
+    while (reader.read(frame)) {
+      writer.write(frame, frame.pts());
+      seconds.push_back(frame.seconds());
+    }
+    writer.finish();
+  }
+  VideoReader reader(copy);
+  CHECK(reader.info().frame_rate.value() == Approx(1e6 / 66667).epsilon(1e-3));
+  VideoFrame frame;
+  std::size_t i = 0;
+  for (; reader.read(frame); ++i) {
+    REQUIRE(i < seconds.size());
+    CHECK(frame.full_range());
+    CHECK(frame.seconds() == Approx(seconds[i]).margin(0.0005));  // Matroska keeps milliseconds
+  }
+  CHECK(i == seconds.size());
+  CHECK(i == 68);
+}
+
 TEST_CASE("VideoReader: stream information of written clips", "[video][io]") {
   const std::string path = yuv_clip("info.mkv", ffv1(), 24);
   VideoReader reader(path);
