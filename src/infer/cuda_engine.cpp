@@ -68,17 +68,25 @@ CudaEngine::CudaEngine(Runtime& runtime, Model model, int batch, const CudaEngin
       options_(options),
       shapes_(infer_shapes(model_, batch)),
       stream_(gpu_stream(runtime)) {
-  // Constants as floats first (folded DEQUANTIZEs widened like CpuEngine), then per precision.
+  // Constants that run-time operators read, as floats first (folded DEQUANTIZEs widened like
+  // CpuEngine), then converted per precision. The FLOAT16 sources of folded DEQUANTIZEs stay on
+  // the host.
+  std::vector<bool> read(model_.tensors().size(), false);
+  for (const int index : shapes_.run_operators) {
+    for (const int t : model_.operators()[static_cast<std::size_t>(index)].inputs) {
+      if (t >= 0) read[static_cast<std::size_t>(t)] = true;
+    }
+  }
   std::vector<std::vector<float>> constants(model_.tensors().size());
   for (std::size_t t = 0; t < model_.tensors().size(); ++t) {
     const Tensor& tensor = model_.tensors()[t];
-    if (tensor.is_constant() && (tensor.type == TensorType::float32 || tensor.type == TensorType::float16)) {
+    if (read[t] && tensor.is_constant() && (tensor.type == TensorType::float32 || tensor.type == TensorType::float16)) {
       constants[t] = constant_floats(model_, tensor);
     }
   }
   for (const Operator& op : model_.operators()) {
     const auto out = static_cast<std::size_t>(op.outputs.at(0));
-    if (op.is(BuiltinOp::dequantize) && shapes_.constant[out]) {
+    if (read[out] && op.is(BuiltinOp::dequantize) && shapes_.constant[out]) {
       constants[out] = constant_floats(model_, model_.tensor(op.inputs.at(0)));
     }
   }
@@ -125,42 +133,46 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
     stream_.synchronize("upload of the weights of " + name);
   }
 
-  // The fixed float32 I/O buffers: the arena's tensors in FP32, separate buffers in FP16.
+  // The fixed float32 I/O buffers. Inputs have buffers of their own, copied (FP32) or converted
+  // (FP16) into the arena by the graph's first steps: the arena reuses an input's bytes once it
+  // has been read, and input_device(i) must keep what the caller wrote there. Outputs are the
+  // arena's output tensors in FP32 (never reused within a run) and float buffers in FP16.
   auto arena_at = [&](int t) {
     const std::int64_t offset = plan_.offsets.at(static_cast<std::size_t>(t));
     if (offset < 0) throw model_.error(fmt::format("graph tensor {} has no place in the arena", t));
     return static_cast<unsigned char*>(arena_.get()) + offset;
   };
   std::vector<int> io_tensors(model_.inputs());
-  io_tensors.insert(io_tensors.end(), model_.outputs().begin(), model_.outputs().end());
+  if constexpr (!std::is_same_v<T, float>) {
+    io_tensors.insert(io_tensors.end(), model_.outputs().begin(), model_.outputs().end());
+  }
+  std::size_t io_bytes = 0;
+  for (const int t : io_tensors) io_bytes += aligned(static_cast<std::size_t>(element_count(shape(t))) * sizeof(float));
+  io_ = runtime_.device_alloc(std::max<std::size_t>(io_bytes, 1), stream_, "inference inputs/outputs of " + name);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < io_tensors.size(); ++i) {
+    float* p = reinterpret_cast<float*>(static_cast<unsigned char*>(io_.get()) + at);
+    (i < model_.inputs().size() ? inputs_ : outputs_).push_back(p);
+    at += aligned(static_cast<std::size_t>(element_count(shape(io_tensors[i]))) * sizeof(float));
+  }
   if constexpr (std::is_same_v<T, float>) {
-    for (const int t : model_.inputs()) inputs_.push_back(reinterpret_cast<float*>(arena_at(t)));
     for (const int t : model_.outputs()) outputs_.push_back(reinterpret_cast<float*>(arena_at(t)));
-  } else {
-    std::size_t io_bytes = 0;
-    for (const int t : io_tensors) io_bytes += aligned(static_cast<std::size_t>(element_count(shape(t))) * sizeof(float));
-    io_ = runtime_.device_alloc(std::max<std::size_t>(io_bytes, 1), stream_, "inference inputs/outputs of " + name);
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < io_tensors.size(); ++i) {
-      float* p = reinterpret_cast<float*>(static_cast<unsigned char*>(io_.get()) + at);
-      (i < model_.inputs().size() ? inputs_ : outputs_).push_back(p);
-      at += aligned(static_cast<std::size_t>(element_count(shape(io_tensors[i]))) * sizeof(float));
-    }
+  } else if (options_.tensor_cores) {
     // cuBLAS for the pointwise convolutions, with a workspace of its own (no allocation while a
     // graph is being captured).
-    if (options_.tensor_cores) {
-      workspace_ = runtime_.device_alloc(CublasGemm::kWorkspaceBytes, stream_, "cuBLAS workspace of " + name);
-      gemm_ = std::make_unique<CublasGemm>(workspace_.get(), workspace_.size());
-    }
+    workspace_ = runtime_.device_alloc(CublasGemm::kWorkspaceBytes, stream_, "cuBLAS workspace of " + name);
+    gemm_ = std::make_unique<CublasGemm>(workspace_.get(), workspace_.size());
   }
 
-  // Steps: the inputs' conversion (FP16), the operators, the outputs' conversion (FP16).
-  if constexpr (!std::is_same_v<T, float>) {
-    for (std::size_t i = 0; i < model_.inputs().size(); ++i) {
-      const int t = model_.inputs()[i];
-      const float* src = inputs_[i];
-      auto* dst = reinterpret_cast<__half*>(arena_at(t));
-      const std::int64_t count = element_count(shape(t));
+  // Steps: the inputs into the arena, the operators, the outputs' conversion (FP16).
+  for (std::size_t i = 0; i < model_.inputs().size(); ++i) {
+    const int t = model_.inputs()[i];
+    const float* src = inputs_[i];
+    T* dst = reinterpret_cast<T*>(arena_at(t));
+    const std::int64_t count = element_count(shape(t));
+    if constexpr (std::is_same_v<T, float>) {
+      steps_.push_back({-1, [=](cudaStream_t s) { launch::copy_gpu(src, count, dst, s); }});
+    } else {
       steps_.push_back({-1, [=](cudaStream_t s) { launch::float_to_half_gpu(src, count, dst, s); }});
     }
   }
@@ -214,6 +226,7 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
       const T *a = in(0), *w = in(1), *b = bias(2);
       if constexpr (!std::is_same_v<T, float>) {
         if (gemm_ && is_pointwise(fs, o)) {
+          conv2d_output(is, fs, o);  // the shape checks conv2d_gpu would make
           // The input is the M x C matrix of pixels; out = input x filter^T, then bias and activation.
           CublasGemm* gemm = gemm_.get();
           const std::int64_t m = std::int64_t{is.n} * is.h * is.w;

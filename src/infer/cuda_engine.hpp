@@ -10,9 +10,10 @@
 // graph reads the graph inputs from, and writes the outputs to, fixed buffers owned by the
 // engine (input_device(i), output_device(i): float32 NHWC, batch items one after the other);
 // run() copies the caller's buffers into and out of them outside the graph, and skips the copy
-// where the caller passes those buffers themselves. In FP32 they are the arena's own input and
-// output tensors; in FP16 they are separate float buffers, converted to and from half inside the
-// graph.
+// where the caller passes those buffers themselves. The graph's first steps copy (FP32) or
+// convert (FP16) the input buffers into the arena, so they keep their values across runs; the
+// outputs are the arena's output tensors in FP32 and float buffers converted from half in FP16,
+// valid until the next run.
 //
 // Precision::fp16 keeps activations and weights in half with float accumulation: CONV_2D 1x1
 // stride 1 (most of the models' arithmetic) as a cuBLAS GEMM on tensor cores, the rest as the

@@ -21,7 +21,8 @@ void check(cublasStatus_t status, const char* call, const std::string& context) 
 
 }  // namespace
 
-CublasGemm::CublasGemm(void* workspace, std::size_t workspace_bytes) {
+CublasGemm::CublasGemm(void* workspace, std::size_t workspace_bytes)
+    : workspace_(workspace), workspace_bytes_(workspace_bytes) {
   cublasHandle_t handle = nullptr;
   check(cublasCreate(&handle), "cublasCreate", "start cuBLAS");
   handle_ = handle;
@@ -44,6 +45,9 @@ void CublasGemm::pointwise_fp16(const __half* input, std::int64_t m, int k, cons
   const std::string context = fmt::format("pointwise convolution {}x{} by {}x{}", m, k, n, k);
   cublasHandle_t handle = as_handle(handle_);
   check(cublasSetStream(handle, stream), "cublasSetStream", context);
+  // cublasSetStream puts the default workspace back; ours again, so nothing is allocated (a CUDA
+  // graph may be being captured).
+  check(cublasSetWorkspace(handle, workspace_, workspace_bytes_), "cublasSetWorkspace", context);
   // Column-major view: output^T (n x m, ld n) = filter (k x n, ld k)^T * input^T (k x m, ld k).
   const float alpha = 1.0f, beta = 0.0f;
   check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, static_cast<int>(m), k, &alpha, filter, CUDA_R_16F, k,

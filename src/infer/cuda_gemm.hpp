@@ -27,6 +27,8 @@ class CublasGemm {
 
  private:
   void* handle_ = nullptr;  // cublasHandle_t (cublas_v2.h stays in the .cpp)
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
 };
 
 }  // namespace gp::infer
