@@ -10,6 +10,7 @@
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
+#include "cuda/segment_body/postprocess.hpp"
 #include "cuda/segment_body/preprocess.hpp"
 
 namespace gp::segbody::checks {
@@ -141,6 +142,18 @@ inline void require_yuv420(const ImageView& rgb, const Yuv420Planes& out, const 
   require(out.planes[0] && out.planes[1] && out.planes[2], function, "a YUV plane is missing");
   require(out.pitches[0] >= std::size_t(rgb.width) && out.pitches[1] >= cw && out.pitches[2] >= cw, function,
           "a YUV plane's pitch is smaller than its row");
+}
+
+inline void require_postprocess(const ImageView& guide, const PostprocessParams& p, const ImageView& out,
+                                const void* scratch, std::size_t scratch_bytes, const char* function) {
+  require_view(out, PixelType::u8, 1, function, "out");
+  if (p.refine) {
+    require_view(guide, PixelType::u8, 1, function, "guide");
+    require_size(guide, out.width, out.height, function, "guide");
+  }
+  if (p.islands.min_foreground_area > 0 || p.islands.min_hole_area > 0)
+    require(out.pitch == std::size_t(out.width), function, "out: must be packed (pitch == width) for island removal");
+  require_scratch(scratch, scratch_bytes, postprocess_scratch_bytes(out.width, out.height, p), function);
 }
 
 }  // namespace gp::segbody::checks
