@@ -121,7 +121,6 @@ inline void require_composite(const FrameSource& frame, const ImageView& alpha, 
   require_size(out, frame.width, frame.height, function, "out");
   if (bg.kind == Background::Kind::image) {
     require_view(bg.image, PixelType::u8, 0, function, "background image");
-    require_size(bg.image, frame.width, frame.height, function, "background image");
   }
 }
 

@@ -1,9 +1,13 @@
 #pragma once
 // segment-body outputs from the frame and its 8-bit alpha mask:
 //   composite:      RGBA (frame + mask as alpha), or the frame blended over a background (a colour
-//                   or a frame-size RGB image: a blurred frame, or a picture resized with
-//                   resize_frame_*) by the soft alpha: out = (F a + B (255 - a)) / 255, rounded;
-//   gaussian_blur:  the frame blurred (separable Gaussian), as such a background;
+//                   or an RGB image of any size, resampled to the frame on the fly like
+//                   resize_frame_*: bilinear, area average when shrinking by more than 2x) by the
+//                   soft alpha: out = (F a + B (255 - a)) / 255, rounded;
+//   gaussian_blur:  the frame blurred (separable Gaussian), as such a background. Its cost grows
+//                   with sigma; for a strong blur, blur a smaller copy (resize_frame_* to 1/k of
+//                   the frame, then gaussian_blur_* of that packed RGB image with sigma / k) and
+//                   let composite enlarge it: the same look at 1/k^2 of the work.
 //   rgb_to_yuv420:  8-bit RGB -> YUV 4:2:0 planes for a video encoder (chroma from the 2x2 mean).
 //
 // *_gpu: device memory, enqueued on `stream`, no allocation or synchronisation; *_cpu: the same on
@@ -21,7 +25,7 @@ namespace gp::segbody {
 struct Background {
   enum class Kind : std::uint8_t { transparent, colour, image } kind = Kind::transparent;
   std::uint8_t colour[3] = {0, 0, 0};  // RGB, for Kind::colour
-  ImageView image;                     // u8 RGB(A) of the frame's size, for Kind::image
+  ImageView image;                     // u8 RGB(A), any size, for Kind::image
 };
 
 // alpha: u8 1 channel, frame size. out: u8, frame size; 4 channels for Kind::transparent (frame RGB

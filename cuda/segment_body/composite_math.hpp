@@ -31,8 +31,21 @@ GP_HD void composite_pixel(const FrameSource& frame, const ImageView& alpha, con
     store_rgb(out, x, y, f, a);
     return;
   }
-  const Rgb b = bg.kind == Background::Kind::colour ? Rgb{float(bg.colour[0]), float(bg.colour[1]), float(bg.colour[2])}
-                                                    : image_pixel(bg.image, x, y);
+  Rgb b{float(bg.colour[0]), float(bg.colour[1]), float(bg.colour[2])};
+  if (bg.kind == Background::Kind::image) {
+    const ImageView& im = bg.image;
+    if (im.width == frame.width && im.height == frame.height) {
+      b = image_pixel(im, x, y);
+    } else {
+      FrameSource src;
+      src.format = im.channels == 4 ? FrameFormat::rgba : FrameFormat::rgb;
+      src.width = im.width;
+      src.height = im.height;
+      src.planes[0] = static_cast<const std::uint8_t*>(im.data);
+      src.pitches[0] = im.pitch;
+      b = sample_frame(src, resize_footprint(x, frame.width, im.width), resize_footprint(y, frame.height, im.height));
+    }
+  }
   const float fa = float(a), fb = 255.0f - fa;
   store_rgb(out, x, y, Rgb{(f.r * fa + b.r * fb) / 255.0f, (f.g * fa + b.g * fb) / 255.0f, (f.b * fa + b.b * fb) / 255.0f},
             255);

@@ -5,8 +5,8 @@
 // its footprint (frame_math.hpp: bilinear, area average when shrinking by more than 2x, so 1080p
 // -> 256 does not alias). Optionally also the downscaled luma the temporal smoothing compares.
 //
-// Also here, on the same sampling: a frame resized to an 8-bit RGB image (background images for
-// compositing) and the frame's full-size 8-bit luma (the guided filter's guide).
+// Also here, on the same sampling: a frame resized to an 8-bit RGB image (a small copy to blur for
+// a background, composite.hpp) and the frame's full-size 8-bit luma (the guided filter's guide).
 //
 // *_gpu: device pointers, work enqueued on `stream`, no allocation, no synchronisation.
 // *_cpu: the same on host memory (the reference the GPU tests compare with, and the CPU path).

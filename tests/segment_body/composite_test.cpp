@@ -65,6 +65,25 @@ TEST_CASE("composite: RGBA, colour and image backgrounds blended by the alpha", 
   CHECK(int(out.at(1, 0, 3)) == 255);
   CHECK(int(out.at(0, 0, 0)) == 200);
   CHECK(int(out.at(2, 0, 2)) == 75);  // (50 * 128 + 100 * 127) / 255 = 74.9
+
+  // A background of another size is resampled: a 1x1 picture is a colour; a 6x4 one is averaged
+  // over 2x2 blocks (bilinear at exactly 2x).
+  HostImage<std::uint8_t> dot(1, 1, 3, PixelType::u8), from_dot(3, 2, 3, PixelType::u8);
+  dot.at(0, 0, 0) = 0;
+  dot.at(0, 0, 1) = 255;
+  dot.at(0, 0, 2) = 0;
+  image.image = dot.view;
+  composite_cpu(f.frame(), alpha.view, image, from_dot.view);
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 3; ++x)
+      for (int c = 0; c < 3; ++c) CHECK(from_dot.at(x, y, c) == rgb.at(x, y, c));
+  HostImage<std::uint8_t> big(6, 4, 3, PixelType::u8), from_big(3, 2, 3, PixelType::u8);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 6; ++x) big.at(x, y, 0) = std::uint8_t((x + y) % 2 ? 100 : 0);
+  image.image = big.view;
+  composite_cpu(f.frame(), alpha.view, image, from_big.view);
+  CHECK(int(from_big.at(1, 0, 0)) == 50);  // alpha 0: the 2x2 mean
+  CHECK(int(from_big.at(1, 0, 1)) == 0);
 }
 
 TEST_CASE("gaussian blur: identity at sigma 0, constant stays, an impulse spreads symmetrically", "[segment_body]") {

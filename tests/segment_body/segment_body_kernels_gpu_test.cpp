@@ -385,12 +385,28 @@ TEST_CASE("composite, Gaussian blur and RGB -> YUV 4:2:0 GPU = CPU", "[segment_b
   gpu.download(d_blur, blur_got.view);
   CHECK(max_byte_diff(blur_cpu, blur_got) <= 1);
 
-  for (int kind = 0; kind < 3; ++kind) {
+  // A strong blur the cheap way: a quarter-size copy blurred with sigma 20 / 4, enlarged by composite.
+  HostImage<std::uint8_t> small(w / 4, h / 4, 3, PixelType::u8), small_blur_cpu(w / 4, h / 4, 3, PixelType::u8),
+      small_blur_got(w / 4, h / 4, 3, PixelType::u8);
+  resize_frame_cpu(yuv.frame(), small.view);
+  const ImageView d_small = gpu.like(small.view), d_small_blur = gpu.like(small.view);
+  resize_frame_gpu(d_yuv, d_small, gpu.stream());
+  const FrameSource small_frame = packed_frame(FrameFormat::rgb, static_cast<const std::uint8_t*>(small.view.data),
+                                               small.view.pitch, small.view.width, small.view.height);
+  FrameSource d_small_frame = small_frame;
+  d_small_frame.planes[0] = static_cast<const std::uint8_t*>(d_small.data);
+  d_small_frame.pitches[0] = d_small.pitch;
+  gaussian_blur_cpu(small_frame, 5.0f, small_blur_cpu.view, host_scratch.data(), blur_bytes);
+  gaussian_blur_gpu(d_small_frame, 5.0f, d_small_blur, gpu.alloc(blur_bytes), blur_bytes, gpu.stream());
+  gpu.download(d_small_blur, small_blur_got.view);
+  CHECK(max_byte_diff(small_blur_cpu, small_blur_got) <= 1);
+
+  for (int kind = 0; kind < 4; ++kind) {
     Background host_bg, dev_bg;
-    host_bg.kind = dev_bg.kind = Background::Kind(kind);
+    host_bg.kind = dev_bg.kind = Background::Kind(std::min(kind, 2));
     host_bg.colour[1] = dev_bg.colour[1] = 200;
-    host_bg.image = blur_cpu.view;
-    dev_bg.image = d_blur;
+    host_bg.image = kind == 3 ? small_blur_cpu.view : blur_cpu.view;
+    dev_bg.image = kind == 3 ? d_small_blur : d_blur;
     const int channels = kind == 0 ? 4 : 3;
     HostImage<std::uint8_t> cpu(w, h, channels, PixelType::u8), got(w, h, channels, PixelType::u8);
     composite_cpu(yuv.frame(), alpha.view, host_bg, cpu.view);
@@ -504,13 +520,32 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
   });
   const double t_blur = gpu.best_ms(
       [&] { gaussian_blur_gpu(d_yuv, 8.0f, d_blur, d_blur_scratch, gaussian_blur_scratch_bytes(w, h), gpu.stream()); });
+  HostImage<std::uint8_t> quarter(w / 4, h / 4, 3, PixelType::u8);
+  const ImageView d_quarter = gpu.like(quarter.view), d_quarter_blur = gpu.like(quarter.view);
+  FrameSource quarter_frame = packed_frame(FrameFormat::rgb, static_cast<const std::uint8_t*>(d_quarter.data),
+                                           d_quarter.pitch, d_quarter.width, d_quarter.height);
+  const double t_quarter_blur = gpu.best_ms([&] {
+    resize_frame_gpu(d_yuv, d_quarter, gpu.stream());
+    gaussian_blur_gpu(quarter_frame, 5.0f, d_quarter_blur, d_blur_scratch, gaussian_blur_scratch_bytes(w, h),
+                      gpu.stream());
+  });
   Background bg;
   bg.kind = Background::Kind::image;
   bg.image = d_blur;
   const double t_comp = gpu.best_ms([&] { composite_gpu(d_yuv, d_bin, bg, d_rgb, gpu.stream()); });
+  bg.image = d_quarter_blur;
+  const double t_comp_quarter = gpu.best_ms([&] { composite_gpu(d_yuv, d_bin, bg, d_rgb, gpu.stream()); });
+  PostprocessParams pp;
+  pp.islands = IslandParams{2000, 2000};
+  void* d_post = gpu.alloc(postprocess_scratch_bytes(w, h, pp));
+  const double t_post = gpu.best_ms([&] {
+    postprocess_gpu(d_model, d_luma, TemporalState{d_state, d_prev}, false, content, d_guide, pp, d_bin, d_post,
+                    postprocess_scratch_bytes(w, h, pp), gpu.stream());
+  });
   WARN("1080p segment-body kernels, best of 5 (ms, wall incl. launch): preprocess->256 letterbox f16 "
        << t_pre << ", temporal 256^2 " << t_temporal << ", upsample " << t_up << ", luma " << t_luma
        << ", guided r8 -> binary " << t_guided << ", islands fg+holes " << t_islands << ", blur sigma 8 " << t_blur
-       << ", composite " << t_comp);
+       << ", 1/4 resize + blur sigma 5 " << t_quarter_blur << ", composite " << t_comp << " (over the 1/4 blur "
+       << t_comp_quarter << "), postprocess chain soft + islands " << t_post);
   CHECK(t_pre > 0);
 }
