@@ -24,7 +24,10 @@ void gaussian_blur_cpu(const FrameSource& frame, float sigma, const ImageView& o
   const math::GaussianTaps taps = math::gaussian_taps(sigma);
   auto* rows = static_cast<float4*>(scratch);
   tonemap::cpu::for_each_row(frame.width, frame.height, [&](int y) {
-    for (int x = 0; x < frame.width; ++x) rows[std::size_t(y) * frame.width + x] = math::blur_row(frame, taps, x, y);
+    for (int x = 0; x < frame.width; ++x)
+      rows[std::size_t(y) * frame.width + x] = math::blur_row(taps, [&](int k) {
+        return math::frame_pixel(frame, math::clampi(x + k, 0, frame.width - 1), y);
+      });
   });
   tonemap::cpu::for_each_row(out.width, out.height, [&](int y) {
     for (int x = 0; x < out.width; ++x)

@@ -70,12 +70,14 @@ inline GaussianTaps gaussian_taps(float sigma) {
   return t;
 }
 
-// Horizontal pass at (x, y): the frame's RGB filtered along the row (taps from -r to r).
-GP_HD float4 blur_row(const FrameSource& frame, const GaussianTaps& t, int x, int y) {
+// Horizontal pass at one pixel: the weighted sum of pixel(k) = the frame's RGB k pixels to the
+// right (taps from -r to r, clamped to the row by the caller's `pixel`).
+template <class Pixel>
+GP_HD float4 blur_row(const GaussianTaps& t, Pixel&& pixel) {
   float4 s{0.0f, 0.0f, 0.0f, 0.0f};
   for (int k = -t.radius; k <= t.radius; ++k) {
     const float w = t.weight[k < 0 ? -k : k];
-    const Rgb c = frame_pixel(frame, clampi(x + k, 0, frame.width - 1), y);
+    const Rgb c = pixel(k);
     s.x += w * c.r;
     s.y += w * c.g;
     s.z += w * c.b;

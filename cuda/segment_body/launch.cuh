@@ -4,6 +4,8 @@
 #include "cuda/tonemap/kernel_launch.cuh"
 
 namespace gp::segbody::launch {
+using tonemap::launch::block_h;
+using tonemap::launch::block_w;
 using tonemap::launch::pixel_block;
 using tonemap::launch::pixel_grid;
 using tonemap::launch::pixel_of_thread;
