@@ -20,7 +20,8 @@
 // decode is an error (exit 1, naming it). With --gpu --project, the encoded images are V ring
 // views (yaw 360/V apart, 90 degrees, SIZE x SIZE) projected from each panorama as gpuproc's
 // stitch-360 does by default, so the run measures the codec plus the projection without the
-// pipeline around them (encode_s then includes the projection).
+// pipeline around them (encode_s then includes the projection; the views' remap table is made once
+// per worker, in the warm-up, as gpuproc's GPU workers make it once).
 //   gpuproc-bench-jpeg [--gpu] [--device cuda:N] [--workers W] [--batch B] [--threads T] [--views V]
 //                      [--size S] [--project] [--quality Q] [--chroma 420|444] FILE.jpg...
 #include <nlohmann/json.hpp>
@@ -36,6 +37,7 @@
 #include <string>
 #include <sys/resource.h>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -308,6 +310,8 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
     gp::Stream stream;
     std::vector<gp::DeviceBuffer> buffers;  // B panoramas
     std::vector<gp::DeviceBuffer> view_buffers;  // --project: B x V views
+    gp::DeviceBuffer remap_table;                 // --project: for panoramas of remap_size
+    std::pair<int, int> remap_size{0, 0};
     std::vector<gp::ImageView> panoramas;   // views of the last batch decoded
     std::vector<std::vector<std::uint8_t>> encoded;  // reused; only sizes are kept
     double decode_s = 0, encode_s = 0;
@@ -347,8 +351,17 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
           tiles.push_back(view);
           names.push_back(inputs[i].path + " view " + std::to_string(k));
         }
-        gp::stitch::equirect_to_perspective_batch_gpu(panorama, targets.data(), int(targets.size()),
-                                                      gp::stitch::SampleOptions{}, w.stream.get());
+        // As gpuproc's GPU worker: the views' remap table made once per panorama size.
+        const gp::stitch::SampleOptions options;
+        if (w.remap_size != std::make_pair(panorama.width, panorama.height)) {
+          w.remap_table = runtime.device_alloc(
+              gp::stitch::perspective_remap_bytes(targets.data(), int(targets.size())), w.stream, "bench-jpeg remap table");
+          gp::stitch::build_perspective_remap_gpu(panorama, targets.data(), int(targets.size()), options,
+                                                  w.remap_table.get(), w.stream.get());
+          w.remap_size = {panorama.width, panorama.height};
+        }
+        gp::stitch::equirect_to_perspective_remap_gpu(panorama, targets.data(), int(targets.size()), options,
+                                                      w.remap_table.get(), w.stream.get());
         continue;
       }
       int k = 0;

@@ -24,13 +24,46 @@ __global__ void __launch_bounds__(block_w* block_h)
   render_job_pixel<C>(job, x, y, interp, max_subsamples);
 }
 
+__global__ void __launch_bounds__(block_w* block_h)
+    build_remap_kernel(const PerspectiveJobs jobs, const RemapOffsets offsets, int max_subsamples, RemapPoint* table) {
+  const auto& job = jobs.job[blockIdx.z];
+  const int x = int(blockIdx.x) * block_w + int(threadIdx.x);
+  const int y = int(blockIdx.y) * block_h + int(threadIdx.y);
+  if (x >= job.out.width || y >= job.out.height) return;
+  table[offsets.first[blockIdx.z] + std::size_t(y) * std::size_t(job.out.width) + std::size_t(x)] =
+      remap_point(job.map, x, y, max_subsamples);
+}
+
+template <int C>
+__global__ void __launch_bounds__(block_w* block_h)
+    remap_kernel(const PerspectiveJobs jobs, const RemapOffsets offsets, const RemapPoint* table, Interp interp,
+                 int max_subsamples) {
+  const auto& job = jobs.job[blockIdx.z];
+  const int x = int(blockIdx.x) * block_w + int(threadIdx.x);
+  const int y = int(blockIdx.y) * block_h + int(threadIdx.y);
+  if (x >= job.out.width || y >= job.out.height) return;
+  const RemapPoint r = table[offsets.first[blockIdx.z] + std::size_t(y) * std::size_t(job.out.width) + std::size_t(x)];
+  remap_job_pixel<C>(job, r, x, y, interp, max_subsamples);
+}
+
+template <class Map, int N>
+dim3 grid_of(const JobList<Map, N>& jobs, const char* function) {
+  const unsigned rows_of_blocks = unsigned(jobs.max_height + block_h - 1) / block_h;
+  require(rows_of_blocks <= 65535u, function, "output too tall for one launch");
+  return dim3(unsigned(jobs.max_width + block_w - 1) / block_w, rows_of_blocks, unsigned(jobs.count));
+}
+
+template <class Map, int N>
+std::string launch_context(const char* function, const JobList<Map, N>& jobs, int channels) {
+  return std::string(function) + " (" + std::to_string(jobs.count) + " outputs up to " + std::to_string(jobs.max_width) +
+         "x" + std::to_string(jobs.max_height) + ", " + std::to_string(channels) + " channels)";
+}
+
 template <class Map, int N>
 void launch(const JobList<Map, N>& jobs, int channels, const SampleOptions& o, cudaStream_t stream,
             const char* function) {
   static_assert(sizeof(JobList<Map, N>) <= 4000, "kernel parameters are limited to 4 KB");
-  const unsigned rows_of_blocks = unsigned(jobs.max_height + block_h - 1) / block_h;
-  require(rows_of_blocks <= 65535u, function, "output too tall for one launch");
-  const dim3 grid(unsigned(jobs.max_width + block_w - 1) / block_w, rows_of_blocks, unsigned(jobs.count));
+  const dim3 grid = grid_of(jobs, function);
   const dim3 block(block_w, block_h);
   switch (channels) {
     case 1: render_kernel<1><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
@@ -38,9 +71,7 @@ void launch(const JobList<Map, N>& jobs, int channels, const SampleOptions& o, c
     case 3: render_kernel<3><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
     default: render_kernel<4><<<grid, block, 0, stream>>>(jobs, o.interp, o.max_subsamples); break;
   }
-  GP_CUDA_CHECK_LAUNCH(std::string(function) + " (" + std::to_string(jobs.count) + " outputs up to " +
-                       std::to_string(jobs.max_width) + "x" + std::to_string(jobs.max_height) + ", " +
-                       std::to_string(channels) + " channels)");
+  GP_CUDA_CHECK_LAUNCH(launch_context(function, jobs, channels));
 }
 
 }  // namespace
@@ -56,6 +87,32 @@ void equirect_to_perspective_batch_gpu(const ImageView& src, const PerspectiveTa
                                        const SampleOptions& options, cudaStream_t stream) {
   const char* function = "equirect_to_perspective_batch_gpu";
   launch(perspective_jobs(src, targets, count, options, function), src.channels, options, stream, function);
+}
+
+void build_perspective_remap_gpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                 const SampleOptions& options, void* table, cudaStream_t stream) {
+  const char* function = "build_perspective_remap_gpu";
+  const PerspectiveJobs jobs = perspective_jobs(src, targets, count, options, function);
+  static_assert(sizeof(PerspectiveJobs) + sizeof(RemapOffsets) <= 4000, "kernel parameters are limited to 4 KB");
+  build_remap_kernel<<<grid_of(jobs, function), dim3(block_w, block_h), 0, stream>>>(
+      jobs, remap_offsets(jobs), options.max_subsamples, static_cast<RemapPoint*>(table));
+  GP_CUDA_CHECK_LAUNCH(launch_context(function, jobs, src.channels));
+}
+
+void equirect_to_perspective_remap_gpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                       const SampleOptions& options, const void* table, cudaStream_t stream) {
+  const char* function = "equirect_to_perspective_remap_gpu";
+  const PerspectiveJobs jobs = perspective_jobs(src, targets, count, options, function);
+  const RemapOffsets offsets = remap_offsets(jobs);
+  const auto* points = static_cast<const RemapPoint*>(table);
+  const dim3 grid = grid_of(jobs, function), block(block_w, block_h);
+  switch (src.channels) {
+    case 1: remap_kernel<1><<<grid, block, 0, stream>>>(jobs, offsets, points, options.interp, options.max_subsamples); break;
+    case 2: remap_kernel<2><<<grid, block, 0, stream>>>(jobs, offsets, points, options.interp, options.max_subsamples); break;
+    case 3: remap_kernel<3><<<grid, block, 0, stream>>>(jobs, offsets, points, options.interp, options.max_subsamples); break;
+    default: remap_kernel<4><<<grid, block, 0, stream>>>(jobs, offsets, points, options.interp, options.max_subsamples); break;
+  }
+  GP_CUDA_CHECK_LAUNCH(launch_context(function, jobs, src.channels));
 }
 
 void equirect_to_cubemap_face_gpu(const ImageView& src, CubeFace face, const ImageView& dst,

@@ -44,6 +44,21 @@ void equirect_to_perspective_batch_gpu(const ImageView& src, const PerspectiveTa
 void equirect_to_perspective_batch_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
                                        const SampleOptions& options);
 
+// Remap tables of views (project_pixel.hpp): the source position of every output pixel of these
+// targets, for sources of src's size (its pixels are not read) and these options. One table
+// serves every panorama of that size; the remapped projection gives the same pixels as
+// equirect_to_perspective_batch_* in a fraction of the GPU time. Layout: each target's points
+// (8 bytes each, rows of dst.width) after the previous target's.
+std::size_t perspective_remap_bytes(const PerspectiveTarget* targets, int count);
+void build_perspective_remap_gpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                 const SampleOptions& options, void* table, cudaStream_t stream);
+void build_perspective_remap_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                 const SampleOptions& options, void* table);
+void equirect_to_perspective_remap_gpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                       const SampleOptions& options, const void* table, cudaStream_t stream);
+void equirect_to_perspective_remap_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                       const SampleOptions& options, const void* table);
+
 // ---- cubemaps (faces in v360's order right, left, up, down, front, back; square, one size)
 
 using CubeFaces = std::array<ImageView, cube_face_count>;

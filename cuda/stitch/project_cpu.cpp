@@ -9,8 +9,9 @@ namespace {
 
 using namespace detail;
 
-template <int C, class Map, int N>
-void run_rows(const JobList<Map, N>& jobs, const SampleOptions& o) {
+// Calls pixel(job index, x, y) for every output pixel of every job, rows spread over the threads.
+template <class Map, int N, class Pixel>
+void for_each_pixel(const JobList<Map, N>& jobs, const Pixel& pixel) {
   long rows = 0;
   for (int j = 0; j < jobs.count; ++j) rows += jobs.job[j].out.height;
   parallel_for(
@@ -20,12 +21,26 @@ void run_rows(const JobList<Map, N>& jobs, const SampleOptions& o) {
         long first_row = 0;  // global index of job j's row 0
         for (long r = begin; r < end; ++r) {
           while (r - first_row >= jobs.job[j].out.height) first_row += jobs.job[j++].out.height;
-          const Job<Map>& job = jobs.job[j];
           const int y = int(r - first_row);
-          for (int x = 0; x < job.out.width; ++x) render_job_pixel<C>(job, x, y, o.interp, o.max_subsamples);
+          for (int x = 0; x < jobs.job[j].out.width; ++x) pixel(j, x, y);
         }
       },
       4);
+}
+
+template <int C, class Map, int N>
+void run_rows(const JobList<Map, N>& jobs, const SampleOptions& o) {
+  for_each_pixel(jobs, [&](int j, int x, int y) { render_job_pixel<C>(jobs.job[j], x, y, o.interp, o.max_subsamples); });
+}
+
+template <int C>
+void remap_rows(const PerspectiveJobs& jobs, const SampleOptions& o, const RemapPoint* table) {
+  const RemapOffsets offsets = remap_offsets(jobs);
+  for_each_pixel(jobs, [&](int j, int x, int y) {
+    const Job<EquirectSourceMap<CameraRays>>& job = jobs.job[j];
+    const RemapPoint& r = table[offsets.first[j] + std::size_t(y) * std::size_t(job.out.width) + std::size_t(x)];
+    remap_job_pixel<C>(job, r, x, y, o.interp, o.max_subsamples);
+  });
 }
 
 template <class Map, int N>
@@ -49,6 +64,35 @@ void equirect_to_perspective_cpu(const ImageView& src, const Camera& camera, con
 void equirect_to_perspective_batch_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
                                        const SampleOptions& options) {
   run_cpu(perspective_jobs(src, targets, count, options, "equirect_to_perspective_batch_cpu"), src.channels, options);
+}
+
+std::size_t perspective_remap_bytes(const PerspectiveTarget* targets, int count) {
+  std::size_t points = 0;
+  for (int i = 0; i < count; ++i) points += std::size_t(targets[i].dst.width) * std::size_t(targets[i].dst.height);
+  return points * sizeof(RemapPoint);
+}
+
+void build_perspective_remap_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                 const SampleOptions& options, void* table) {
+  const PerspectiveJobs jobs = perspective_jobs(src, targets, count, options, "build_perspective_remap_cpu");
+  const RemapOffsets offsets = remap_offsets(jobs);
+  auto* points = static_cast<RemapPoint*>(table);
+  for_each_pixel(jobs, [&](int j, int x, int y) {
+    points[offsets.first[j] + std::size_t(y) * std::size_t(jobs.job[j].out.width) + std::size_t(x)] =
+        remap_point(jobs.job[j].map, x, y, options.max_subsamples);
+  });
+}
+
+void equirect_to_perspective_remap_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                       const SampleOptions& options, const void* table) {
+  const PerspectiveJobs jobs = perspective_jobs(src, targets, count, options, "equirect_to_perspective_remap_cpu");
+  const auto* points = static_cast<const RemapPoint*>(table);
+  switch (src.channels) {
+    case 1: remap_rows<1>(jobs, options, points); break;
+    case 2: remap_rows<2>(jobs, options, points); break;
+    case 3: remap_rows<3>(jobs, options, points); break;
+    default: remap_rows<4>(jobs, options, points); break;
+  }
 }
 
 void equirect_to_cubemap_face_cpu(const ImageView& src, CubeFace face, const ImageView& dst,

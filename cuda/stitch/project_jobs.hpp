@@ -100,6 +100,21 @@ inline PerspectiveJobs perspective_jobs(const ImageView& src, const PerspectiveT
   return list;
 }
 
+// Where each job's points start in a remap table (project.hpp's layout), and its size.
+struct RemapOffsets {
+  std::size_t first[max_batch_views];
+  std::size_t total;
+};
+
+inline RemapOffsets remap_offsets(const PerspectiveJobs& jobs) {
+  RemapOffsets o{};
+  for (int j = 0; j < jobs.count; ++j) {
+    o.first[j] = o.total;
+    o.total += std::size_t(jobs.job[j].out.width) * std::size_t(jobs.job[j].out.height);
+  }
+  return o;
+}
+
 inline void require_face(int face, const char* function) {
   require(face >= 0 && face < cube_face_count, function, "face index must be 0..5, not " + std::to_string(face));
 }

@@ -178,18 +178,27 @@ GP_VIEW_HD inline int subsample_count(float s, int max_subsamples) {
   return n < 1 ? 1 : n;
 }
 
+// Sub-samples along each output axis at output pixel (x, y), whose source point is p: 1 x 1
+// unless antialiasing is on and neighbouring output pixels sample further apart than about one
+// source pixel.
+template <class Map>
+GP_VIEW_HD void subsample_counts(const Map& map, const typename Map::Point& p, int x, int y, int max_subsamples,
+                                 int& nx, int& ny) {
+  nx = ny = 1;
+  if (max_subsamples <= 1) return;
+  float sx, sy;
+  map.stretch(p, map.locate(float(x + 1), float(y)), map.locate(float(x), float(y + 1)), sx, sy);
+  nx = subsample_count(sx, max_subsamples);
+  ny = subsample_count(sy, max_subsamples);
+}
+
 // One output pixel: the map's value at (x, y), or the mean of nx x ny sub-samples spread evenly
-// over the pixel where neighbouring output pixels are further apart than about one source pixel.
+// over the pixel (subsample_counts).
 template <int C, class Map>
 GP_VIEW_HD void render_pixel(const Map& map, int x, int y, Interp m, int max_subsamples, float out[C]) {
   const typename Map::Point p = map.locate(float(x), float(y));
-  int nx = 1, ny = 1;
-  if (max_subsamples > 1) {
-    float sx, sy;
-    map.stretch(p, map.locate(float(x + 1), float(y)), map.locate(float(x), float(y + 1)), sx, sy);
-    nx = subsample_count(sx, max_subsamples);
-    ny = subsample_count(sy, max_subsamples);
-  }
+  int nx, ny;
+  subsample_counts(map, p, x, y, max_subsamples, nx, ny);
   if (nx == 1 && ny == 1) {
     map.template shade<C>(p, m, out);
     return;
@@ -226,6 +235,44 @@ GP_VIEW_HD void render_job_pixel(const Job<Map>& job, int x, int y, Interp m, in
   }
   float value[C];
   render_pixel<C>(job.map, x, y, m, max_subsamples, value);
+  for (int c = 0; c < C; ++c) dst[c] = to_u8(value[c]);
+}
+
+// ---- remap tables (equirect sources)
+// Where an output pixel samples an equirect source depends on the job's rays, the source's size
+// and the options, not on the source's pixels: a batch of panoramas locates every pixel once into
+// a table, and each panorama then costs a table read and the interpolation (the trigonometry of
+// locate() made the direct kernel compute-bound). Pixels that need several sub-samples keep the
+// marker remap_subsampled and are rendered in full. Same results as render_job_pixel.
+struct RemapPoint {
+  float u, v;
+};
+constexpr float remap_subsampled = -3.0e38f;  // u of a pixel rendered in full
+
+template <class Rays>
+GP_VIEW_HD RemapPoint remap_point(const EquirectSourceMap<Rays>& map, int x, int y, int max_subsamples) {
+  const SourcePoint p = map.locate(float(x), float(y));
+  int nx, ny;
+  subsample_counts(map, p, x, y, max_subsamples, nx, ny);
+  if (nx != 1 || ny != 1) return RemapPoint{remap_subsampled, 0.0f};
+  return RemapPoint{p.u, p.v};
+}
+
+// render_job_pixel with pixel (x, y)'s table entry r.
+template <int C, class Rays>
+GP_VIEW_HD void remap_job_pixel(const Job<EquirectSourceMap<Rays>>& job, const RemapPoint& r, int x, int y, Interp m,
+                                int max_subsamples) {
+  if (r.u == remap_subsampled || job.mask.data != nullptr) {  // masks are rare: their pixels the long way
+    render_job_pixel<C>(job, x, y, m, max_subsamples);
+    return;
+  }
+  float value[C];
+  const SourceImage& image = job.map.texels.image;
+  if (taps_inside(m, r.u, r.v, image.width, image.height))
+    interpolate<C>(clamp_texels(image), m, r.u, r.v, value);  // the same taps without wrap-around
+  else
+    interpolate<C>(job.map.texels, m, r.u, r.v, value);
+  std::uint8_t* dst = job.out.data + job.out.pitch * std::size_t(y) + std::size_t(x) * C;
   for (int c = 0; c < C; ++c) dst[c] = to_u8(value[c]);
 }
 

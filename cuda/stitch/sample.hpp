@@ -169,6 +169,22 @@ GP_VIEW_HD void interpolate(const Texels& texels, Interp m, float u, float v, fl
   }
 }
 
+// Whether every tap interpolate() reads at (u, v) lies inside a w x h image (then any texel
+// policy reads the same texels as clamp_texels, which costs less).
+GP_VIEW_HD inline bool taps_inside(Interp m, float u, float v, int w, int h) {
+  if (!(u > -1.0e6f && u < 1.0e6f && v > -1.0e6f && v < 1.0e6f)) return false;  // also NaN
+  int first = 0, last = 1;  // tap offsets from floor(position)
+  if (m == Interp::nearest) {
+    u += 0.5f, v += 0.5f, last = 0;
+  } else if (m == Interp::bicubic) {
+    first = -1, last = 2;
+  } else if (m == Interp::lanczos3) {
+    first = -2, last = 3;
+  }
+  const int x = int(floorf(u)), y = int(floorf(v));
+  return x + first >= 0 && y + first >= 0 && x + last < w && y + last < h;
+}
+
 // Round to nearest and clamp to 0..255 (NaN gives 0).
 GP_VIEW_HD inline std::uint8_t to_u8(float v) {
   v = floorf(v + 0.5f);

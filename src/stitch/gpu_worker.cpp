@@ -72,6 +72,19 @@ std::vector<ImageView> GpuWorker::device_masks(const StitchItem& item) {
   return d.views;
 }
 
+const void* GpuWorker::remap_table(const ImageView& panorama, const std::vector<ImageView>& outputs) {
+  if (!projector_.uses_remap_table()) return nullptr;
+  if (!remap_table_.get() || panorama.width != remap_width_ || panorama.height != remap_height_) {
+    ScopedStage span("gpu remap table");
+    remap_table_.reset();
+    remap_table_ = runtime_.device_alloc(projector_.remap_table_bytes(outputs), stream_, "stitch-360 remap table");
+    projector_.build_remap_device(panorama, outputs, remap_table_.get(), stream_.get());
+    remap_width_ = panorama.width;
+    remap_height_ = panorama.height;
+  }
+  return remap_table_.get();
+}
+
 std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& items) {
   std::vector<std::exception_ptr> errors(items.size());
   // The stages' spans end after a stream synchronisation, so the trace shows where a batch's time
@@ -127,7 +140,7 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
       output_item.push_back(i);
       output_images.push_back(&o);
     }
-    projector_.run_device(panoramas[i], dst, stream_.get(), device_masks(*items[i]));
+    projector_.run_device(panoramas[i], dst, stream_.get(), device_masks(*items[i]), remap_table(panoramas[i], dst));
     outputs.insert(outputs.end(), dst.begin(), dst.end());
   }
 

@@ -57,6 +57,9 @@ class GpuWorker {
  private:
   // The item's masks on the device when /mask/apply (uploaded once per mask set), else none.
   std::vector<ImageView> device_masks(const StitchItem& item);
+  // The projector's remap table for panoramas of this one's size (mode views; else null), made
+  // at the first panorama of a size and kept until one of another size comes.
+  const void* remap_table(const ImageView& panorama, const std::vector<ImageView>& outputs);
 
   Runtime& runtime_;
   const Settings& settings_;
@@ -74,6 +77,8 @@ class GpuWorker {
     std::vector<ImageView> views;
   };
   std::map<const OutputMaskSet*, DeviceMasks> masks_;
+  DeviceBuffer remap_table_;
+  int remap_width_ = 0, remap_height_ = 0;
 };
 
 }  // namespace gp::stitch

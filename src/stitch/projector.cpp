@@ -37,22 +37,48 @@ Projector::Projector(const Settings& settings) : settings_(settings) {
                                          v.spec.height));
 }
 
+std::vector<PerspectiveTarget> Projector::view_targets(const std::vector<ImageView>& dst,
+                                                       const std::vector<ImageView>& masks) const {
+  std::vector<PerspectiveTarget> targets;
+  for (std::size_t v = 0; v < dst.size(); ++v) targets.push_back({cameras_[v], dst[v], masks.empty() ? ImageView{} : masks[v]});
+  return targets;
+}
+
+std::size_t Projector::remap_table_bytes(const std::vector<ImageView>& outputs) const {
+  const std::vector<PerspectiveTarget> targets = view_targets(outputs, {});
+  return perspective_remap_bytes(targets.data(), int(targets.size()));
+}
+
+void Projector::build_remap_device(const ImageView& panorama, const std::vector<ImageView>& outputs, void* table,
+                                   cudaStream_t stream) const {
+  const std::vector<PerspectiveTarget> targets = view_targets(outputs, {});
+  auto* bytes = static_cast<std::uint8_t*>(table);
+  for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
+    const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
+    build_perspective_remap_gpu(panorama, targets.data() + first, count, options_, bytes, stream);
+    bytes += perspective_remap_bytes(targets.data() + first, count);
+  }
+}
+
 void Projector::project(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
-                        const cudaStream_t* stream) const {
+                        const cudaStream_t* stream, const void* remap_table) const {
   const Settings& s = settings_;
   const ImageView no_mask;
   if (!masks.empty() && (s.mode != "views" || masks.size() != dst.size()))
     throw Error("stitch-360: " + std::to_string(masks.size()) + " masks for " + std::to_string(dst.size()) +
                 " outputs of mode " + s.mode + " (masks are applied in mode views, one per view)");
   if (s.mode == "views") {
-    std::vector<PerspectiveTarget> targets;
-    for (std::size_t v = 0; v < dst.size(); ++v) targets.push_back({cameras_[v], dst[v], masks.empty() ? no_mask : masks[v]});
+    const std::vector<PerspectiveTarget> targets = view_targets(dst, masks);
+    const auto* table = static_cast<const std::uint8_t*>(remap_table);
     for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
       const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
-      if (stream)
+      if (stream && table)
+        equirect_to_perspective_remap_gpu(src, targets.data() + first, count, options_, table, *stream);
+      else if (stream)
         equirect_to_perspective_batch_gpu(src, targets.data() + first, count, options_, *stream);
       else
         equirect_to_perspective_batch_cpu(src, targets.data() + first, count, options_);
+      if (table) table += perspective_remap_bytes(targets.data() + first, count);
     }
   } else if (s.mode == "cubemap") {
     CubeFaces faces;
@@ -87,12 +113,12 @@ void Projector::run_cpu(const ImageView& panorama, std::vector<OutputImage>& out
     o.pixels.resize(std::size_t(o.plan.width) * o.plan.height * o.channels);
     dst.push_back(o.view());
   }
-  project(panorama, dst, masks, nullptr);
+  project(panorama, dst, masks, nullptr, nullptr);
 }
 
 void Projector::run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream,
-                           const std::vector<ImageView>& masks) const {
-  project(panorama, outputs, masks, &stream);
+                           const std::vector<ImageView>& masks, const void* remap_table) const {
+  project(panorama, outputs, masks, &stream, remap_table);
 }
 
 }  // namespace gp::stitch

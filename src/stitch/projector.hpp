@@ -28,14 +28,25 @@ class Projector {
   // views; empty: none): one per output, 1 channel of its size, 0 where the output stays black.
   void run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs,
                const std::vector<ImageView>& masks = {}) const;
-  // Device views in and out, queued on `stream`.
+  // Device views in and out, queued on `stream`. Mode views takes a remap table for panoramas of
+  // this size (build_remap_device) when the caller has one (null: each pixel located anew).
   void run_device(const ImageView& panorama, const std::vector<ImageView>& outputs, cudaStream_t stream,
-                  const std::vector<ImageView>& masks = {}) const;
+                  const std::vector<ImageView>& masks = {}, const void* remap_table = nullptr) const;
+
+  // Mode views: where every output pixel samples a panorama of a given size (project.hpp's remap
+  // tables), computed once on the device for all the panoramas of that size.
+  bool uses_remap_table() const { return settings_.mode == "views"; }
+  std::size_t remap_table_bytes(const std::vector<ImageView>& outputs) const;
+  // `panorama`'s size matters, not its pixels.
+  void build_remap_device(const ImageView& panorama, const std::vector<ImageView>& outputs, void* table,
+                          cudaStream_t stream) const;
 
  private:
   // Calls the mode's kernel (GPU when `stream` is given) from src into dst (views alike: host or device).
   void project(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
-               const cudaStream_t* stream) const;
+               const cudaStream_t* stream, const void* remap_table) const;
+  std::vector<PerspectiveTarget> view_targets(const std::vector<ImageView>& dst,
+                                              const std::vector<ImageView>& masks) const;
 
   const Settings& settings_;
   SampleOptions options_;

@@ -50,6 +50,8 @@ class Gpu {
     stream_.memset(d.buffer.get(), 0x5a, d.buffer.size());
     return d;
   }
+  gp::DeviceBuffer alloc(std::size_t bytes) { return rt_.device_alloc(bytes, stream_, "stitch test"); }
+  void fill(const DeviceImage& d) { stream_.memset(d.buffer.get(), 0x5a, d.buffer.size()); }
   HostImage download(const gp::ImageView& d) {
     HostImage h(d.width, d.height, d.channels);
     stream_.copy_2d(h.view.data, h.view.pitch, d.data, d.pitch, d.row_bytes(), std::size_t(d.height));
@@ -136,11 +138,19 @@ TEST_CASE("projection kernels equal the CPU references", "[stitch][gpu]") {
         }
         targets[0].mask = dmask.view;
         equirect_to_perspective_batch_gpu(dpano.view, targets.data(), int(targets.size()), o, gpu.stream());
+        std::vector<HostImage> cpu_perspective;
         for (std::size_t i = 0; i < targets.size(); ++i) {
-          HostImage cpu(cams[i].width, cams[i].height, channels);
-          equirect_to_perspective_cpu(pano.view, cams[i], cpu.view, i == 0 ? mask.view : gp::ImageView{}, o);
-          require_match(gpu.download(dviews[i].view), cpu, m, "equirect_to_perspective");
+          cpu_perspective.emplace_back(cams[i].width, cams[i].height, channels);
+          equirect_to_perspective_cpu(pano.view, cams[i], cpu_perspective[i].view, i == 0 ? mask.view : gp::ImageView{}, o);
+          require_match(gpu.download(dviews[i].view), cpu_perspective[i], m, "equirect_to_perspective");
         }
+        // The same views through a remap table made on the GPU.
+        const gp::DeviceBuffer table = gpu.alloc(perspective_remap_bytes(targets.data(), int(targets.size())));
+        build_perspective_remap_gpu(dpano.view, targets.data(), int(targets.size()), o, table.get(), gpu.stream());
+        for (DeviceImage& d : dviews) gpu.fill(d);
+        equirect_to_perspective_remap_gpu(dpano.view, targets.data(), int(targets.size()), o, table.get(), gpu.stream());
+        for (std::size_t i = 0; i < targets.size(); ++i)
+          require_match(gpu.download(dviews[i].view), cpu_perspective[i], m, "equirect_to_perspective_remap");
 
         // Cube faces, then back to an equirect.
         const int n = 161;
@@ -243,11 +253,28 @@ TEST_CASE("projection timings: 8 views of 1920x1920 from a 7680x3840 RGB panoram
     }
     return best;
   };
+  // Through a remap table (made once, as a stitch-360 GPU worker does).
+  const gp::DeviceBuffer table = gpu.alloc(perspective_remap_bytes(targets.data(), 8));
+  auto time_remap_ms = [&](const SampleOptions& o) {
+    build_perspective_remap_gpu(dpano.view, targets.data(), 8, o, table.get(), gpu.stream());
+    equirect_to_perspective_remap_gpu(dpano.view, targets.data(), 8, o, table.get(), gpu.stream());  // warm-up
+    gpu.sync();
+    double best = 1e30;
+    for (int i = 0; i < 5; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      equirect_to_perspective_remap_gpu(dpano.view, targets.data(), 8, o, table.get(), gpu.stream());
+      gpu.sync();
+      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+  };
   for (Interp m : {Interp::nearest, Interp::bilinear, Interp::bicubic, Interp::lanczos3})
     for (int max_sub : {1, 8}) {
-      const double ms = time_ms(options(m, max_sub), targets);
-      std::printf("ring8 1920x1920 from 7680x3840 RGB on %s, %s, antialiasing %s: %.2f ms per panorama (%.0f panoramas/s)\n",
-                  gpu.runtime().device_name().c_str(), interp_name(m), max_sub > 1 ? "on" : "off", ms, 1000.0 / ms);
+      const double ms = time_ms(options(m, max_sub), targets), remap_ms = time_remap_ms(options(m, max_sub));
+      std::printf("ring8 1920x1920 from 7680x3840 RGB on %s, %s, antialiasing %s: %.2f ms per panorama (%.0f panoramas/s); "
+                  "remap table %.2f ms (%.0f panoramas/s)\n",
+                  gpu.runtime().device_name().c_str(), interp_name(m), max_sub > 1 ? "on" : "off", ms, 1000.0 / ms,
+                  remap_ms, 1000.0 / remap_ms);
     }
   // Zenith and nadir views: the panorama's rows shrink towards the poles, antialiasing works hard.
   std::vector<PerspectiveTarget> poles = {
