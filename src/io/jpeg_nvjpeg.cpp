@@ -24,12 +24,14 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
+#include "core/trace.hpp"
 #include "io/jpeg_codec.hpp"
 
 namespace gp::io {
@@ -389,9 +391,13 @@ GpuJpegCodec::GpuJpegCodec(std::shared_ptr<const GpuJpegContext> context, const 
   s.hardware = s.context->impl_->hardware;
   s.description = s.context->impl_->description;
 
+  // The spans show where a worker's set-up time goes in --trace (several workers' set-ups
+  // serialise inside nvJPEG).
+  std::optional<ScopedStage> span(std::in_place, "nvjpeg decode states");
   s.check(nvjpegJpegStateCreate(s.handle, &s.batched_state), "nvjpegJpegStateCreate", "batched");
   s.check(nvjpegJpegStateCreate(s.handle, &s.single_state), "nvjpegJpegStateCreate", "single");
   s.check(nvjpegJpegStreamCreate(s.handle, &s.header), "nvjpegJpegStreamCreate", {});
+  span.emplace("nvjpeg hardware pool");
   if (s.hardware) {
     // Sets up the hardware decoder's memory pool; sizes are hints it grows past (NVIDIA's
     // nvImageCodec calls it even without hints for the pool's sake). 4:4:4 covers every subsampling.
@@ -400,6 +406,7 @@ GpuJpegCodec::GpuJpegCodec(std::shared_ptr<const GpuJpegContext> context, const 
                                            NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI),
             "nvjpegDecodeBatchedPreAllocate", {});
   }
+  span.emplace("nvjpeg encoder params");
   Stream setup = runtime.make_stream();
   s.check(nvjpegEncoderParamsCreate(s.handle, &s.encode_params, setup.get()), "nvjpegEncoderParamsCreate", {});
   setup.synchronize("nvJPEG setup");
@@ -475,11 +482,14 @@ std::vector<ItemOutcome> GpuJpegCodec::encode_batch(const std::vector<ImageView>
   s.configure_encoder(options, stream);
 
   const std::size_t states = std::size_t(std::max(1, s.options.encoder_states));
+  std::optional<ScopedStage> span;
+  if (s.encoder_states.size() < std::min(states, images.size())) span.emplace("nvjpeg encoder states");
   while (s.encoder_states.size() < std::min(states, images.size())) {
     nvjpegEncoderState_t state = nullptr;
     s.check(nvjpegEncoderStateCreate(s.handle, &state, stream.get()), "nvjpegEncoderStateCreate", {});
     s.encoder_states.push_back(state);
   }
+  span.reset();
   for (std::size_t first = 0; first < images.size(); first += states) {
     const std::size_t end = std::min(images.size(), first + states);
     std::vector<bool> queued(end - first, false);

@@ -437,6 +437,8 @@ TEST_CASE("CUDA RESIZE_BILINEAR matches the CPU reference with both flags", "[in
     auto d_in = device.upload(input);
     for (const bool align_corners : {false, true}) {
       for (const bool half_pixel_centers : {false, true}) {
+        // TFLite allows one at most (the model reader rejects both): out of range taps otherwise.
+        if (align_corners && half_pixel_centers) continue;
         ResizeBilinearOptions o;
         o.align_corners = align_corners, o.half_pixel_centers = half_pixel_centers;
         const Nhwc out = resize_output(c.in, c.out_h, c.out_w);
