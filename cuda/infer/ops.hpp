@@ -79,7 +79,8 @@ void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_
 // ---- FP16 storage (conv_fp16.cu, ops_fp16.cu) -------------------------------------------------
 // The same operators on half tensors for the FP16 engine: each kernel loads half, computes in
 // float as its FP32 counterpart does (same order, one float accumulator per output) and rounds
-// its result to half once. Same arguments and errors as the FP32 launchers. In a namespace of
+// its result to half once (AVERAGE_POOL_2D over the whole image and MEAN over H and W reduce in
+// parallel, in another order). Same arguments and errors as the FP32 launchers. In a namespace of
 // their own so that a call with null pointers still picks the FP32 launcher unambiguously.
 namespace fp16 {
 

@@ -1,6 +1,8 @@
 // FP16-storage element-wise, pooling and layout operators, and the float <-> half conversions of
 // the FP16 engine's inputs and outputs. Each kernel computes in float what its FP32 counterpart
-// (elementwise.cu, pool.cu, layout.cu) computes, in the same order, and rounds once to half.
+// (elementwise.cu, pool.cu, layout.cu) computes, in the same order, and rounds once to half;
+// except an average over whole images (AVERAGE_POOL_2D whose window covers the input, MEAN over
+// H and W), which is a parallel reduction here.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -110,6 +112,42 @@ __global__ void half_to_float_kernel(const __half* __restrict__ input, std::int6
 
 // ---- pooling and MEAN ----
 
+// A window that covers the whole image (the squeeze-and-excitation pools of selfie
+// segmentation: 128x128 to 1x1 and smaller): one block per image and 32 channels, 32 lanes of
+// pixels per channel, then the lanes' partial sums added in shared memory. The one-thread-per-
+// output kernel below would add 16384 values in one serial chain there, about 2 ms at batch 1.
+// The order of additions differs from the reference's; the float sum is rounded to half once.
+constexpr int kGlobalLanes = 32;
+
+__global__ void global_average_fp16_kernel(const __half* __restrict__ input, int pixels, int channels,
+                                           Activation activation, __half* __restrict__ output) {
+  __shared__ float partial[kGlobalLanes][kGlobalLanes + 1];
+  const int c = static_cast<int>(blockIdx.x) * kGlobalLanes + static_cast<int>(threadIdx.x);
+  const std::int64_t n = blockIdx.y;
+  float total = 0.0f;
+  if (c < channels) {
+    const __half* image = input + n * pixels * channels + c;
+    for (int p = static_cast<int>(threadIdx.y); p < pixels; p += kGlobalLanes) total += load(image, std::int64_t{p} * channels);
+  }
+  partial[threadIdx.y][threadIdx.x] = total;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < channels) {
+    float sum = 0.0f;
+    for (int lane = 0; lane < kGlobalLanes; ++lane) sum += partial[lane][threadIdx.x];
+    store(output, n * channels + c, activate(sum / static_cast<float>(pixels), activation));
+  }
+}
+
+void global_average(const __half* input, const Nhwc& in, Activation activation, __half* output, cudaStream_t stream,
+                    const char* op) {
+  if (in.count() == 0) return;
+  if (in.n > 65535) throw Error(std::string(op) + " (fp16): batch " + std::to_string(in.n) + " too large");
+  const dim3 grid(static_cast<unsigned>((in.c + kGlobalLanes - 1) / kGlobalLanes), static_cast<unsigned>(in.n));
+  const dim3 block(kGlobalLanes, kGlobalLanes);
+  global_average_fp16_kernel<<<grid, block, 0, stream>>>(input, in.h * in.w, in.c, activation, output);
+  GP_CUDA_CHECK_LAUNCH(std::string(op) + " (fp16, whole image) " + shape_string(in.shape()));
+}
+
 struct PoolGeometry {
   int in_h, in_w, c;
   int out_h, out_w;
@@ -158,6 +196,11 @@ void pool2d(const __half* input, const Nhwc& in, const Pool2DOptions& o, __half*
   const WindowAxis ax = window_axis(o.padding, in.w, o.filter_w, o.stride_w);
   const std::int64_t count = out.count();
   if (count == 0) return;
+  // One output per image whose window holds every pixel: the averaging reduction kernel.
+  if (!kMax && out.h == 1 && out.w == 1 && o.filter_h - ay.pad_before >= in.h && o.filter_w - ax.pad_before >= in.w) {
+    global_average(input, in, o.activation, output, stream, op);
+    return;
+  }
   PoolGeometry g{in.h, in.w, in.c, out.h, out.w, o.filter_h, o.filter_w, o.stride_h, o.stride_w,
                  ay.pad_before, ax.pad_before};
   pool2d_fp16_kernel<kMax><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, o.activation,
@@ -337,6 +380,10 @@ void mean_gpu(const __half* input, const Shape& input_shape, const std::vector<i
               cudaStream_t stream) {
   const detail::Dims dims = detail::dense_dims(input_shape, "MEAN");
   const auto reduced = normalized_axes(axes, dims.rank);
+  if (dims.rank == 4 && reduced == std::vector<int>{1, 2}) {  // NHWC over H and W
+    global_average(input, Nhwc::of(input_shape), Activation::none, output, stream, "MEAN");
+    return;
+  }
   MeanGeometry g;
   g.reduced_count = 1;
   for (int d = 0; d < dims.rank; ++d) {

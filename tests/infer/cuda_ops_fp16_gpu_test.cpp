@@ -3,7 +3,8 @@
 // the same half-rounded inputs, its result rounded to half. The FP16 kernels compute in float in
 // the FP32 kernels' order (no fused multiply-adds) and round once, so they should give the
 // reference's half exactly; the bound is 1 half ulp (2^-10 relative, 2^-24 absolute near zero)
-// for the accumulating operators, 2 for LOGISTIC (CUDA's expf) and for the cuBLAS path (its own
+// for the accumulating operators (averages over whole images, summed in another order, near zero
+// at 1/64), 2 for LOGISTIC (CUDA's expf) and for the cuBLAS path (its own
 // summation order, then a second rounding after the bias; near zero counted at 0.25, the inputs'
 // scale), bit-exact for selection and copies.
 #include <catch2/catch.hpp>
@@ -214,6 +215,33 @@ TEST_CASE("CUDA FP16 DEPTHWISE_CONV_2D, pools and the transposed convolution mat
     }
     compare(std::string("FP16 ") + (max ? "MAX" : "AVERAGE") + "_POOL_2D " + str(in), device.download(dout, out.count()),
             expected, max ? 0 : 1);
+  }
+  // Windows over the whole image (the reduction kernel): VALID, and SAME with a larger filter;
+  // more than 32 channels; MEAN over H and W.
+  for (const Nhwc in : {Nhwc{3, 37, 29, 16}, Nhwc{2, 9, 16, 70}}) {
+    for (const Padding padding : {Padding::valid, Padding::same}) {
+      Pool2DOptions o;
+      o.padding = padding;
+      o.filter_h = in.h + (padding == Padding::same ? 2 : 0), o.filter_w = in.w;
+      o.stride_h = o.filter_h, o.stride_w = o.filter_w;
+      o.activation = Activation::relu;
+      const Nhwc out = pool2d_output(in, o);
+      REQUIRE(out.h == 1);
+      const auto x = random_halves(in.count(), 23 + in.c);
+      std::vector<float> expected(static_cast<std::size_t>(out.count()));
+      auto dx = device.upload(x), dout = device.output(out.count());
+      cpu::average_pool2d(x.data(), in, o, expected.data());
+      gpu::fp16::average_pool2d_gpu(h(dx), in, o, hm(dout), device.stream());
+      compare(std::string("FP16 AVERAGE_POOL_2D whole image ") + padding_name(padding) + " " + str(in),
+              device.download(dout, out.count()), expected, 1, 1.0 / 64);
+    }
+    const std::vector<int> axes{1, 2};
+    const auto x = random_halves(in.count(), 25 + in.c);
+    std::vector<float> expected(static_cast<std::size_t>(std::int64_t{in.n} * in.c));
+    auto dx = device.upload(x), dout = device.output(std::int64_t{in.n} * in.c);
+    cpu::mean(x.data(), in.shape(), axes, expected.data());
+    gpu::fp16::mean_gpu(h(dx), in.shape(), axes, hm(dout), device.stream());
+    compare("FP16 MEAN over H, W " + str(in), device.download(dout, std::int64_t{in.n} * in.c), expected, 1, 1.0 / 64);
   }
   {
     const Nhwc in{2, 8, 7, 5}, weights{3, 2, 2, 5};
