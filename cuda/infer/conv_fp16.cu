@@ -3,9 +3,9 @@
 // with half loads and stores around float arithmetic.
 //
 // The FP16 engine sends CONV_2D 1x1 stride 1 to cuBLAS (tensor cores); what reaches the tiled
-// kernel here is the models' first convolution (3x3 or 5x5 over 3 channels: K = 27 or 75, a few
-// per cent of the arithmetic, too narrow for tensor-core tiles to pay) and the other non-1x1
-// ones, plus every CONV_2D when the engine's tensor_cores option is off.
+// kernel here is the models' first convolution (3x3 or 5x5 over 3 channels: K = 27 or 75, 4-24%
+// of the arithmetic, too narrow for tensor-core tiles to pay) and the other non-1x1 ones, plus
+// every CONV_2D when the engine's tensor_cores option is off.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 

@@ -5,12 +5,13 @@
 // again after every cublasSetStream, so that cuBLAS allocates nothing while a CUDA graph is
 // captured.
 //
-// Why cuBLAS rather than own WMMA/mma kernels: the pointwise convolutions are 85-95% of the
+// Why cuBLAS rather than own WMMA/mma kernels: the pointwise convolutions are 60-80% of the
 // MediaPipe models' arithmetic and are plain GEMMs (no im2col needed), for which cuBLAS has
 // kernels tuned per architecture (Turing to Hopper) and any shape (M up to 64 x 128 x 128, K and
 // O from 8 to 384, not all multiples of 8); an own tensor-core kernel would have to match that
-// and could not be tried on a GPU where it was written. The other convolutions (the first layer,
-// K = 27 or 75 over 3 channels) are a few per cent of the work and stay on the FP16 tiled kernel.
+// and could not be tried on a GPU where it was written. The first layer (3x3 or 5x5 over 3
+// channels: K = 27 or 75, 4-24% of the arithmetic, 16-32 outputs) is too narrow for tensor-core
+// tiles to pay and stays on the FP16 tiled kernel with the other non-1x1 convolutions.
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
