@@ -100,7 +100,8 @@ inline void require_guided(const ImageView& guide, const ImageView& mask, const 
   require_view(out, out.type, 1, function, "out");
   require_size(out, guide.width, guide.height, function, "out");
   require(p.radius >= 0 && p.eps > 0.0f, function, "radius must be >= 0 and eps > 0");
-  require_scratch(scratch, scratch_bytes, guided_filter_scratch_bytes(guide.width, guide.height), function);
+  require(p.subsample >= 1 && p.subsample <= 16, function, "subsample must be in 1..16");
+  require_scratch(scratch, scratch_bytes, guided_filter_scratch_bytes(guide.width, guide.height, p), function);
 }
 
 inline void require_islands(const ImageView& mask, const IslandParams& p, const void* scratch,

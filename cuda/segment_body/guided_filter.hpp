@@ -8,9 +8,15 @@
 // follows the frame's edges where the frame has them (eps small against the edge's variance) and
 // is smoothed where the frame is flat.
 //
-// Four separable passes through caller-provided scratch (guided_filter_scratch_bytes): column sums
-// of I, p, I^2, Ip; row sums -> a, b; column sums of a, b; row sums -> q. Every sum adds its
-// window in index order, so the GPU and CPU sums are the same floats.
+// subsample s > 1 is He and Sun's fast guided filter (arXiv:1505.00996): I and p are averaged
+// over s x s blocks, a and b computed there with radius ceil(r / s), and mean(a), mean(b)
+// interpolated bilinearly back to full size, where q = mean(a) * I + mean(b) uses the full-size
+// I: the edges stay sharp at about 1/s^2 of the work.
+//
+// Separable passes through caller-provided scratch (guided_filter_scratch_bytes): [block means of
+// I, p;] column sums of I, p, I^2, Ip; row sums -> a, b; column sums of a, b; row sums -> mean(a),
+// mean(b) [-> bilinear] -> q. Every sum adds its window in index order, so the GPU and CPU sums
+// are the same floats.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -23,9 +29,10 @@ namespace gp::segbody {
 struct GuidedParams {
   int radius = 8;      // window (2r + 1)^2, in frame pixels
   float eps = 1e-3f;   // regularisation, in units of I^2 (I in [0, 1])
+  int subsample = 1;   // s: 1 = exact filter; 2..8 = fast guided filter at 1/s resolution
 };
 
-std::size_t guided_filter_scratch_bytes(int width, int height);
+std::size_t guided_filter_scratch_bytes(int width, int height, const GuidedParams& p);
 
 // guide: u8 1 channel (frame_luma_* or a YUV frame's Y plane); mask: f32 1 channel, same size;
 // out: same size, f32 (q) or u8 (mask_to_u8(q, mode)); out may be `mask` itself. scratch: device

@@ -1,5 +1,5 @@
-// CPU reference of the guided filter (also the CPU path): the same four passes over rows spread
-// across threads, through the caller's host scratch.
+// CPU reference of the guided filter (also the CPU path): the same passes over rows spread across
+// threads, through the caller's host scratch.
 #include "cuda/segment_body/checks.hpp"
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/guided_math.hpp"
@@ -7,28 +7,48 @@
 
 namespace gp::segbody {
 
-std::size_t guided_filter_scratch_bytes(int width, int height) {
-  return math::guided_sums_bytes(width, height) + std::size_t(width) * std::size_t(height) * sizeof(float2);
+std::size_t guided_filter_scratch_bytes(int width, int height, const GuidedParams& p) {
+  return math::guided_scratch_bytes(math::guided_grid(width, height, p));
 }
 
 void guided_filter_cpu(const ImageView& guide, const ImageView& mask, const GuidedParams& p, const ImageView& out,
                        const MaskOutput& mode, void* scratch, std::size_t scratch_bytes) {
   checks::require_guided(guide, mask, p, out, scratch, scratch_bytes, "guided_filter_cpu");
-  const int w = guide.width, h = guide.height, r = p.radius;
-  const math::GuidedScratch s = math::guided_scratch(scratch, w, h);
+  const math::GuidedGrid g = math::guided_grid(guide.width, guide.height, p);
+  const math::GuidedScratch s = math::guided_scratch(scratch, g);
   float2* columns = reinterpret_cast<float2*>(s.sums);
+  const bool sub = g.subsample > 1;
+  const std::size_t gw = std::size_t(g.width);
   using tonemap::cpu::for_each_row;
-  for_each_row(w, h, [&](int y) {
-    for (int x = 0; x < w; ++x) s.sums[std::size_t(y) * w + x] = math::column_sums(guide, mask, r, x, y);
+  if (sub)
+    for_each_row(g.width, g.height, [&](int y) {
+      for (int x = 0; x < g.width; ++x) s.block_means[y * gw + x] = math::block_mean(guide, mask, g.subsample, x, y);
+    });
+  const math::GuidedInput in{guide, mask, sub ? s.block_means : nullptr, g.width};
+  for_each_row(g.width, g.height, [&](int y) {
+    for (int x = 0; x < g.width; ++x) s.sums[y * gw + x] = math::column_sums(in, g, x, y);
   });
-  for_each_row(w, h, [&](int y) {
-    for (int x = 0; x < w; ++x) s.coefficients[std::size_t(y) * w + x] = math::coefficients(s.sums, w, h, r, p.eps, x, y);
+  for_each_row(g.width, g.height, [&](int y) {
+    for (int x = 0; x < g.width; ++x) s.coefficients[y * gw + x] = math::coefficients(s.sums, g, p.eps, x, y);
   });
-  for_each_row(w, h, [&](int y) {
-    for (int x = 0; x < w; ++x) columns[std::size_t(y) * w + x] = math::coefficient_column_sums(s.coefficients, w, h, r, x, y);
+  for_each_row(g.width, g.height, [&](int y) {
+    for (int x = 0; x < g.width; ++x) columns[y * gw + x] = math::coefficient_column_sums(s.coefficients, g, x, y);
   });
-  for_each_row(w, h, [&](int y) {
-    for (int x = 0; x < w; ++x) math::store_mask(out, x, y, math::guided_output(columns, guide, r, x, y), mode);
+  if (!sub) {
+    for_each_row(g.width, g.height, [&](int y) {
+      for (int x = 0; x < g.width; ++x) {
+        const float2 m = math::mean_coefficients(columns, g, x, y);
+        math::store_mask(out, x, y, m.x * math::guide_value(guide, x, y) + m.y, mode);
+      }
+    });
+    return;
+  }
+  for_each_row(g.width, g.height, [&](int y) {
+    for (int x = 0; x < g.width; ++x) s.block_means[y * gw + x] = math::mean_coefficients(columns, g, x, y);
+  });
+  for_each_row(out.width, out.height, [&](int y) {
+    for (int x = 0; x < out.width; ++x)
+      math::store_mask(out, x, y, math::subsampled_output(s.block_means, g, guide, x, y), mode);
   });
 }
 

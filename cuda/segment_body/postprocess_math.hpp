@@ -4,13 +4,11 @@
 
 #include "core/views.hpp"
 #include "cuda/segment_body/frame_math.hpp"
-#include "cuda/segment_body/guided_filter.hpp"
+#include "cuda/segment_body/guided_math.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/postprocess.hpp"
 
 namespace gp::segbody::math {
-
-inline std::size_t align256(std::size_t v) { return (v + 255) & ~std::size_t(255); }
 
 inline bool soft_islands(const PostprocessParams& p) {
   return p.output.kind == MaskOutput::Kind::soft && (p.islands.min_foreground_area > 0 || p.islands.min_hole_area > 0);
@@ -35,7 +33,7 @@ inline PostprocessScratch postprocess_scratch(void* scratch, int w, int h, const
     s.upsampled = packed_view(base, w, h, 1, PixelType::f32);
     at = align256(pixels * sizeof(float));
     s.guided = base + at;
-    s.guided_bytes = guided_filter_scratch_bytes(w, h);
+    s.guided_bytes = guided_filter_scratch_bytes(w, h, p.guided);
   }
   const std::size_t islands_at = at + (soft_islands(p) ? align256(pixels) : 0);
   if (soft_islands(p)) s.binary = packed_view(base + at, w, h, 1, PixelType::u8);
@@ -47,7 +45,7 @@ inline PostprocessScratch postprocess_scratch(void* scratch, int w, int h, const
 inline std::size_t postprocess_bytes(int w, int h, const PostprocessParams& p) {
   const std::size_t pixels = std::size_t(w) * std::size_t(h);
   const std::size_t head = p.refine ? align256(pixels * sizeof(float)) : 0;
-  const std::size_t guided = p.refine ? guided_filter_scratch_bytes(w, h) : 0;
+  const std::size_t guided = p.refine ? guided_filter_scratch_bytes(w, h, p.guided) : 0;
   const bool islands = p.islands.min_foreground_area > 0 || p.islands.min_hole_area > 0;
   const std::size_t island = islands ? (soft_islands(p) ? align256(pixels) : 0) + island_scratch_bytes(w, h) : 0;
   return head + (guided > island ? guided : island);

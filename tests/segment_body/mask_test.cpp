@@ -82,7 +82,7 @@ struct GuidedCase {
   HostImage<float> mask, out;
   std::vector<float4> scratch;
   GuidedCase(int w, int h) : guide(w, h, 1, PixelType::u8), mask(w, h, 1, PixelType::f32), out(w, h, 1, PixelType::f32),
-                             scratch(guided_filter_scratch_bytes(w, h) / sizeof(float4) + 1) {}
+                             scratch(guided_filter_scratch_bytes(w, h, GuidedParams{}) / sizeof(float4) + 1) {}  // s = 1: the most
   void run(const GuidedParams& p) {
     guided_filter_cpu(guide.view, mask.view, p, out.view, MaskOutput{}, scratch.data(), scratch.size() * sizeof(float4));
   }
@@ -112,6 +112,32 @@ TEST_CASE("guided filter: a blurred mask snaps to the frame's step edge", "[segm
     CHECK(c.out.at(2, y) < 0.02f);  // far from the edge the mask's own values stay
     CHECK(c.out.at(w - 3, y) > 0.98f);
   }
+}
+
+TEST_CASE("fast guided filter (subsample 2, 4): the step edge stays sharp at full resolution", "[segment_body]") {
+  const int w = 64, h = 16, edge = 30;  // the edge inside a 4x4 block: the output must not snap to blocks
+  GuidedCase c(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      c.guide.at(x, y) = x < edge ? 30 : 220;
+      c.mask.at(x, y) = std::fmin(1.0f, std::fmax(0.0f, (float(x) - (edge - 8)) / 16.0f));
+    }
+  for (int s : {2, 4}) {
+    INFO("subsample " << s);
+    c.run(GuidedParams{8, 1e-4f, s});
+    for (int y = 0; y < h; ++y) {
+      CHECK(c.out.at(edge - 1, y) < 0.35f);
+      CHECK(c.out.at(edge, y) > 0.65f);
+      CHECK(c.out.at(3, y) < 0.02f);
+      CHECK(c.out.at(w - 4, y) > 0.98f);
+    }
+  }
+  // Subsampling a constant mask keeps it; s = 1 through the same call is the exact filter.
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) c.mask.at(x, y) = 0.375f;
+  c.run(GuidedParams{5, 1e-3f, 3});
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) CHECK(c.out.at(x, y) == Approx(0.375f).margin(1e-5));
 }
 
 TEST_CASE("guided filter: constant mask stays; flat frame only smooths; bounds", "[segment_body]") {

@@ -314,12 +314,12 @@ TEST_CASE("guided filter GPU = CPU on a 1080p frame", "[segment_body][gpu]") {
   HostImage<float> mask(w, h, 1, PixelType::f32);
   upsample_mask_cpu(low.view, Rect{0, 0, 256, 144}, mask.view, MaskOutput{});
   const ImageView d_guide = gpu.upload(guide.view), d_mask = gpu.upload(mask.view);
-  const std::size_t scratch_bytes = guided_filter_scratch_bytes(w, h);
+  const std::size_t scratch_bytes = guided_filter_scratch_bytes(w, h, GuidedParams{});
   std::vector<float4> host_scratch(scratch_bytes / sizeof(float4) + 1);
   void* d_scratch = gpu.alloc(scratch_bytes);
-  for (int radius : {1, 8, 20}) {
-    INFO("radius " << radius);
-    const GuidedParams gp_params{radius, 1e-3f};
+  for (const GuidedParams gp_params : {GuidedParams{1, 1e-3f, 1}, GuidedParams{8, 1e-3f, 1}, GuidedParams{20, 1e-3f, 1},
+                                      GuidedParams{8, 1e-3f, 4}, GuidedParams{16, 1e-3f, 3}}) {
+    INFO("radius " << gp_params.radius << " subsample " << gp_params.subsample);
     HostImage<float> cpu(w, h, 1, PixelType::f32), got(w, h, 1, PixelType::f32);
     guided_filter_cpu(guide.view, mask.view, gp_params, cpu.view, MaskOutput{}, host_scratch.data(), scratch_bytes);
     const ImageView d_out = gpu.like(cpu.view);
@@ -502,7 +502,7 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
   HostImage<std::uint8_t> full8(w, h, 1, PixelType::u8), rgb(w, h, 3, PixelType::u8);
   const ImageView d_full = gpu.like(full.view), d_guide = gpu.like(full8.view), d_bin = gpu.packed_like(full8.view),
                   d_rgb = gpu.like(rgb.view), d_blur = gpu.like(rgb.view);
-  void* d_guided = gpu.alloc(guided_filter_scratch_bytes(w, h));
+  void* d_guided = gpu.alloc(guided_filter_scratch_bytes(w, h, GuidedParams{}));
   void* d_islands = gpu.alloc(island_scratch_bytes(w, h));
   void* d_blur_scratch = gpu.alloc(gaussian_blur_scratch_bytes(w, h));
   Rect content;
@@ -514,7 +514,11 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
   const double t_luma = gpu.best_ms([&] { frame_luma_gpu(d_yuv, d_guide, gpu.stream()); });
   const double t_guided = gpu.best_ms([&] {
     guided_filter_gpu(d_guide, d_full, GuidedParams{}, d_bin, MaskOutput{MaskOutput::Kind::binary, 0.5f}, d_guided,
-                      guided_filter_scratch_bytes(w, h), gpu.stream());
+                      guided_filter_scratch_bytes(w, h, GuidedParams{}), gpu.stream());
+  });
+  const double t_fast_guided = gpu.best_ms([&] {
+    guided_filter_gpu(d_guide, d_full, GuidedParams{8, 1e-3f, 4}, d_bin, MaskOutput{MaskOutput::Kind::binary, 0.5f},
+                      d_guided, guided_filter_scratch_bytes(w, h, GuidedParams{}), gpu.stream());
   });
   const double t_islands = gpu.best_ms([&] {
     remove_islands_gpu(d_bin, IslandParams{2000, 2000}, d_islands, island_scratch_bytes(w, h), gpu.stream());
@@ -545,7 +549,8 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
   });
   WARN("1080p segment-body kernels, best of 5 (ms, wall incl. launch): preprocess->256 letterbox f16 "
        << t_pre << ", temporal 256^2 " << t_temporal << ", upsample " << t_up << ", luma " << t_luma
-       << ", guided r8 -> binary " << t_guided << ", islands fg+holes " << t_islands << ", blur sigma 8 " << t_blur
+       << ", guided r8 -> binary " << t_guided << " (subsample 4: " << t_fast_guided
+       << "), islands fg+holes " << t_islands << ", blur sigma 8 " << t_blur
        << ", 1/4 resize + blur sigma 5 " << t_quarter_blur << ", composite " << t_comp << " (over the 1/4 blur "
        << t_comp_quarter << "), postprocess chain soft + islands " << t_post);
   CHECK(t_pre > 0);
