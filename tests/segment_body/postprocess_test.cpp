@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda/segment_body/postprocess.hpp"
+#include "cuda/segment_body/preprocess.hpp"
 #include "segment_body/test_frames.hpp"
 
 using namespace gp::segbody;
@@ -93,4 +94,38 @@ TEST_CASE("postprocess: the temporal state feeds the upsampling; refinement runs
   CHECK_THROWS_WITH(postprocess_cpu(c.model.view, c.luma.view, TemporalState{c.state.view, c.prev.view}, true,
                                     Rect{0, 0, 16, 16}, c.guide.view, p, c.out.view, small.data(), 64),
                     Catch::Contains("postprocess_cpu") && Catch::Contains("scratch"));
+}
+
+TEST_CASE("preprocess then upsample_mask: the letterbox round trip keeps edges in place", "[segment_body]") {
+  // A frame with a vertical edge at x = 700 and a horizontal one at y = 300 goes to the model
+  // input (letterbox, so the rows are offset) and its luma comes back to frame size as if it were
+  // the mask: each edge's 0.5 crossing must land where it was (model pixels are 5 frame pixels).
+  const int w = 1280, h = 720, edge_x = 700, edge_y = 300;
+  gp::test::HostPackedFrame f(FrameFormat::rgb, w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const std::uint8_t v = (x >= edge_x) != (y >= edge_y) ? 255 : 0;
+      f.set(x, y, v, v, v);
+    }
+  for (ResizeMode mode : {ResizeMode::letterbox, ResizeMode::stretch}) {
+    PreprocessParams p;
+    p.mode = mode;
+    std::vector<float> tensor(256 * 256 * 3);
+    HostImage<float> luma(256, 256, 1, PixelType::f32);
+    const Rect content = preprocess_cpu(f.frame(), p, tensor.data(), 0, &luma.view);
+    HostImage<float> back(w, h, 1, PixelType::f32);
+    upsample_mask_cpu(luma.view, content, back.view, MaskOutput{});
+    // Along row 100 (above the horizontal edge) the value rises through 0.5 near edge_x.
+    int crossing_x = -1;
+    for (int x = 1; x < w; ++x)
+      if (back.at(x - 1, 100) < 0.5f && back.at(x, 100) >= 0.5f) crossing_x = x;
+    CHECK(std::abs(crossing_x - edge_x) <= 1);  // a half model pixel off would be 2.5
+    int crossing_y = -1;  // down column 100 (left of the vertical edge): 0 above edge_y, 1 below
+    for (int y = 1; y < h; ++y)
+      if (back.at(100, y - 1) < 0.5f && back.at(100, y) >= 0.5f) crossing_y = y;
+    CHECK(std::abs(crossing_y - edge_y) <= 1);
+    // Far from the edges the values come back exactly.
+    CHECK(back.at(100, 100) == 0.0f);
+    CHECK(back.at(1000, 100) == Approx(1.0f).margin(1e-6));
+  }
 }
