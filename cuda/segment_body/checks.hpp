@@ -134,14 +134,28 @@ inline void require_blur(const FrameSource& frame, float sigma, const ImageView&
   require_scratch(scratch, scratch_bytes, gaussian_blur_scratch_bytes(frame.width, frame.height), function);
 }
 
+inline void require_planes(const Yuv420Planes& out, int width, int height, const char* function) {
+  require(out.width == width && out.height == height, function,
+          "planes of " + size_text(out.width, out.height) + " for an image of " + size_text(width, height));
+  const std::size_t cw = std::size_t(chroma_size(width));
+  require(out.planes[0] && out.planes[1] && out.planes[2], function, "a YUV plane is missing");
+  require(out.pitches[0] >= std::size_t(width) && out.pitches[1] >= cw && out.pitches[2] >= cw, function,
+          "a YUV plane's pitch is smaller than its row");
+}
+
 inline void require_yuv420(const ImageView& rgb, const Yuv420Planes& out, const char* function) {
   require_view(rgb, PixelType::u8, 0, function, "rgb");
-  require(out.width == rgb.width && out.height == rgb.height, function,
-          "planes of " + size_text(out.width, out.height) + " for an image of " + size_text(rgb.width, rgb.height));
-  const std::size_t cw = std::size_t(chroma_size(rgb.width));
-  require(out.planes[0] && out.planes[1] && out.planes[2], function, "a YUV plane is missing");
-  require(out.pitches[0] >= std::size_t(rgb.width) && out.pitches[1] >= cw && out.pitches[2] >= cw, function,
-          "a YUV plane's pitch is smaller than its row");
+  require_planes(out, rgb.width, rgb.height, function);
+}
+
+inline void require_composite_yuv420(const FrameSource& frame, const ImageView& alpha, const Background& bg,
+                                     const Yuv420Planes& out, const char* function) {
+  require_frame(frame, function);
+  require(bg.kind != Background::Kind::transparent, function, "YUV output needs a colour or image background");
+  require_view(alpha, PixelType::u8, 1, function, "alpha");
+  require_size(alpha, frame.width, frame.height, function, "alpha");
+  if (bg.kind == Background::Kind::image) require_view(bg.image, PixelType::u8, 0, function, "background image");
+  require_planes(out, frame.width, frame.height, function);
 }
 
 inline void require_postprocess(const ImageView& guide, const PostprocessParams& p, const ImageView& out,

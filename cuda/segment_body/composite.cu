@@ -51,7 +51,16 @@ __global__ void blur_columns_kernel(const float4* rows, math::GaussianTaps taps,
 __global__ void yuv420_kernel(ImageView rgb, Yuv420Planes out, YuvMatrix m, bool full_range) {
   int bx, by;
   if (!launch::pixel_of_thread(chroma_size(rgb.width), chroma_size(rgb.height), bx, by)) return;
-  math::yuv420_block(rgb, out, m, full_range, bx, by);
+  math::yuv420_block([&](int x, int y) { return math::image_pixel(rgb, x, y); }, rgb.width, rgb.height, out, m,
+                     full_range, bx, by);
+}
+
+__global__ void composite_yuv420_kernel(FrameSource frame, ImageView alpha, Background bg, Yuv420Planes out,
+                                        YuvMatrix m, bool full_range) {
+  int bx, by;
+  if (!launch::pixel_of_thread(chroma_size(frame.width), chroma_size(frame.height), bx, by)) return;
+  math::yuv420_block([&](int x, int y) { return math::composited_u8(frame, alpha, bg, x, y); }, frame.width,
+                     frame.height, out, m, full_range, bx, by);
 }
 
 }  // namespace
@@ -83,6 +92,14 @@ void rgb_to_yuv420_gpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix 
   yuv420_kernel<<<launch::pixel_grid(chroma_size(rgb.width), chroma_size(rgb.height)), launch::pixel_block(), 0,
                   stream>>>(rgb, out, matrix, full_range);
   GP_CUDA_CHECK_LAUNCH("yuv420_kernel " + checks::size_text(rgb.width, rgb.height));
+}
+
+void composite_yuv420_gpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                          const Yuv420Planes& out, YuvMatrix matrix, bool full_range, cudaStream_t stream) {
+  checks::require_composite_yuv420(frame, alpha, background, out, "composite_yuv420_gpu");
+  composite_yuv420_kernel<<<launch::pixel_grid(chroma_size(frame.width), chroma_size(frame.height)),
+                            launch::pixel_block(), 0, stream>>>(frame, alpha, background, out, matrix, full_range);
+  GP_CUDA_CHECK_LAUNCH("composite_yuv420_kernel " + checks::size_text(frame.width, frame.height));
 }
 
 }  // namespace gp::segbody

@@ -8,7 +8,8 @@
 //                   with sigma; for a strong blur, blur a smaller copy (resize_frame_* to 1/k of
 //                   the frame, then gaussian_blur_* of that packed RGB image with sigma / k) and
 //                   let composite enlarge it: the same look at 1/k^2 of the work.
-//   rgb_to_yuv420:  8-bit RGB -> YUV 4:2:0 planes for a video encoder (chroma from the 2x2 mean).
+//   rgb_to_yuv420:  8-bit RGB -> YUV 4:2:0 planes for a video encoder (chroma from the 2x2 mean);
+//                   composite_yuv420 composites straight into such planes.
 //
 // *_gpu: device memory, enqueued on `stream`, no allocation or synchronisation; *_cpu: the same on
 // host memory.
@@ -50,5 +51,12 @@ void gaussian_blur_cpu(const FrameSource& frame, float sigma, const ImageView& o
 void rgb_to_yuv420_gpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix matrix, bool full_range,
                        cudaStream_t stream);
 void rgb_to_yuv420_cpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix matrix, bool full_range);
+
+// composite_* over a colour or image background straight to YUV 4:2:0 planes of the frame's size,
+// in one pass: the same bytes as composite_* into RGB followed by rgb_to_yuv420_*.
+void composite_yuv420_gpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                          const Yuv420Planes& out, YuvMatrix matrix, bool full_range, cudaStream_t stream);
+void composite_yuv420_cpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                          const Yuv420Planes& out, YuvMatrix matrix, bool full_range);
 
 }  // namespace gp::segbody

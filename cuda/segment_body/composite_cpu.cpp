@@ -39,7 +39,20 @@ void rgb_to_yuv420_cpu(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix 
   checks::require_yuv420(rgb, out, "rgb_to_yuv420_cpu");
   const int bw = chroma_size(rgb.width), bh = chroma_size(rgb.height);
   tonemap::cpu::for_each_row(bw, bh, [&](int by) {
-    for (int bx = 0; bx < bw; ++bx) math::yuv420_block(rgb, out, matrix, full_range, bx, by);
+    for (int bx = 0; bx < bw; ++bx)
+      math::yuv420_block([&](int x, int y) { return math::image_pixel(rgb, x, y); }, rgb.width, rgb.height, out,
+                         matrix, full_range, bx, by);
+  });
+}
+
+void composite_yuv420_cpu(const FrameSource& frame, const ImageView& alpha, const Background& background,
+                          const Yuv420Planes& out, YuvMatrix matrix, bool full_range) {
+  checks::require_composite_yuv420(frame, alpha, background, out, "composite_yuv420_cpu");
+  const int bw = chroma_size(frame.width), bh = chroma_size(frame.height);
+  tonemap::cpu::for_each_row(bw, bh, [&](int by) {
+    for (int bx = 0; bx < bw; ++bx)
+      math::yuv420_block([&](int x, int y) { return math::composited_u8(frame, alpha, background, x, y); },
+                         frame.width, frame.height, out, matrix, full_range, bx, by);
   });
 }
 

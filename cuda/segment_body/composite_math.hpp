@@ -23,13 +23,14 @@ GP_HD Rgb image_pixel(const ImageView& image, int x, int y) {
   return Rgb{float(p[0]), float(p[1]), float(p[2])};
 }
 
-GP_HD void composite_pixel(const FrameSource& frame, const ImageView& alpha, const Background& bg,
-                           const ImageView& out, int x, int y) {
+// The composited colour at (x, y), before rounding, and its alpha (255 over a background).
+GP_HD Rgb composited(const FrameSource& frame, const ImageView& alpha, const Background& bg, int x, int y,
+                     std::uint8_t& out_alpha) {
   const Rgb f = frame_pixel(frame, x, y);
   const std::uint8_t a = alpha.row<const std::uint8_t>(y)[x];
   if (bg.kind == Background::Kind::transparent) {
-    store_rgb(out, x, y, f, a);
-    return;
+    out_alpha = a;
+    return f;
   }
   Rgb b{float(bg.colour[0]), float(bg.colour[1]), float(bg.colour[2])};
   if (bg.kind == Background::Kind::image) {
@@ -47,8 +48,22 @@ GP_HD void composite_pixel(const FrameSource& frame, const ImageView& alpha, con
     }
   }
   const float fa = float(a), fb = 255.0f - fa;
-  store_rgb(out, x, y, Rgb{(f.r * fa + b.r * fb) / 255.0f, (f.g * fa + b.g * fb) / 255.0f, (f.b * fa + b.b * fb) / 255.0f},
-            255);
+  out_alpha = 255;
+  return Rgb{(f.r * fa + b.r * fb) / 255.0f, (f.g * fa + b.g * fb) / 255.0f, (f.b * fa + b.b * fb) / 255.0f};
+}
+
+GP_HD void composite_pixel(const FrameSource& frame, const ImageView& alpha, const Background& bg,
+                           const ImageView& out, int x, int y) {
+  std::uint8_t a;
+  const Rgb c = composited(frame, alpha, bg, x, y, a);
+  store_rgb(out, x, y, c, a);
+}
+
+// The composited colour as an 8-bit RGB image would hold it (what rgb_to_yuv420 would read).
+GP_HD Rgb composited_u8(const FrameSource& frame, const ImageView& alpha, const Background& bg, int x, int y) {
+  std::uint8_t a;
+  const Rgb c = composited(frame, alpha, bg, x, y, a);
+  return Rgb{float(round_u8(c.r)), float(round_u8(c.g)), float(round_u8(c.b))};
 }
 
 // Normalised weights of taps 0..radius (symmetric), computed once on the host.
@@ -98,17 +113,19 @@ GP_HD Rgb blur_column(const float4* rows, int width, int height, const GaussianT
   return s;
 }
 
-// The 2x2 block (bx, by) of `rgb` into the planes.
-GP_HD void yuv420_block(const ImageView& rgb, const Yuv420Planes& out, YuvMatrix m, bool full_range, int bx, int by) {
+// The 2x2 block (bx, by) of a width x height RGB image, pixel(x, y) -> Rgb, into the planes.
+template <class Pixel>
+GP_HD void yuv420_block(Pixel&& pixel, int width, int height, const Yuv420Planes& out, YuvMatrix m, bool full_range,
+                        int bx, int by) {
   Rgb sum{0.0f, 0.0f, 0.0f};
   int n = 0;
   for (int dy = 0; dy < 2; ++dy) {
     const int y = 2 * by + dy;
-    if (y >= rgb.height) break;
+    if (y >= height) break;
     for (int dx = 0; dx < 2; ++dx) {
       const int x = 2 * bx + dx;
-      if (x >= rgb.width) break;
-      const Rgb c = image_pixel(rgb, x, y);
+      if (x >= width) break;
+      const Rgb c = pixel(x, y);
       out.planes[0][out.pitches[0] * std::size_t(y) + std::size_t(x)] = round_u8(rgb_to_yuv(c, m, full_range).r);
       sum.r += c.r;
       sum.g += c.g;

@@ -173,3 +173,52 @@ TEST_CASE("rgb_to_yuv420: known colours and a round trip", "[segment_body]") {
       for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(back.at(x, y, c)) - int(big.px(x, y)[c])));
   CHECK(worst <= 3);
 }
+
+TEST_CASE("composite_yuv420 gives the bytes of composite then rgb_to_yuv420", "[segment_body]") {
+  const int w = 37, h = 23;  // odd: partial chroma blocks
+  HostYuvFrame frame(w, h, 4);
+  gp::test::fill_realistic(frame, 77);
+  HostImage<std::uint8_t> alpha(w, h, 1, PixelType::u8);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) alpha.at(x, y) = std::uint8_t((x * 7 + y * 13) % 256);
+  HostImage<std::uint8_t> picture(10, 6, 3, PixelType::u8);
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 10; ++x)
+      for (int c = 0; c < 3; ++c) picture.at(x, y, c) = std::uint8_t(25 * x + 40 * y + 60 * c);
+  for (int kind = 1; kind <= 2; ++kind) {
+    Background bg;
+    bg.kind = Background::Kind(kind);
+    bg.colour[0] = 10;
+    bg.colour[1] = 200;
+    bg.colour[2] = 90;
+    bg.image = picture.view;
+    HostImage<std::uint8_t> rgb(w, h, 3, PixelType::u8);
+    composite_cpu(frame.frame(), alpha.view, bg, rgb.view);
+    HostYuvFrame two_pass(w, h), one_pass(w, h, 3);
+    auto planes_of = [](HostYuvFrame& f) {
+      Yuv420Planes p;
+      for (int i = 0; i < 3; ++i) {
+        p.planes[i] = f.planes[i].data();
+        p.pitches[i] = f.pitch[i];
+      }
+      p.width = f.width;
+      p.height = f.height;
+      return p;
+    };
+    rgb_to_yuv420_cpu(rgb.view, planes_of(two_pass), YuvMatrix::bt709, false);
+    composite_yuv420_cpu(frame.frame(), alpha.view, bg, planes_of(one_pass), YuvMatrix::bt709, false);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) CHECK(one_pass.y(x, y) == two_pass.y(x, y));
+    for (int y = 0; y < chroma_size(h); ++y)
+      for (int x = 0; x < chroma_size(w); ++x) {
+        CHECK(one_pass.u(x, y) == two_pass.u(x, y));
+        CHECK(one_pass.v(x, y) == two_pass.v(x, y));
+      }
+    if (kind == 2) {
+      Background transparent;
+      CHECK_THROWS_WITH(composite_yuv420_cpu(frame.frame(), alpha.view, transparent, planes_of(one_pass),
+                                             YuvMatrix::bt709, false),
+                        Catch::Contains("background"));
+    }
+  }
+}

@@ -415,7 +415,7 @@ TEST_CASE("composite, Gaussian blur and RGB -> YUV 4:2:0 GPU = CPU", "[segment_b
     gpu.download(d_out, got.view);
     CHECK(max_byte_diff(cpu, got) <= 1);
 
-    // The composite back to YUV 4:2:0 for an encoder.
+    // The composite as YUV 4:2:0 for an encoder: RGBA through rgb_to_yuv420, the others in one pass.
     HostYuvFrame cpu_yuv(w, h), got_yuv(w, h);
     Yuv420Planes host_planes, dev_planes;
     host_planes.width = dev_planes.width = w;
@@ -427,7 +427,10 @@ TEST_CASE("composite, Gaussian blur and RGB -> YUV 4:2:0 GPU = CPU", "[segment_b
       dev_planes.planes[i] = static_cast<std::uint8_t*>(gpu.alloc(dev_planes.pitches[i] * (i ? chroma_size(h) : h)));
     }
     rgb_to_yuv420_cpu(cpu.view, host_planes, YuvMatrix::bt709, false);
-    rgb_to_yuv420_gpu(d_out, dev_planes, YuvMatrix::bt709, false, gpu.stream());
+    if (kind == 0)
+      rgb_to_yuv420_gpu(d_out, dev_planes, YuvMatrix::bt709, false, gpu.stream());
+    else  // the one-pass composite into YUV gives the same bytes
+      composite_yuv420_gpu(d_yuv, d_alpha, dev_bg, dev_planes, YuvMatrix::bt709, false, gpu.stream());
     int worst = 0;
     for (int i = 0; i < 3; ++i) {
       const int rows = i ? chroma_size(h) : h, cols = i ? chroma_size(w) : w;
@@ -540,6 +543,15 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
   const double t_comp = gpu.best_ms([&] { composite_gpu(d_yuv, d_bin, bg, d_rgb, gpu.stream()); });
   bg.image = d_quarter_blur;
   const double t_comp_quarter = gpu.best_ms([&] { composite_gpu(d_yuv, d_bin, bg, d_rgb, gpu.stream()); });
+  Yuv420Planes yuv_out;
+  yuv_out.width = w;
+  yuv_out.height = h;
+  for (int i = 0; i < 3; ++i) {
+    yuv_out.pitches[i] = pitch_for(std::size_t(i ? chroma_size(w) : w));
+    yuv_out.planes[i] = static_cast<std::uint8_t*>(gpu.alloc(yuv_out.pitches[i] * (i ? chroma_size(h) : h)));
+  }
+  const double t_comp_yuv = gpu.best_ms(
+      [&] { composite_yuv420_gpu(d_yuv, d_bin, bg, yuv_out, YuvMatrix::bt709, false, gpu.stream()); });
   PostprocessParams pp;
   pp.islands = IslandParams{2000, 2000};
   void* d_post = gpu.alloc(postprocess_scratch_bytes(w, h, pp));
@@ -552,6 +564,6 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
        << ", guided r8 -> binary " << t_guided << " (subsample 4: " << t_fast_guided
        << "), islands fg+holes " << t_islands << ", blur sigma 8 " << t_blur
        << ", 1/4 resize + blur sigma 5 " << t_quarter_blur << ", composite " << t_comp << " (over the 1/4 blur "
-       << t_comp_quarter << "), postprocess chain soft + islands " << t_post);
+       << t_comp_quarter << ", straight to YUV 4:2:0 " << t_comp_yuv << "), postprocess chain soft + islands " << t_post);
   CHECK(t_pre > 0);
 }
