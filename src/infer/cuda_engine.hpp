@@ -54,7 +54,8 @@ struct CudaEngineOptions {
 class CudaEngine {
  public:
   // ModelError (naming the operators) when the model cannot run at this batch size (1..64);
-  // GpuError without a GPU. Allocates and uploads on a stream of its own and waits for it.
+  // GpuError without a GPU; GpuOutOfMemory when the arena and weights do not fit (a caller may
+  // retry at a smaller batch). Allocates and uploads on a stream of its own and waits for it.
   CudaEngine(Runtime& runtime, Model model, int batch, const CudaEngineOptions& options = {});
   ~CudaEngine();  // waits for the last run to finish before its memory goes
   CudaEngine(const CudaEngine&) = delete;

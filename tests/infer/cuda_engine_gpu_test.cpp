@@ -113,6 +113,7 @@ void check_fp32(const std::vector<std::vector<float>>& gpu, const std::vector<st
   for (std::size_t o = 0; o < cpu.size(); ++o) {
     const Difference d = difference(gpu[o], cpu[o]);
     INFO("output " << o << ": max |diff| " << d.max_abs << ", mean " << d.mean_abs << ", scale " << d.scale);
+    WARN("fp32 output " << o << ": max |diff| " << d.max_abs << ", mean " << d.mean_abs << ", scale " << d.scale);
     CHECK(d.non_finite == 0);
     CHECK(d.max_abs <= 1e-4 * d.scale);
   }
