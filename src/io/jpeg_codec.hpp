@@ -121,6 +121,9 @@ struct GpuJpegOptions {
   bool runtime_allocators = true;   // nvJPEG's scratch from the runtime's pools (see the .cpp)
   bool strict_bitstream = false;    // NVJPEG_FLAGS_BITSTREAM_STRICT: reject non-conforming files
   int encoder_states = 16;          // images encoded between two waits for the GPU
+  // Spare capacity in each encoded output, so metadata inserted afterwards (EXIF, ~300 bytes)
+  // moves the bytes in place instead of copying them into a new allocation.
+  std::size_t output_headroom = 0;
   // Hints for nvjpegDecodeBatchedPreAllocate (hardware decoder): the largest batch and image size.
   int expected_batch = 0, expected_width = 0, expected_height = 0;
 };

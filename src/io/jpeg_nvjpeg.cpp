@@ -276,7 +276,7 @@ struct GpuJpegCodec::Impl {
   std::string description;
   GpuJpegCounters counters;
   nvjpegJpegState_t batched_state = nullptr;  // nvjpegDecodeBatched
-  nvjpegJpegState_t single_state = nullptr;   // nvjpegDecode
+  nvjpegJpegState_t single_state = nullptr;   // nvjpegDecode; made when first needed
   nvjpegJpegStream_t header = nullptr;        // header parse for the hardware decoder's support check
   nvjpegEncoderParams_t encode_params = nullptr;
   std::vector<nvjpegEncoderState_t> encoder_states;
@@ -348,6 +348,10 @@ void GpuJpegCodec::Impl::decode_single(const JpegSource& source, const ImageView
   nvjpegImage_t image{};
   image.channel[0] = static_cast<unsigned char*>(output.data);
   image.pitch[0] = output.pitch;
+  if (!single_state) {  // made at the first file that needs it: states are slow to make (~0.3 s each on an H100)
+    ScopedStage span("nvjpeg single state");
+    check(nvjpegJpegStateCreate(handle, &single_state), "nvjpegJpegStateCreate", "single");
+  }
   const nvjpegStatus_t status = nvjpegDecode(handle, single_state, source.data, source.size, format, &image, stream.get());
   if (status != NVJPEG_STATUS_SUCCESS) outcome = item_error(status, "nvjpegDecode", source.name, "decode");
 }
@@ -393,9 +397,9 @@ GpuJpegCodec::GpuJpegCodec(std::shared_ptr<const GpuJpegContext> context, const 
 
   // The spans show where a worker's set-up time goes in --trace (several workers' set-ups
   // serialise inside nvJPEG).
-  std::optional<ScopedStage> span(std::in_place, "nvjpeg decode states");
+  std::optional<ScopedStage> span(std::in_place, "nvjpeg batched state");
   s.check(nvjpegJpegStateCreate(s.handle, &s.batched_state), "nvjpegJpegStateCreate", "batched");
-  s.check(nvjpegJpegStateCreate(s.handle, &s.single_state), "nvjpegJpegStateCreate", "single");
+  span.emplace("nvjpeg stream parser");
   s.check(nvjpegJpegStreamCreate(s.handle, &s.header), "nvjpegJpegStreamCreate", {});
   span.emplace("nvjpeg hardware pool");
   if (s.hardware) {
@@ -513,6 +517,7 @@ std::vector<ItemOutcome> GpuJpegCodec::encode_batch(const std::vector<ImageView>
       size_t length = 0;
       nvjpegStatus_t status = nvjpegEncodeRetrieveBitstream(s.handle, state, nullptr, &length, stream.get());
       if (status == NVJPEG_STATUS_SUCCESS) {
+        outputs[i].reserve(length + s.options.output_headroom);
         outputs[i].resize(length);
         status = nvjpegEncodeRetrieveBitstream(s.handle, state, outputs[i].data(), &length, stream.get());
         outputs[i].resize(length);

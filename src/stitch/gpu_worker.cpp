@@ -41,6 +41,7 @@ GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector
     // Encodes are waited for a group of states at a time. Each state costs about 12 ms to make
     // (0.75 s for 64 at the first batch, measured on the H100); 16 keep 16 views in flight.
     options.encoder_states = encoder_states;
+    options.output_headroom = 4096;  // the views' EXIF segment, inserted by the save stage
     codec_.reset(new io::GpuJpegCodec(std::move(context), options));
   }
 #else
