@@ -288,18 +288,25 @@ TEST_CASE("VideoWriter: encoder threads change nothing in lossless output", "[vi
 }
 
 TEST_CASE("VideoWriter: bitexact output is byte-identical run to run", "[video][io]") {
-  VideoWriterOptions options;
-  options.threads = 1;
-  options.bitexact = true;
-  const std::string a = scratch("same.mp4"), b = scratch("same.mp4");
-  write_clip(a, options, 8);
-  write_clip(b, options, 8);
-  const auto bytes_a = gp::io::VideoReader(a).info().codec;  // opens: a valid file
-  CHECK(bytes_a == "h264");
-  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
-  const std::string sa((std::istreambuf_iterator<char>(fa)), {}), sb((std::istreambuf_iterator<char>(fb)), {});
-  CHECK(sa.size() > 1000);
-  CHECK(sa == sb);
+  // FFV1 in Matroska: without the flag the muxer writes a random segment UID and its version.
+  // (libx264 is not used here: in one process its third encode with identical settings and input
+  // came out different on this AVX-512 machine, identical under valgrind; one encode per process,
+  // as gpuproc-make-samples does, is byte-identical run to run.)
+  auto clip_bytes = [](bool bitexact) {
+    VideoWriterOptions options;
+    options.codec = "ffv1";
+    options.threads = 1;
+    options.bitexact = bitexact;
+    const std::string path = scratch("same.mkv");
+    write_clip(path, options, 8);
+    CHECK(gp::io::VideoReader(path).info().codec == "ffv1");  // a valid file
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  const std::string a = clip_bytes(true), b = clip_bytes(true);
+  CHECK(a.size() > 1000);
+  CHECK(a == b);
+  CHECK(clip_bytes(false) != clip_bytes(false));  // the flag is what makes them equal
 }
 
 TEST_CASE("VideoWriter: choices that cannot work are usage errors naming the problem", "[video][io]") {
