@@ -9,6 +9,8 @@
 //   completion; p50, p99, mean, max.
 // - throughput: N calls back to back on one stream, one wait at the end: frames/s =
 //   batch x N / wall time (device time between events at both ends reported too).
+// Then batch item 0's outputs are compared with CpuEngine's on the same input (max |diff| and the
+// CPU output's range in the JSON), so the figures are those of an engine that computes the model.
 // Targets of issue 6 (on an H100): >= 2000 frames/s at batch 64 FP16; p99 < 10 ms at batch 1 (the
 // wall p99 is checked). The JSON has every figure, the device and the build; stdout a table.
 #include <nlohmann/json.hpp>
@@ -28,6 +30,7 @@
 #include "core/error.hpp"
 #include "core/gpu_runtime.hpp"
 #include "gpuproc/build_info.hpp"
+#include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
 #include "infer/tflite_model.hpp"
 
@@ -192,6 +195,27 @@ json bench_one(gp::Runtime& runtime, const gp::infer::Model& model, const Option
   const double device_s = end.elapsed_ms_since(start) / 1000.0;
   const double frames = static_cast<double>(batch) * o.iterations;
 
+  // The benchmarked engine computes the model: batch item 0 against CpuEngine on the same input.
+  // pattern() depends on the index only, so item 0 of each input is pattern(its item size).
+  gp::infer::CpuEngine cpu(model, 1);
+  std::vector<std::vector<float>> item0;
+  for (const auto& shape : cpu.input_shapes()) item0.push_back(pattern(static_cast<std::size_t>(gp::infer::element_count(shape))));
+  const auto expected = cpu.run(item0);
+  json check = json::array();
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    std::vector<float> got(expected[i].size());
+    stream.copy_to_host(got.data(), engine.output_device(i), got.size() * sizeof(float));
+    stream.synchronize("bench output download");
+    double max_diff = 0, low = expected[i].empty() ? 0 : expected[i][0], high = low;
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      const double d = std::fabs(double(got[k]) - double(expected[i][k]));
+      max_diff = std::isnan(d) ? INFINITY : std::max(max_diff, d);
+      low = std::min(low, double(expected[i][k]));
+      high = std::max(high, double(expected[i][k]));
+    }
+    check.push_back({{"output", i}, {"max_abs_diff", max_diff}, {"cpu_min", low}, {"cpu_max", high}});
+  }
+
   json r;
   r["precision"] = gp::infer::precision_name(precision);
   r["batch"] = batch;
@@ -207,6 +231,7 @@ json bench_one(gp::Runtime& runtime, const gp::infer::Model& model, const Option
   r["warmup_s"] = warmup_s;
   r["latency_device_ms"] = summary_ms(device_ms);
   r["latency_wall_ms"] = summary_ms(wall_ms);
+  r["check_item0_vs_cpu"] = check;
   r["throughput"] = {{"frames_per_s", frames / wall_s},
                      {"frames_per_s_device", device_s > 0 ? frames / device_s : 0.0},
                      {"wall_s", wall_s},
