@@ -223,6 +223,7 @@ json bench_one(gp::Runtime& runtime, const gp::infer::Model& model, const Option
   r["warmup"] = o.warmup;
   r["cuda_graph"] = o.graph;
   r["graph_nodes"] = engine.graph_nodes();
+  r["graph_error"] = engine.graph_error();  // why a capture failed (then eager launches)
   r["operators"] = engine.operator_count();
   r["arena_bytes"] = engine.memory_plan().arena_bytes;
   r["arena_naive_bytes"] = engine.memory_plan().naive_bytes;

@@ -537,9 +537,16 @@ CudaGraph CudaGraph::capture(const Stream& stream, const std::function<void()>& 
     cudaGetLastError();  // an invalidated capture leaves its error behind
     throw;
   }
-  GP_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &out.graph_), "end capture of " + what);
-  GP_CUDA_CHECK(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_), "count nodes of " + what);
-  GP_CUDA_CHECK(cudaGraphInstantiate(&out.exec_, out.graph_, 0), "instantiate graph of " + what);
+  // A failed capture (an unsupported call invalidates it) leaves its error as the last error;
+  // cleared here so that the caller's next launch check does not report it again.
+  auto check = [&](cudaError_t err, const char* call, const std::string& context) {
+    if (err == cudaSuccess) return;
+    cudaGetLastError();
+    throw_cuda_error(err, call, __FILE__, __LINE__, context);
+  };
+  check(cudaStreamEndCapture(stream.get(), &out.graph_), "cudaStreamEndCapture", "end capture of " + what);
+  check(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_), "cudaGraphGetNodes", "count nodes of " + what);
+  check(cudaGraphInstantiate(&out.exec_, out.graph_, 0), "cudaGraphInstantiate", "instantiate graph of " + what);
   return out;
 }
 

@@ -233,8 +233,8 @@ class CudaGraph {
 
   // Runs `enqueue` with `stream` in capture mode (it must only enqueue work on that stream:
   // kernel launches, async copies, no synchronisation), then instantiates the graph. If enqueue
-  // throws, the capture is ended and discarded and the exception goes on; `stream` is usable
-  // again either way.
+  // throws, the capture is ended and discarded and the exception goes on; a capture CUDA
+  // invalidated or cannot instantiate throws GpuError. `stream` is usable again either way.
   static CudaGraph capture(const Stream& stream, const std::function<void()>& enqueue, const std::string& what);
 
   // Enqueues the whole graph on `stream`.

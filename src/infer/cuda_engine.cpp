@@ -374,8 +374,18 @@ void CudaEngine::run(const std::vector<const float*>& inputs, const std::vector<
   // The first run enqueues the steps one by one: every kernel module and cuBLAS's kernels are
   // loaded outside a capture, and a launcher's error names its operator. Later runs capture the
   // graph once and launch it.
-  if (options_.cuda_graph && ran_) {
-    if (!graph_) graph_ = CudaGraph::capture(stream, [&] { enqueue_steps(stream); }, "inference of " + model_.source());
+  // A capture CUDA refuses (GpuError) leaves the engine on eager launches, with the reason in
+  // graph_error(); errors of the steps themselves (ModelError, Error) go to the caller.
+  if (options_.cuda_graph && ran_ && !graph_ && graph_error_.empty()) {
+    try {
+      graph_ = CudaGraph::capture(stream, [&] { enqueue_steps(stream); }, "inference of " + model_.source());
+    } catch (const GpuOutOfMemory&) {
+      throw;
+    } catch (const GpuError& e) {
+      graph_error_ = e.what();
+    }
+  }
+  if (graph_) {
     graph_.launch(stream);
   } else {
     enqueue_steps(stream);

@@ -42,7 +42,7 @@ Precision parse_precision(const std::string& text);  // UsageError unless fp32 o
 
 struct CudaEngineOptions {
   Precision precision = Precision::fp32;
-  // Capture the step list into a CUDA graph at the first run and launch the graph afterwards;
+  // Capture the step list into a CUDA graph at the second run and launch the graph from then on;
   // false enqueues every kernel at each run (to compare the two, or to debug one kernel).
   bool cuda_graph = true;
   bool reuse_memory = true;  // plan_memory's reuse (false: every tensor its own range)
@@ -74,6 +74,9 @@ class CudaEngine {
   // Whether a CUDA graph has been captured (from the second run on, with options().cuda_graph).
   bool graph_captured() const { return static_cast<bool>(graph_); }
   std::size_t graph_nodes() const { return graph_.node_count(); }
+  // Why the capture failed, if CUDA refused it (the engine then launches kernel by kernel);
+  // empty otherwise.
+  const std::string& graph_error() const { return graph_error_; }
 
   // The engine's fixed float32 input/output buffers on the device (see above), each
   // element_count(input_shapes()[i]) / (output_shapes()[i]) floats.
@@ -114,6 +117,7 @@ class CudaEngine {
   std::vector<float*> inputs_, outputs_;  // the fixed float32 I/O buffers
   std::vector<Step> steps_;
   CudaGraph graph_;
+  std::string graph_error_;
   Event last_run_;
   bool ran_ = false;
 };

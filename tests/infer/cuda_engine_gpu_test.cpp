@@ -193,6 +193,7 @@ TEST_CASE("CudaEngine FP32 and FP16 match CpuEngine on the MediaPipe models at b
         // The second run captures the CUDA graph and launches it: the same values, bit for bit.
         CHECK(!gpu.graph_captured());
         const auto replay = gpu.run({input});
+        INFO("graph error: " << gpu.graph_error());
         CHECK(gpu.graph_captured());
         CHECK(gpu.graph_nodes() >= gpu.operator_count());
         CHECK(replay == first);
@@ -206,6 +207,8 @@ TEST_CASE("CudaEngine FP32 and FP16 match CpuEngine on the MediaPipe models at b
         const auto first = gpu.run({input});
         check_fp16(first, expected);
         check_same_run(gpu.run({input}), first, !tensor_cores);  // graph replay
+        INFO("graph error: " << gpu.graph_error());
+        CHECK(gpu.graph_captured());
       }
     }
   }
@@ -257,6 +260,7 @@ TEST_CASE("CudaEngine: the graph reads each run's inputs; graph and eager runs a
     const auto graph_b = graph.run({b});  // captured here, with b's values
     const auto graph_a_again = graph.run({a});  // replayed: must read a, not the captured b
     const auto graph_b_again = graph.run({b});
+    INFO("graph error: " << graph.graph_error());
     CHECK(graph.graph_captured());
     CHECK(graph_b_again == graph_b);  // both from the graph: bit-identical
     check_same_run(graph_a_again, graph_a, exact);
