@@ -350,7 +350,12 @@ void CudaEngine::enqueue_steps(const Stream& stream) const {
       step.enqueue(stream.get());
     } catch (const ModelError&) {
       throw;
-    } catch (const Error& e) {
+    } catch (const GpuOutOfMemory&) {
+      throw;
+    } catch (const GpuError& e) {  // stays a GpuError (a refused capture is told apart by it)
+      if (step.op < 0) throw;
+      throw GpuError(model_.error(model_.operators()[static_cast<std::size_t>(step.op)], e.what()).what());
+    } catch (const Error& e) {  // a launcher rejecting its shapes
       if (step.op < 0) throw;
       throw model_.error(model_.operators()[static_cast<std::size_t>(step.op)], e.what());
     }

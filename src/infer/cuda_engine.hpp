@@ -87,8 +87,8 @@ class CudaEngine {
   // memory cudaMemcpy can read: device, pinned or pageable host) into input_device(i), runs the
   // graph, copies output_device(i) to outputs[i]. Pointers equal to the engine's own buffers are
   // not copied. The caller's buffers must stay valid until the stream reaches this work.
-  // gp::Error on a wrong count; GpuError on CUDA failures; ModelError naming the operator when
-  // a launcher rejects its shapes (at the first run).
+  // gp::Error on a wrong count; GpuError on CUDA failures (naming the operator); ModelError
+  // naming the operator when a launcher rejects its shapes (at the first run).
   void run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs, const Stream& stream);
   // Host convenience (tests): inputs[i] holds element_count(input_shapes()[i]) floats; returns
   // the outputs. Runs on the engine's own stream and waits.
