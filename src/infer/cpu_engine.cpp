@@ -62,24 +62,9 @@ const float* CpuEngine::data(int tensor) const {
 float* CpuEngine::mutable_data(int tensor) { return const_cast<float*>(data(tensor)); }
 
 std::vector<std::vector<float>> CpuEngine::run(const std::vector<std::vector<float>>& inputs) {
-  const auto in_shapes = input_shapes();
-  if (inputs.size() != in_shapes.size()) {
-    throw Error(fmt::format("{}: {} inputs given, the model has {}", model_.source(), inputs.size(), in_shapes.size()));
-  }
-  std::vector<const float*> in;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (static_cast<std::int64_t>(inputs[i].size()) != element_count(in_shapes[i])) {
-      throw Error(fmt::format("{}: input {} has {} values, expected {} ({})", model_.source(), i, inputs[i].size(),
-                              element_count(in_shapes[i]), shape_string(in_shapes[i])));
-    }
-    in.push_back(inputs[i].data());
-  }
-  std::vector<std::vector<float>> outputs;
-  std::vector<float*> out;
-  for (const Shape& s : output_shapes()) outputs.emplace_back(static_cast<std::size_t>(element_count(s)));
-  for (auto& o : outputs) out.push_back(o.data());
-  run(in, out);
-  return outputs;
+  HostRunBuffers b = host_run_buffers(model_, input_shapes(), output_shapes(), inputs);
+  run(b.inputs, b.output_pointers);
+  return std::move(b.outputs);
 }
 
 void CpuEngine::run(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) {

@@ -401,25 +401,10 @@ void CudaEngine::run(const std::vector<const float*>& inputs, const std::vector<
 }
 
 std::vector<std::vector<float>> CudaEngine::run(const std::vector<std::vector<float>>& inputs) {
-  const auto in_shapes = input_shapes();
-  if (inputs.size() != in_shapes.size()) {
-    throw Error(fmt::format("{}: {} inputs given, the model has {}", model_.source(), inputs.size(), in_shapes.size()));
-  }
-  std::vector<const float*> in;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (static_cast<std::int64_t>(inputs[i].size()) != element_count(in_shapes[i])) {
-      throw Error(fmt::format("{}: input {} has {} values, expected {} ({})", model_.source(), i, inputs[i].size(),
-                              element_count(in_shapes[i]), shape_string(in_shapes[i])));
-    }
-    in.push_back(inputs[i].data());
-  }
-  std::vector<std::vector<float>> outputs;
-  std::vector<float*> out;
-  for (const Shape& s : output_shapes()) outputs.emplace_back(static_cast<std::size_t>(element_count(s)));
-  for (auto& o : outputs) out.push_back(o.data());
-  run(in, out, stream_);  // pageable host buffers: the copies wait for the host side
+  HostRunBuffers b = host_run_buffers(model_, input_shapes(), output_shapes(), inputs);
+  run(b.inputs, b.output_pointers, stream_);  // pageable host buffers: the copies wait for the host side
   stream_.synchronize("inference of " + model_.source());
-  return outputs;
+  return std::move(b.outputs);
 }
 
 }  // namespace gp::infer

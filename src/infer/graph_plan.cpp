@@ -363,4 +363,22 @@ MemoryPlan plan_memory(const Model& model, const GraphShapes& graph, std::size_t
   return plan;
 }
 
+HostRunBuffers host_run_buffers(const Model& model, const std::vector<Shape>& input_shapes,
+                                const std::vector<Shape>& output_shapes, const std::vector<std::vector<float>>& inputs) {
+  if (inputs.size() != input_shapes.size()) {
+    throw Error(fmt::format("{}: {} inputs given, the model has {}", model.source(), inputs.size(), input_shapes.size()));
+  }
+  HostRunBuffers b;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (static_cast<std::int64_t>(inputs[i].size()) != element_count(input_shapes[i])) {
+      throw Error(fmt::format("{}: input {} has {} values, expected {} ({})", model.source(), i, inputs[i].size(),
+                              element_count(input_shapes[i]), shape_string(input_shapes[i])));
+    }
+    b.inputs.push_back(inputs[i].data());
+  }
+  for (const Shape& s : output_shapes) b.outputs.emplace_back(static_cast<std::size_t>(element_count(s)));
+  for (auto& o : b.outputs) b.output_pointers.push_back(o.data());
+  return b;
+}
+
 }  // namespace gp::infer

@@ -52,4 +52,14 @@ struct MemoryPlan {
 // over the free blocks, else the arena grows. Without reuse every tensor has its own range.
 MemoryPlan plan_memory(const Model& model, const GraphShapes& shapes, std::size_t element_bytes, bool reuse);
 
+// The engines' host-vector run(): `inputs` checked against the input shapes (count and sizes;
+// gp::Error naming the model), output vectors of the output shapes, and pointers to both.
+struct HostRunBuffers {
+  std::vector<const float*> inputs;
+  std::vector<std::vector<float>> outputs;
+  std::vector<float*> output_pointers;
+};
+HostRunBuffers host_run_buffers(const Model& model, const std::vector<Shape>& input_shapes,
+                                const std::vector<Shape>& output_shapes, const std::vector<std::vector<float>>& inputs);
+
 }  // namespace gp::infer
