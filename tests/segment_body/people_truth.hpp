@@ -109,10 +109,11 @@ inline TruthFrame messi_truth() {
   return {-1,
           {{69, 60, 457, 336}},  // the player, fingertips to boot (limbs spread: ~30% of the box)
           {},
-          {{0, 0, 60, 80},          // blurred crowd, upper left
-           {350, 0, 548, 120},      // blurred crowd, upper right
-           {0, 270, 200, 342},      // grass, lower left
-           {465, 290, 548, 342}}};  // grass and the watermark, lower right
+          // Outside the player's box only: the crowd behind him is blurred people, the
+          // watermark lower right.
+          {{0, 0, 68, 342},      // crowd and grass, left
+           {0, 0, 548, 58},      // crowd, above his head
+           {458, 0, 548, 342}}};  // crowd, grass and the watermark, right of his boot
 }
 
 // Parts of the player that are solid person (torso in the jersey, head): almost all mask.
