@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -69,13 +70,57 @@ inline std::vector<TruthImage> load_vtest_truth() {
       for (int y = 0; y < frame.plane_height(p); ++y)
         std::copy_n(frame.plane(p) + std::size_t(y) * std::size_t(frame.pitch(p)), row, &image.planes[p][y * row]);
     }
-    image.matrix = frame.matrix() == io::YuvMatrix::bt709 ? segbody::YuvMatrix::bt709 : segbody::YuvMatrix::bt601;
-    image.full_range = frame.full_range();
+    // people_mask_gpu_test.cpp decodes these frames with the ffmpeg command and relies on this.
+    CHECK(frame.matrix() == io::YuvMatrix::bt601);
+    CHECK_FALSE(frame.full_range());
+    image.matrix = segbody::YuvMatrix::bt601;
+    image.full_range = false;
     images.push_back(std::move(image));
   }
   REQUIRE(images.size() == truth.size());
   REQUIRE(images[0].width == 768);
   REQUIRE(images[0].height == 576);
+  return images;
+}
+
+// The same frames through the ffmpeg command (`-f rawvideo -pix_fmt yuv420p` on a pipe), for test
+// executables without libav (the GPU tests); the same libavcodec decoder, so the same bytes
+// (people_mask_test.cpp compares them). Nothing, with a WARN, without opencv-doc or ffmpeg.
+inline std::vector<TruthImage> load_vtest_truth_ffmpeg() {
+  std::vector<TruthImage> images;
+  if (!std::filesystem::is_regular_file(vtest_path())) {
+    WARN("skipped: " << vtest_path() << " not found (install opencv-doc)");
+    return images;
+  }
+  if (std::system("ffmpeg -version > /dev/null 2>&1") != 0) {
+    WARN("skipped: the vtest.avi part needs the ffmpeg command");
+    return images;
+  }
+  const int width = 768, height = 576;
+  for (const TruthFrame& truth : vtest_truth()) {
+    const std::string command = std::string("ffmpeg -v error -i ") + vtest_path() +
+                                " -vf \"select=eq(n\\," + std::to_string(truth.frame_index) +
+                                ")\" -vsync 0 -frames:v 1 -f rawvideo -pix_fmt yuv420p -";
+    TruthImage image;
+    image.name = "vtest.avi frame " + std::to_string(truth.frame_index);
+    image.truth = truth;
+    image.width = width;
+    image.height = height;
+    image.pitches[0] = width;
+    image.pitches[1] = image.pitches[2] = width / 2;
+    image.planes[0].resize(std::size_t(width) * height);
+    image.planes[1].resize(std::size_t(width / 2) * (height / 2));
+    image.planes[2].resize(std::size_t(width / 2) * (height / 2));
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::size_t got = 0;
+    for (auto& plane : image.planes) got += std::fread(plane.data(), 1, plane.size(), pipe);
+    const int status = pclose(pipe);
+    INFO(command);
+    REQUIRE(status == 0);
+    REQUIRE(got == std::size_t(width) * height * 3 / 2);
+    images.push_back(std::move(image));
+  }
   return images;
 }
 

@@ -85,8 +85,17 @@ std::string describe(const gp::test::MaskScore& s, const gp::test::TruthFrame& t
 }  // namespace
 
 TEST_CASE("people_truth: the hand-annotated boxes are consistent with the frames", "[segment_body][people]") {
-  for (const TruthImage& image : gp::test::load_vtest_truth()) gp::test::check_truth_consistent(image);
+  const std::vector<TruthImage> frames = gp::test::load_vtest_truth();
+  for (const TruthImage& image : frames) gp::test::check_truth_consistent(image);
   for (const TruthImage& image : gp::test::load_messi_truth()) gp::test::check_truth_consistent(image);
+  // The GPU test's frames (the ffmpeg command) are VideoReader's, byte for byte.
+  const std::vector<TruthImage> piped = gp::test::load_vtest_truth_ffmpeg();
+  if (frames.empty() || piped.empty()) return;
+  REQUIRE(piped.size() == frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    INFO(frames[i].name);
+    for (int p = 0; p < 3; ++p) CHECK(piped[i].planes[p] == frames[i].planes[p]);
+  }
 }
 
 TEST_CASE("Person masks measured on vtest.avi and messi5.jpg, every model variant", "[.people_measure]") {
