@@ -44,7 +44,7 @@ int run_info(bool as_json) {
                                                    NLOHMANN_JSON_VERSION_PATCH)},
                      {"CLI11", CLI11_VERSION}}},
       {"features", {{"cuda_kernels", true}, {"nvtx_ranges", true}, {"webp_output", io::can_write_extension(".webp")},
-                    {"subcommands", {"tonemap-exr"}}}},
+                    {"subcommands", {"tonemap-exr", "segment-body"}}}},
       {"image_formats", io::oiio_formats()},
   };
   if (as_json) {

@@ -1,0 +1,28 @@
+#pragma once
+// The files segment-body writes for one input (paths inside the output folder).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "segment_body/segment_settings.hpp"
+
+namespace gp::segbody {
+
+struct InputPlan {
+  bool video = false;
+  // Videos (empty when off).
+  std::string mask_video, background_video;
+  bool mask_frames = false, rgba_frames = false;  // per-frame PNGs (then `manifest` is written last)
+  std::string manifest;
+  // Images (empty when off).
+  std::string mask_png, rgba_png, background_png;
+};
+
+InputPlan plan_input(const Settings& s, const std::string& input, std::size_t index);
+// A video frame's PNG from the template (mask_png or rgba_png frame_name).
+std::string frame_path(const Settings& s, const ImageOutput& output, const std::string& field, const std::string& input,
+                       std::size_t index, std::int64_t frame);
+// What --resume checks and --dry-run lists: every file, or for per-frame PNGs the manifest.
+std::vector<std::string> planned_files(const InputPlan& plan);
+
+}  // namespace gp::segbody

@@ -1,0 +1,73 @@
+#pragma once
+// segment-body's job config: the schema (validation and the documented example) and the typed
+// settings read from a validated config.
+#include <string>
+
+#include "core/config.hpp"
+#include "cuda/segment_body/composite.hpp"
+#include "cuda/segment_body/postprocess.hpp"
+#include "cuda/segment_body/preprocess.hpp"
+
+namespace gp::segbody {
+
+const config::Schema& schema();
+
+// Which inputs an output is made for: none, images only, or also every frame of videos.
+enum class Coverage { off, images, all };
+
+struct ImageOutput {  // a per-image (and per-frame with Coverage::all) PNG
+  Coverage coverage = Coverage::off;
+  std::string name;        // images: {stem} {name} {index}
+  std::string frame_name;  // video frames: also {frame}
+};
+
+struct VideoOutput {  // one video per video input
+  bool enabled = false;
+  std::string name;   // {stem} {name} {index}
+  std::string codec;  // ffv1 or libx264
+  int crf = 18;
+};
+
+struct Settings {
+  bool recursive = false;
+
+  std::string model_variant = "general";  // general (256x256), landscape (144x256)
+  std::string model_path;                 // resolved: an existing file
+  bool fp16 = true;
+  ResizeMode resize = ResizeMode::letterbox;
+
+  PostprocessParams post;  // mask output, temporal, refine, islands
+
+  std::string output_dir;
+  VideoOutput mask_video;  // gray8
+  ImageOutput mask_png, rgba_png;
+  // Background replacement: colour, blurred frame or an image under the person.
+  bool background = false;
+  std::string background_kind = "colour";  // colour, blur, image
+  std::uint8_t background_colour[3] = {0, 255, 0};
+  float blur_sigma = 12;
+  std::string background_image;
+  VideoOutput background_video;  // video inputs (libx264 yuv420p)
+  std::string background_name;   // image inputs: {stem}_background.png
+  std::string frames_manifest;   // videos with per-frame PNGs: written last, listing them
+
+  bool streaming = false;  // batch 1, per-frame latency
+  int batch = 16;
+  int decode_threads = 0, encode_threads = 0;
+  bool stop_on_error = false;
+};
+
+// Reads a validated config. Throws UsageError naming the field.
+Settings read_settings(const config::json& config);
+
+// The model file for `path` (config /model/path; "" = the variant's default file): relative paths
+// as given (working directory); the default file name is looked up in $GPUPROC_MODELS, the source
+// tree's .models and <install prefix>/share/gpuproc/models. Throws UsageError naming /model/path
+// and the folders tried.
+std::string resolve_model_path(const std::string& path, const std::string& variant);
+std::string model_file_name(const std::string& variant);  // selfie_segmentation[_landscape].tflite
+
+// "0,255,0" or "#00ff00" -> RGB. Throws UsageError naming `field`.
+void parse_colour(const std::string& text, const std::string& field, std::uint8_t rgb[3]);
+
+}  // namespace gp::segbody

@@ -1,0 +1,216 @@
+#include "segment_body/video_job.hpp"
+
+#include <atomic>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/bounded_queue.hpp"
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "core/trace.hpp"
+#include "io/image_io.hpp"
+#include "io/video_writer.hpp"
+
+namespace gp::segbody {
+namespace {
+
+struct DecodedFrame {
+  io::VideoFrame frame;
+  std::int64_t decoded_us = 0;
+};
+
+struct DoneFrame {
+  std::int64_t index = 0, pts = 0;
+  FrameResult result;
+};
+
+// The first error of any of the three threads; the others stop at their next queue operation.
+class Failure {
+ public:
+  void set(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_) error_ = e;
+    failed_ = true;
+  }
+  bool failed() const { return failed_; }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+  std::atomic<bool> failed_{false};
+};
+
+YuvMatrix kernel_matrix(io::YuvMatrix m) { return m == io::YuvMatrix::bt601 ? YuvMatrix::bt601 : YuvMatrix::bt709; }
+
+io::VideoWriterOptions writer_options(const Settings& s, const VideoOutput& out, const io::VideoStreamInfo& info,
+                                      io::VideoPixels input) {
+  io::VideoWriterOptions o;
+  o.input = input;
+  o.codec = out.codec;
+  o.crf = out.crf;
+  o.lossless = out.codec == "libx264" && out.crf == 0;
+  o.threads = s.encode_threads;
+  o.timing_from(info);
+  return o;
+}
+
+void write_png(const std::string& path, const ImageView& image) {
+  write_atomically(path, [&](const std::string& temp) { io::write_image(temp, image, io::WriteOptions{}); });
+}
+
+}  // namespace
+
+FrameWants video_wants(const InputPlan& plan) {
+  FrameWants w;
+  w.rgba = plan.rgba_frames;
+  w.background_yuv = !plan.background_video.empty();
+  return w;
+}
+
+io::VideoReaderOptions reader_options(const Settings& s) {
+  io::VideoReaderOptions o;
+  o.threads = s.decode_threads;
+  // Frame threading holds `threads` frames back before the first comes out: not for streaming.
+  o.frame_threads = !s.streaming;
+  o.pixels = io::VideoPixels::yuv420p;
+  return o;
+}
+
+VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoReader& reader, const InputPlan& plan,
+                         std::size_t index) {
+  const io::VideoStreamInfo info = reader.info();
+  const std::string path = reader.path();
+  const FrameWants wants = video_wants(plan);
+  const std::size_t batch = std::size_t(processor.batch());
+  BoundedQueue<DecodedFrame> to_compute(2 * batch + 2);
+  BoundedQueue<DoneFrame> to_encode(2 * batch + 2);
+  Failure failure;
+  VideoJobResult result;
+  std::unique_ptr<TemporalStream> temporal = processor.new_stream();
+
+  std::thread decoder([&] {
+    Trace::name_thread("decode");
+    try {
+      for (;;) {
+        DecodedFrame d;
+        {
+          ScopedStage span("decode");
+          if (!reader.read(d.frame)) break;
+        }
+        d.decoded_us = Trace::now_us();
+        if (!to_compute.push(std::move(d))) break;
+      }
+    } catch (...) {
+      failure.set(std::current_exception());
+    }
+    to_compute.close();
+  });
+
+  std::vector<std::string> frame_files;
+  std::thread encoder([&] {
+    Trace::name_thread("encode");
+    std::unique_ptr<io::VideoWriter> mask_writer, background_writer;
+    try {
+      while (auto done = to_encode.pop()) {
+        const FrameResult& r = done->result;
+        ScopedStage span("encode+write");
+        if (!plan.mask_video.empty()) {
+          if (!mask_writer)
+            mask_writer = std::make_unique<io::VideoWriter>(
+                plan.mask_video, r.width, r.height, writer_options(s, s.mask_video, info, io::VideoPixels::gray8));
+          mask_writer->write(packed_view(const_cast<std::uint8_t*>(r.mask.data()), r.width, r.height, 1, PixelType::u8),
+                             done->pts);
+        }
+        if (!plan.background_video.empty()) {
+          if (!background_writer)
+            background_writer = std::make_unique<io::VideoWriter>(
+                plan.background_video, r.width, r.height,
+                writer_options(s, s.background_video, info, io::VideoPixels::yuv420p));
+          const int cw = chroma_size(r.width), ch = chroma_size(r.height);
+          const std::uint8_t* y = r.background.data();
+          const std::uint8_t* u = y + std::size_t(r.width) * r.height;
+          const std::uint8_t* v = u + std::size_t(cw) * ch;
+          background_writer->write_yuv420(y, r.width, u, cw, v, cw, done->pts);
+        }
+        if (plan.mask_frames) {
+          const std::string f = frame_path(s, s.mask_png, "/output/mask_png/frame_name", path, index, done->index);
+          write_png(f, packed_view(const_cast<std::uint8_t*>(r.mask.data()), r.width, r.height, 1, PixelType::u8));
+          frame_files.push_back(f);
+        }
+        if (plan.rgba_frames) {
+          const std::string f = frame_path(s, s.rgba_png, "/output/rgba_png/frame_name", path, index, done->index);
+          write_png(f, packed_view(const_cast<std::uint8_t*>(r.rgba.data()), r.width, r.height, 4, PixelType::u8));
+          frame_files.push_back(f);
+        }
+      }
+      // Only a complete video is kept: without finish() the writers discard their temporaries.
+      if (!failure.failed()) {
+        ScopedStage span("encode finish");
+        if (mask_writer) mask_writer->finish(), result.written.push_back(plan.mask_video);
+        if (background_writer) background_writer->finish(), result.written.push_back(plan.background_video);
+      }
+    } catch (...) {
+      failure.set(std::current_exception());
+      to_encode.close();
+      to_compute.close();
+    }
+  });
+
+  // Compute on this thread: throughput mode waits for a whole batch (or the end of the video).
+  try {
+    std::vector<DecodedFrame> frames;
+    std::vector<FrameSource> sources;
+    std::vector<FrameResult> results;
+    for (;;) {
+      frames.clear();
+      while (frames.size() < batch) {
+        std::vector<DecodedFrame> got = to_compute.pop_up_to(batch - frames.size());
+        if (got.empty()) break;
+        for (DecodedFrame& d : got) frames.push_back(std::move(d));
+      }
+      if (frames.empty() || failure.failed()) break;
+      sources.clear();
+      for (const DecodedFrame& d : frames) {
+        const io::VideoFrame& f = d.frame;
+        sources.push_back(yuv420_frame(f.plane(0), std::size_t(f.pitch(0)), f.plane(1), std::size_t(f.pitch(1)),
+                                       f.plane(2), std::size_t(f.pitch(2)), f.width(), f.height(),
+                                       kernel_matrix(f.matrix()), f.full_range()));
+      }
+      processor.run(sources, temporal.get(), wants, results);
+      const std::int64_t ready_us = Trace::now_us();
+      for (std::size_t i = 0; i < frames.size(); ++i) {
+        result.latency_ms.push_back(double(ready_us - frames[i].decoded_us) / 1000.0);
+        DoneFrame done{frames[i].frame.index(), frames[i].frame.pts(), std::move(results[i])};
+        if (!to_encode.push(std::move(done))) break;
+      }
+      result.frames += std::int64_t(frames.size());
+    }
+  } catch (...) {
+    failure.set(std::current_exception());
+  }
+  to_compute.close();  // a decoder still pushing stops
+  to_encode.close();
+  decoder.join();
+  encoder.join();
+  failure.rethrow();
+  if (result.frames == 0) throw ItemError(path, "decode", "no frames");
+  if (!plan.manifest.empty()) {
+    nlohmann::ordered_json manifest{{"input", path}, {"frames", result.frames}, {"files", frame_files}};
+    write_atomically(plan.manifest, [&](const std::string& temp) {
+      std::ofstream(temp) << manifest.dump(1) << "\n";
+    });
+    result.written.insert(result.written.end(), frame_files.begin(), frame_files.end());
+    result.written.push_back(plan.manifest);
+  }
+  return result;
+}
+
+}  // namespace gp::segbody
