@@ -1,0 +1,159 @@
+// segment-body's CPU path end to end (the GPU test compares the GPU path with it): the sample
+// video to a mask video and per-frame PNG masks, an image to mask / RGBA / background PNGs, and
+// a person photo whose mask covers the person.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/batch_job.hpp"
+#include "infer/model_files.hpp"
+#include "io/video_reader.hpp"
+#include "segment_body/rgb_image.hpp"
+#include "segment_body/segment_command.hpp"
+#include "support/test_data.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kMessi = "/usr/share/doc/opencv-doc/examples/data/messi5.jpg";
+
+// Runs the command on the CPU with the example config; returns the exit code, the report in `report`.
+int run_cpu(const std::vector<std::string>& inputs, const std::vector<std::string>& sets, const fs::path& out,
+            nlohmann::json& report) {
+  gp::CommonOptions o;
+  o.config_path = gp::test::source_path("configs/segment-body.json");
+  o.inputs = inputs;
+  o.overrides = sets;
+  o.overrides.push_back("output.dir=" + out.string());
+  o.device = "cpu";
+  o.progress = "none";
+  o.report_path = (out.parent_path() / (out.filename().string() + "-report.json")).string();
+  auto command = gp::segbody::make_command();
+  const int rc = gp::run_batch_job(*command, o);
+  std::ifstream f(o.report_path);
+  report = nlohmann::json::parse(f);
+  return rc;
+}
+
+// Fraction of pixels >= 128 of a grey PNG (read as RGB, grey repeated) and its size.
+double coverage(const std::string& png, int& width, int& height) {
+  gp::segbody::RgbImage image = gp::segbody::load_rgb_image(png);
+  width = image.width;
+  height = image.height;
+  std::size_t on = 0;
+  for (std::size_t i = 0; i < image.pixels.size(); i += 3) on += image.pixels[i] >= 128;
+  return double(on) / double(std::size_t(width) * height);
+}
+
+}  // namespace
+
+TEST_CASE("segment-body CPU: the sample video to an FFV1 mask video equal to its per-frame PNG masks",
+          "[segment_body][segment_body_cpu]") {
+  if (!gp::test::find_model("selfie_segmentation.tflite")) return;
+  const fs::path out = gp::test::scratch_dir("sb-video") / "out";
+  nlohmann::json report;
+  const std::string video = gp::test::source_path("data-samples/video/moving_shapes.mp4");
+  REQUIRE(run_cpu({video}, {"output.mask_png.enabled=all", "run.batch=4"}, out, report) == 0);
+  CHECK(report["extra"]["frames"] == 60);
+  CHECK(report["extra"]["path"] == "cpu");
+  CHECK(report["extra"]["latency_ms"]["frames"] == 60);
+  CHECK(report["extra"]["latency_ms"]["p99"].get<double>() >= report["extra"]["latency_ms"]["p50"].get<double>());
+  CHECK(report["stages"].contains("model"));
+  CHECK(report["stages"].contains("postprocess"));
+
+  const fs::path mask_video = out / "moving_shapes_mask.mkv";
+  REQUIRE(fs::is_regular_file(mask_video));
+  const nlohmann::json manifest = nlohmann::json::parse(std::ifstream(out / "moving_shapes_frames.json"));
+  CHECK(manifest["frames"] == 60);
+  CHECK(manifest["files"].size() == 60);
+
+  gp::io::VideoReaderOptions ro;
+  ro.pixels = gp::io::VideoPixels::gray8;
+  gp::io::VideoReader reader(mask_video.string(), ro);
+  CHECK(reader.info().codec == "ffv1");
+  CHECK(reader.info().width == 320);
+  CHECK(reader.info().height == 240);
+  gp::io::VideoFrame frame;
+  int frames = 0;
+  std::size_t differing = 0;
+  while (reader.read(frame)) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%05d.png", frames);
+    const gp::segbody::RgbImage png = gp::segbody::load_rgb_image((out / "moving_shapes_mask" / name).string());
+    REQUIRE(png.width == 320);
+    REQUIRE(png.height == 240);
+    for (int y = 0; y < 240; ++y)
+      for (int x = 0; x < 320; ++x)
+        differing += frame.plane(0)[std::size_t(y) * frame.pitch(0) + x] != png.pixels[(std::size_t(y) * 320 + x) * 3];
+    ++frames;
+  }
+  CHECK(frames == 60);
+  CHECK(differing == 0);  // FFV1 is lossless: the video holds the PNGs' bytes
+}
+
+TEST_CASE("segment-body CPU: a person photo gives a mask over the person, RGBA and a replaced background",
+          "[segment_body][segment_body_cpu]") {
+  if (!gp::test::find_model("selfie_segmentation.tflite")) return;
+  if (!fs::is_regular_file(kMessi)) {
+    WARN("skipped: " << kMessi << " not found (Debian package opencv-doc)");
+    return;
+  }
+  const fs::path out = gp::test::scratch_dir("sb-image") / "out";
+  nlohmann::json report;
+  REQUIRE(run_cpu({kMessi}, {"output.rgba_png.enabled=images", "output.background.enabled=true"}, out, report) == 0);
+  CHECK(report["extra"]["images"] == 1);
+  int w = 0, h = 0;
+  const double covered = coverage((out / "messi5_mask.png").string(), w, h);
+  CHECK(w == 548);
+  CHECK(h == 342);
+  // The player fills about a fifth of the photo (21% with the raw model mask, engine tests).
+  CHECK(covered > 0.10);
+  CHECK(covered < 0.50);
+  const gp::segbody::RgbImage background = gp::segbody::load_rgb_image((out / "messi5_background.png").string());
+  // Top-left corner: grass and stands, replaced by the default green.
+  CHECK(int(background.pixels[0]) == 0);
+  CHECK(int(background.pixels[1]) == 255);
+  CHECK(int(background.pixels[2]) == 0);
+  CHECK(fs::file_size(out / "messi5_rgba.png") > 0);
+}
+
+TEST_CASE("segment-body CPU: a corrupt video fails alone; --resume skips finished inputs",
+          "[segment_body][segment_body_cpu]") {
+  if (!gp::test::find_model("selfie_segmentation.tflite")) return;
+  const fs::path dir = gp::test::scratch_dir("sb-corrupt");
+  const std::string video = gp::test::source_path("data-samples/video/moving_shapes.mp4");
+  // The first half of the file: the container declares 60 frames.
+  {
+    std::ifstream in(video, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(dir / "cut.mp4", std::ios::binary).write(bytes.data(), std::streamsize(bytes.size() / 2));
+  }
+  nlohmann::json report;
+  const fs::path out = dir / "out";
+  const int rc = run_cpu({video, (dir / "cut.mp4").string()}, {"mask.refine.enabled=false"}, out, report);
+  CHECK(rc == 1);
+  CHECK(report["items"]["succeeded"] == 1);
+  CHECK(report["items"]["failed"] == 1);
+  CHECK(fs::is_regular_file(out / "moving_shapes_mask.mkv"));
+  CHECK_FALSE(fs::exists(out / "cut_mask.mkv"));
+  int leftovers = 0;
+  for (const auto& e : fs::directory_iterator(out)) leftovers += e.path().filename().string().rfind(".cut", 0) == 0;
+  CHECK(leftovers == 0);  // the failed video's temporary is gone
+
+  gp::CommonOptions o;
+  o.config_path = gp::test::source_path("configs/segment-body.json");
+  o.inputs = {video};
+  o.overrides = {"output.dir=" + out.string()};
+  o.device = "cpu";
+  o.progress = "none";
+  o.resume = true;
+  o.report_path = (dir / "resume.json").string();
+  auto command = gp::segbody::make_command();
+  CHECK(gp::run_batch_job(*command, o) == 0);
+  const nlohmann::json resumed = nlohmann::json::parse(std::ifstream(o.report_path));
+  CHECK(resumed["items"]["skipped_complete"] == 1);
+}
