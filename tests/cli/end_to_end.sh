@@ -219,5 +219,51 @@ if [[ $has_gpu == 1 ]]; then
   check "stitch gpu views equal cpu" 0 "$gpuproc" compare --min-psnr 38 "$work/st-cpu-png" "$work/st-gpu-png"
 fi
 
+# segment-body (needs the MediaPipe models: scripts/fetch-models.sh or GPUPROC_MODELS; skipped
+# without them): the sample video to an FFV1 mask video and per-frame PNG masks; config errors;
+# --resume; a truncated video fails alone (exit 1) while the good one completes.
+if [[ -f ${GPUPROC_MODELS:-.models}/selfie_segmentation.tflite ]]; then
+  sb=(segment-body --config configs/segment-body.json --progress none --set mask.refine.subsample=4)
+  check "segment-body validate example" 0 "$gpuproc" validate configs/segment-body.json
+  check "segment-body bad colour" 2 "$gpuproc" "${sb[@]}" --device cpu --set output.background.colour=red \
+    --set output.dir="$work/sb-x"
+  expect_text "segment-body error names the field" "$work/stderr" "/output/background/colour"
+  check "segment-body ffv1 needs mkv" 2 "$gpuproc" "${sb[@]}" --device cpu --set output.mask_video.name=m.mp4 \
+    --set output.dir="$work/sb-x"
+  check "segment-body cpu video" 0 "$gpuproc" "${sb[@]}" --device cpu --set output.mask_png.enabled=all \
+    --set output.dir="$work/sb" --report "$work/sb.json"
+  json_check "segment-body 60 frames, mask video + 60 PNGs + manifest" "$work/sb.json" \
+    "j['extra']['frames']==60 and j['outputs']['count']==62 and j['extra']['latency_ms']['frames']==60"
+  check "segment-body mask video is 60 grey frames" 0 bash -c \
+    "[[ \$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames,pix_fmt -of csv=p=0 '$work/sb/moving_shapes_mask.mkv') == gray,60 ]]"
+  check "segment-body resume" 0 "$gpuproc" "${sb[@]}" --device cpu --set output.mask_png.enabled=all \
+    --set output.dir="$work/sb" --resume --report "$work/sb-resume.json"
+  json_check "segment-body resume skipped the video" "$work/sb-resume.json" "j['items']['skipped_complete']==1"
+  head -c 20000 data-samples/video/moving_shapes.mp4 >"$work/cut.mp4"
+  check "segment-body truncated video fails alone" 1 "$gpuproc" "${sb[@]}" --device cpu \
+    data-samples/video/moving_shapes.mp4 "$work/cut.mp4" --set output.dir="$work/sb-bad" --report "$work/sb-bad.json"
+  expect_text "segment-body error names the file" "$work/stderr" "cut.mp4"
+  json_check "segment-body good video completed" "$work/sb-bad.json" \
+    "j['items']['succeeded']==1 and j['items']['failed']==1 and j['outputs']['count']==1"
+  if [[ -f /usr/share/doc/opencv-doc/examples/data/messi5.jpg ]]; then
+    check "segment-body cpu image with background" 0 "$gpuproc" "${sb[@]}" --device cpu \
+      /usr/share/doc/opencv-doc/examples/data/messi5.jpg --set output.background.enabled=true \
+      --set output.background.kind=blur --set output.dir="$work/sb-img"
+    check "segment-body image outputs" 0 test -s "$work/sb-img/messi5_mask.png" -a -s "$work/sb-img/messi5_background.png"
+  fi
+  if [[ $has_gpu == 1 ]]; then
+    check "segment-body gpu video" 0 "$gpuproc" "${sb[@]}" --device cuda:0 --set output.mask_png.enabled=all \
+      --set output.dir="$work/sb-gpu" --report "$work/sb-gpu.json"
+    json_check "segment-body gpu 60 frames" "$work/sb-gpu.json" "j['extra']['frames']==60 and j['extra']['path']=='gpu'"
+    check "segment-body gpu streaming" 0 "$gpuproc" "${sb[@]}" --device cuda:0 --set run.mode=streaming \
+      --set output.dir="$work/sb-gpu-s" --report "$work/sb-gpu-s.json"
+    json_check "segment-body streaming latency reported" "$work/sb-gpu-s.json" "j['extra']['latency_ms']['p99'] > 0"
+    check "segment-body gpu masks close to cpu" 0 "$gpuproc" compare --min-psnr 30 "$work/sb/moving_shapes_mask" \
+      "$work/sb-gpu/moving_shapes_mask"
+  fi
+else
+  echo "segment-body: skipped (no models in ${GPUPROC_MODELS:-.models}; run scripts/fetch-models.sh)"
+fi
+
 echo "cli end-to-end: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
