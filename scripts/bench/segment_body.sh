@@ -4,7 +4,8 @@
 #       batch 1, 8, 64, FP16 and FP32 (frames/s back to back; per-call latency p50/p99 at batch 1);
 #   (b) a 1080p H.264 clip end to end to an FFV1 grey mask video (segment_body_bench.json:
 #       general model FP16, letterbox, temporal + guided filter): throughput mode (batch 16), then
-#       streaming mode (batch 1; the report's decode -> mask latency p50/p99). The clip is made
+#       streaming mode (batch 1; the report's compute_latency_ms p50/p99: frame taken by the compute
+#       stage -> mask on the host, the target's figure; latency_ms adds queue waits). The clip is made
 #       once with the bundled ffmpeg from OpenCV's vtest.avi (pedestrians) when present, else the
 #       repository's sample video: scaled to 1920x1080, BENCH_FRAMES frames (default 300, the
 #       source looped), libx264 -preset medium -crf 20, yuv420p;
@@ -112,7 +113,8 @@ out["b_gpu"] = {"wall_s": t_b, "frames_per_s": rate(frames, t_b),
                 "frames_per_s_after_start": b["extra"].get("frames_per_s") if b else None,
                 "stages": b.get("stages") if b else None, "extra": b.get("extra") if b else None}
 out["b_streaming"] = {"wall_s": t_bs, "frames_per_s": rate(frames, t_bs),
-                      "latency_ms": bs["extra"].get("latency_ms") if bs else None}
+                      "latency_ms": bs["extra"].get("latency_ms") if bs else None,
+                      "compute_latency_ms": bs["extra"].get("compute_latency_ms") if bs else None}
 out["c_cpu"] = {"frames": cpu_frames, "wall_s": t_c, "frames_per_s": rate(cpu_frames, t_c),
                 "frames_per_s_after_start": c["extra"].get("frames_per_s") if c else None}
 # (d) codec limit
@@ -127,7 +129,9 @@ if j:
     for r in j.get("results", j.get("runs", [])):
         if r.get("precision") == "fp16" and r.get("batch") == 64:
             fp16_64 = r.get("frames_per_s") or r.get("throughput", {}).get("frames_per_s")
-p99 = (bs or {}).get("extra", {}).get("latency_ms", {}).get("p99")
+# The GPU latency: the compute stage's (upload -> mask on the host); latency_ms adds the queue waits
+# of a decoder running faster than real time and of the encoder, also in the JSON.
+p99 = (bs or {}).get("extra", {}).get("compute_latency_ms", {}).get("p99")
 ratio = round(t_b / limit_s, 3) if t_b and limit_s else None
 out["ratios"] = {"e2e_over_codec_limit": ratio, "gpu_over_cpu_rate": round(rate(frames, t_b) / rate(cpu_frames, t_c), 1) if t_b and t_c else None}
 out["targets"] = {"model_only_fp16_b64_frames_per_s": {"value": fp16_64, "target": ">= 2000", "met": fp16_64 is not None and fp16_64 >= 2000},

@@ -177,6 +177,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
         for (DecodedFrame& d : got) frames.push_back(std::move(d));
       }
       if (frames.empty() || failure.failed()) break;
+      const std::int64_t taken_us = Trace::now_us();
       sources.clear();
       for (const DecodedFrame& d : frames) {
         const io::VideoFrame& f = d.frame;
@@ -188,6 +189,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
       const std::int64_t ready_us = Trace::now_us();
       for (std::size_t i = 0; i < frames.size(); ++i) {
         result.latency_ms.push_back(double(ready_us - frames[i].decoded_us) / 1000.0);
+        result.compute_latency_ms.push_back(double(ready_us - taken_us) / 1000.0);
         DoneFrame done{frames[i].frame.index(), frames[i].frame.pts(), std::move(results[i])};
         if (!to_encode.push(std::move(done))) break;
       }

@@ -19,7 +19,8 @@ namespace gp::segbody {
 struct VideoJobResult {
   std::int64_t frames = 0;
   std::vector<std::string> written;
-  std::vector<double> latency_ms;  // per frame: decoded -> mask on the host
+  std::vector<double> latency_ms;          // per frame: decoded -> mask on the host (queue waits included)
+  std::vector<double> compute_latency_ms;  // per frame: taken by the compute stage -> mask on the host
 };
 
 // What a video's frames need from the processor.

@@ -61,6 +61,9 @@ TEST_CASE("segment-body CPU: the sample video to an FFV1 mask video equal to its
   CHECK(report["extra"]["frames"] == 60);
   CHECK(report["extra"]["path"] == "cpu");
   CHECK(report["extra"]["latency_ms"]["frames"] == 60);
+  CHECK(report["extra"]["compute_latency_ms"]["frames"] == 60);
+  // The compute stage's part of a frame's latency cannot exceed the whole.
+  CHECK(report["extra"]["compute_latency_ms"]["max"].get<double>() <= report["extra"]["latency_ms"]["max"].get<double>());
   CHECK(report["extra"]["latency_ms"]["p99"].get<double>() >= report["extra"]["latency_ms"]["p50"].get<double>());
   CHECK(report["stages"].contains("model"));
   CHECK(report["stages"].contains("postprocess"));
