@@ -3,7 +3,7 @@
 // Debian's opencv-doc (/usr/share/doc/opencv-doc/examples/data): vtest.avi (768x576, 795 frames,
 // pedestrians seen from a first floor) and messi5.jpg (548x342, a footballer kicking).
 //
-// How these were made: by eye, once, by the "segtruth" helper engineer (2025). Frames 0, 150, 300,
+// How these were made: by eye, once, by the "segtruth" helper engineer (2026-11). Frames 0, 150, 300,
 // 450, 600 and 780 of vtest.avi (0-based decode order, as VideoReader's VideoFrame::index() and
 // scripts/annotate/extract_frames.sh count them) were extracted to PNG with ffmpeg, viewed as
 // 4x nearest-neighbour crops with a 10-pixel grid, and a tight box drawn around every clearly
