@@ -344,6 +344,21 @@ struct MaskProcessor::Impl {
     }
   }
 
+  // The engine's first run loads its kernels and its second captures the CUDA graph (0.16 s for
+  // selfie segmentation on an H100): done on zeros before the first frames, while the decoder
+  // starts, instead of inside the first batch that the encoder waits for.
+  void warm_up() {
+    if (!gpu || warmed) return;
+    ScopedStage span("model warm-up");
+    const infer::Shape in = cuda->input_shapes().at(0);
+    stream.memset(cuda->input_device(0), 0, std::size_t(infer::element_count(in)) * sizeof(float));
+    float* out = const_cast<float*>(cuda->output_device(0));
+    for (int run = 0; run < 2; ++run) cuda->run({cuda->input_device(0)}, {out}, stream);
+    stream.synchronize("segment-body model warm-up");
+    warmed = true;
+  }
+  bool warmed = false;
+
   void run_gpu(const std::vector<FrameSource>& frames, Temporal* temporal, const FrameWants& wants,
                std::vector<FrameResult>& results) {
     const std::size_t n = frames.size();
@@ -408,6 +423,8 @@ bool MaskProcessor::gpu() const { return impl_->gpu; }
 int MaskProcessor::batch() const { return impl_->batch; }
 int MaskProcessor::model_width() const { return impl_->model_w; }
 int MaskProcessor::model_height() const { return impl_->model_h; }
+
+void MaskProcessor::warm_up() { impl_->warm_up(); }
 
 void MaskProcessor::reserve(int width, int height, const FrameWants& wants) {
   FrameSource f;

@@ -53,6 +53,9 @@ class MaskProcessor {
   // Allocates every buffer for `batch` frames of this size now, so that out-of-memory shows before
   // a video starts (GpuOutOfMemory) rather than in its middle.
   void reserve(int width, int height, const FrameWants& wants);
+  // GPU: runs the engine twice on zeros (kernel loading, CUDA graph capture) so the first batch
+  // does not pay for it; once per processor. CPU: nothing.
+  void warm_up();
 
   std::unique_ptr<TemporalStream> new_stream();
 

@@ -164,14 +164,17 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
     }
   });
 
-  // Compute on this thread: throughput mode waits for a whole batch (or the end of the video).
+  // Compute on this thread: throughput mode waits for a whole batch (or the end of the video),
+  // except the first, which takes the frames decoded by then so the encoder (the slowest stage)
+  // starts as early as it can.
   try {
+    processor.warm_up();  // while the decoder starts
     std::vector<DecodedFrame> frames;
     std::vector<FrameSource> sources;
     std::vector<FrameResult> results;
-    for (;;) {
+    for (bool first = true;; first = false) {
       frames.clear();
-      while (frames.size() < batch) {
+      while (frames.size() < (first ? 1 : batch)) {
         std::vector<DecodedFrame> got = to_compute.pop_up_to(batch - frames.size());
         if (got.empty()) break;
         for (DecodedFrame& d : got) frames.push_back(std::move(d));
