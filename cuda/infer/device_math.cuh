@@ -1,12 +1,15 @@
 #pragma once
-// Shared pieces of the inference kernels: the fused activation written with the CPU reference's
-// comparisons (std::min/std::max order, so NaN and -0 behave the same), launch geometry of the
-// element-wise kernels, and rank-8 shape descriptors passed by value.
+// Shared pieces of the inference kernels: loads and stores of the two storage types, the fused
+// activation written with the CPU reference's comparisons (std::min/std::max order, so NaN and -0
+// behave the same), launch geometry of the element-wise kernels, and rank-8 shape descriptors
+// passed by value.
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cfloat>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "cuda/common/cuda_check.hpp"
@@ -14,6 +17,23 @@
 #include "infer/tflite_model.hpp"
 
 namespace gp::infer::gpu::detail {
+
+// Storage types: each kernel is a template over float (FP32 engine) or __half (FP16 engine) and
+// computes in float between these loads and stores, so the half variant rounds once per stored
+// value, and the float variant is the plain FP32 kernel.
+__device__ __forceinline__ float load(const float* p, std::int64_t i) { return p[i]; }
+__device__ __forceinline__ float load(const __half* p, std::int64_t i) { return __half2float(p[i]); }
+__device__ __forceinline__ void store(float* p, std::int64_t i, float v) { p[i] = v; }
+__device__ __forceinline__ void store(__half* p, std::int64_t i, float v) { p[i] = __float2half_rn(v); }
+
+template <typename T>
+constexpr bool kIsHalf = std::is_same_v<T, __half>;
+
+// Written after the operator's name in launch error contexts: " (fp16)" for half storage.
+template <typename T>
+const char* storage_suffix() {
+  return kIsHalf<T> ? " (fp16)" : "";
+}
 
 // std::max / std::min exactly (argument order matters for NaN and signed zeros); callers pass
 // the arguments in the CPU reference's order.
@@ -78,7 +98,10 @@ inline Dims dense_dims(const Shape& shape, const char* op) {
   return d;
 }
 
-// "1x16x16x8" for launch error contexts.
-inline std::string context(const char* op, const Shape& shape) { return std::string(op) + " " + shape_string(shape); }
+// "PAD 1x16x16x8" ("PAD (fp16) 1x16x16x8" for half storage) for launch error contexts.
+template <typename T>
+std::string context(const char* op, const Shape& shape) {
+  return std::string(op) + storage_suffix<T>() + " " + shape_string(shape);
+}
 
 }  // namespace gp::infer::gpu::detail

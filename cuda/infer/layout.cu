@@ -1,4 +1,7 @@
-// PAD, RESIZE_BILINEAR, CONCATENATION and RESHAPE's copy: one thread per output element.
+// PAD, RESIZE_BILINEAR, CONCATENATION and RESHAPE's copy for float and half storage: one thread
+// per output element. Copies without arithmetic (PAD, CONCATENATION without activation) move
+// the stored value itself, so half NaN payloads survive as they do in float.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include "cuda/infer/device_math.cuh"
@@ -7,14 +10,17 @@
 namespace gp::infer::gpu {
 namespace {
 
+using detail::load;
+using detail::store;
+
 struct PadGeometry {
   detail::Dims out;
   detail::Dims in;
   int before[detail::kMaxRank];
 };
 
-__global__ void pad_kernel(const float* __restrict__ input, PadGeometry g, std::int64_t count,
-                           float* __restrict__ output) {
+template <typename T>
+__global__ void pad_kernel(const T* __restrict__ input, PadGeometry g, std::int64_t count, T* __restrict__ output) {
   for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
     std::int64_t rest = i, source = 0;
     bool inside = true;
@@ -24,7 +30,7 @@ __global__ void pad_kernel(const float* __restrict__ input, PadGeometry g, std::
       inside = inside && c >= 0 && c < g.in.size[d];
       source += std::int64_t{c} * g.in.stride[d];
     }
-    output[i] = inside ? input[source] : 0.0f;
+    output[i] = inside ? input[source] : T(0.0f);
   }
 }
 
@@ -48,8 +54,9 @@ __device__ __forceinline__ Source source_of(int index, float scale, int size, bo
   return s;
 }
 
-__global__ void resize_bilinear_kernel(const float* __restrict__ input, ResizeGeometry g, std::int64_t count,
-                                       float* __restrict__ output) {
+template <typename T>
+__global__ void resize_bilinear_kernel(const T* __restrict__ input, ResizeGeometry g, std::int64_t count,
+                                       T* __restrict__ output) {
   for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
     const int c = static_cast<int>(i % g.c);
     std::int64_t rest = i / g.c;
@@ -61,35 +68,48 @@ __global__ void resize_bilinear_kernel(const float* __restrict__ input, ResizeGe
     const Source sx = source_of(x, g.width_scale, g.in_w, g.half_pixel_centers);
     const float dy = sy.value - static_cast<float>(sy.lower);
     const float dx = sx.value - static_cast<float>(sx.lower);
-    const float* row0 = input + (n * g.in_h + sy.lower) * g.in_w * g.c;
-    const float* row1 = input + (n * g.in_h + sy.upper) * g.in_w * g.c;
-    const float top_left = row0[std::int64_t{sx.lower} * g.c + c];
-    const float bottom_left = row1[std::int64_t{sx.lower} * g.c + c];
-    const float top_right = row0[std::int64_t{sx.upper} * g.c + c];
-    const float bottom_right = row1[std::int64_t{sx.upper} * g.c + c];
-    output[i] = top_left * (1 - dy) * (1 - dx) + bottom_left * dy * (1 - dx) + top_right * (1 - dy) * dx +
-                bottom_right * dy * dx;
+    const T* row0 = input + (n * g.in_h + sy.lower) * g.in_w * g.c;
+    const T* row1 = input + (n * g.in_h + sy.upper) * g.in_w * g.c;
+    const float top_left = load(row0, std::int64_t{sx.lower} * g.c + c);
+    const float bottom_left = load(row1, std::int64_t{sx.lower} * g.c + c);
+    const float top_right = load(row0, std::int64_t{sx.upper} * g.c + c);
+    const float bottom_right = load(row1, std::int64_t{sx.upper} * g.c + c);
+    store(output, i,
+          top_left * (1 - dy) * (1 - dx) + bottom_left * dy * (1 - dx) + top_right * (1 - dy) * dx +
+              bottom_right * dy * dx);
   }
 }
 
 // One input's blocks into the output: outer blocks of `block` elements, placed `offset` into
 // each output block of `out_block` elements.
-__global__ void concatenate_kernel(const float* __restrict__ input, std::int64_t block, std::int64_t out_block,
+template <typename T>
+__global__ void concatenate_kernel(const T* __restrict__ input, std::int64_t block, std::int64_t out_block,
                                    std::int64_t offset, std::int64_t count, bool apply_activation,
-                                   Activation activation, float* __restrict__ output) {
+                                   Activation activation, T* __restrict__ output) {
   for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
-    const float v = input[i];
-    output[(i / block) * out_block + offset + i % block] = apply_activation ? detail::activate(v, activation) : v;
+    const std::int64_t to = (i / block) * out_block + offset + i % block;
+    if (apply_activation) {
+      store(output, to, detail::activate(load(input, i), activation));
+    } else {
+      output[to] = input[i];
+    }
   }
 }
 
-}  // namespace
+template <typename T>
+void copy_elements(const T* input, std::int64_t count, T* output, cudaStream_t stream) {
+  if (count <= 0) return;
+  GP_CUDA_CHECK(cudaMemcpyAsync(output, input, static_cast<std::size_t>(count) * sizeof(T),
+                                cudaMemcpyDeviceToDevice, stream),
+                std::string("RESHAPE") + detail::storage_suffix<T>() + " copy of " + std::to_string(count) +
+                    " elements");
+}
 
-void pad_gpu(const float* input, const Shape& input_shape, const std::vector<int>& paddings, float* output,
-             cudaStream_t stream) {
+template <typename T>
+void pad(const T* input, const Shape& input_shape, const std::vector<int>& paddings, T* output, cudaStream_t stream) {
   const Shape out = pad_output(input_shape, paddings);
   if (out.empty()) {  // a scalar: PAD copies it
-    copy_gpu(input, 1, output, stream);
+    copy_elements(input, 1, output, stream);
     return;
   }
   PadGeometry g;
@@ -98,12 +118,13 @@ void pad_gpu(const float* input, const Shape& input_shape, const std::vector<int
   for (std::size_t d = 0; d < out.size(); ++d) g.before[d] = paddings[2 * d];
   const std::int64_t count = element_count(out);
   if (count == 0) return;
-  pad_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
-  GP_CUDA_CHECK_LAUNCH(detail::context("PAD", input_shape));
+  pad_kernel<T><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
+  GP_CUDA_CHECK_LAUNCH(detail::context<T>("PAD", input_shape));
 }
 
-void resize_bilinear_gpu(const float* input, const Nhwc& in, int out_h, int out_w, const ResizeBilinearOptions& options,
-                         float* output, cudaStream_t stream) {
+template <typename T>
+void resize_bilinear(const T* input, const Nhwc& in, int out_h, int out_w, const ResizeBilinearOptions& options,
+                     T* output, cudaStream_t stream) {
   const Nhwc out = resize_output(in, out_h, out_w);
   // The scales on the host, as cpu::resize_bilinear computes them.
   float height_scale = static_cast<float>(in.h) / static_cast<float>(out.h);
@@ -113,12 +134,13 @@ void resize_bilinear_gpu(const float* input, const Nhwc& in, int out_h, int out_
   const std::int64_t count = out.count();
   if (count == 0) return;
   ResizeGeometry g{in.h, in.w, in.c, out.h, out.w, height_scale, width_scale, options.half_pixel_centers};
-  resize_bilinear_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
-  GP_CUDA_CHECK_LAUNCH("RESIZE_BILINEAR " + shape_string(in.shape()) + " -> " + shape_string(out.shape()));
+  resize_bilinear_kernel<T><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
+  GP_CUDA_CHECK_LAUNCH(detail::context<T>("RESIZE_BILINEAR", in.shape()) + " -> " + shape_string(out.shape()));
 }
 
-void concatenation_gpu(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
-                       Activation activation, float* output, cudaStream_t stream) {
+template <typename T>
+void concatenation(const std::vector<const T*>& inputs, const std::vector<Shape>& shapes, int axis,
+                   Activation activation, T* output, cudaStream_t stream) {
   detail::check_activation(activation, "CONCATENATION");
   if (inputs.size() != shapes.size()) throw Error("CONCATENATION: pointer and shape counts differ");
   const Shape out = concatenation_output(shapes, axis);
@@ -131,19 +153,57 @@ void concatenation_gpu(const std::vector<const float*>& inputs, const std::vecto
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::int64_t block = shapes[i][a] * inner, count = outer * block;
     if (count > 0) {
-      concatenate_kernel<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(
+      concatenate_kernel<T><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(
           inputs[i], block, out_block, offset, count, activation != Activation::none, activation, output);
-      GP_CUDA_CHECK_LAUNCH("CONCATENATION input " + std::to_string(i) + " " + shape_string(shapes[i]));
+      GP_CUDA_CHECK_LAUNCH(std::string("CONCATENATION") + detail::storage_suffix<T>() + " input " +
+                           std::to_string(i) + " " + shape_string(shapes[i]));
     }
     offset += block;
   }
 }
 
-void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
-  if (count <= 0) return;
-  GP_CUDA_CHECK(cudaMemcpyAsync(output, input, static_cast<std::size_t>(count) * sizeof(float),
-                                cudaMemcpyDeviceToDevice, stream),
-                "RESHAPE copy of " + std::to_string(count) + " elements");
+}  // namespace
+
+void pad_gpu(const float* input, const Shape& input_shape, const std::vector<int>& paddings, float* output,
+             cudaStream_t stream) {
+  pad(input, input_shape, paddings, output, stream);
 }
+
+void resize_bilinear_gpu(const float* input, const Nhwc& in, int out_h, int out_w, const ResizeBilinearOptions& options,
+                         float* output, cudaStream_t stream) {
+  resize_bilinear(input, in, out_h, out_w, options, output, stream);
+}
+
+void concatenation_gpu(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
+                       Activation activation, float* output, cudaStream_t stream) {
+  concatenation(inputs, shapes, axis, activation, output, stream);
+}
+
+void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream) {
+  copy_elements(input, count, output, stream);
+}
+
+namespace fp16 {
+
+void pad_gpu(const __half* input, const Shape& input_shape, const std::vector<int>& paddings, __half* output,
+             cudaStream_t stream) {
+  pad(input, input_shape, paddings, output, stream);
+}
+
+void resize_bilinear_gpu(const __half* input, const Nhwc& in, int out_h, int out_w,
+                         const ResizeBilinearOptions& options, __half* output, cudaStream_t stream) {
+  resize_bilinear(input, in, out_h, out_w, options, output, stream);
+}
+
+void concatenation_gpu(const std::vector<const __half*>& inputs, const std::vector<Shape>& shapes, int axis,
+                       Activation activation, __half* output, cudaStream_t stream) {
+  concatenation(inputs, shapes, axis, activation, output, stream);
+}
+
+void copy_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream) {
+  copy_elements(input, count, output, stream);
+}
+
+}  // namespace fp16
 
 }  // namespace gp::infer::gpu

@@ -76,12 +76,14 @@ void concatenation_gpu(const std::vector<const float*>& inputs, const std::vecto
 // RESHAPE: a device-to-device copy of count elements.
 void copy_gpu(const float* input, std::int64_t count, float* output, cudaStream_t stream);
 
-// ---- FP16 storage (conv_fp16.cu, ops_fp16.cu) -------------------------------------------------
-// The same operators on half tensors for the FP16 engine: each kernel loads half, computes in
-// float as its FP32 counterpart does (same order, one float accumulator per output) and rounds
-// its result to half once (AVERAGE_POOL_2D over the whole image and MEAN over H and W reduce in
-// parallel, in another order). Same arguments and errors as the FP32 launchers. In a namespace of
-// their own so that a call with null pointers still picks the FP32 launcher unambiguously.
+// ---- FP16 storage (the same .cu files) ---------------------------------------------------------
+// The same operators on half tensors for the FP16 engine: each kernel is the FP32 kernel's
+// template instantiated for __half, so it loads half, computes in float in the same order (one
+// float accumulator per output) and rounds its result to half once (AVERAGE_POOL_2D over the
+// whole image and MEAN over H and W reduce in parallel, in another order, in half only). Same
+// arguments and errors (" (fp16)" after the operator's name) as the FP32 launchers. In a
+// namespace of their own so that a call with null pointers still picks the FP32 launcher
+// unambiguously.
 namespace fp16 {
 
 void conv2d_gpu(const __half* input, const Nhwc& input_shape, const __half* filter, const Nhwc& filter_shape,
