@@ -47,6 +47,9 @@ TEST_CASE("decode: short-range box, keypoints, sigmoid and threshold", "[track_f
   raw.scores[895] = 1000.f;  // clipped to 100 -> 1
   raw.box(895, options.num_coords)[2] = 12.8f;
   raw.box(895, options.num_coords)[3] = 12.8f;
+  raw.scores[600] = 5.0f;  // confident, but decodes to a negative width: dropped as MediaPipe does
+  raw.box(600, options.num_coords)[2] = -10.0f;
+  raw.box(600, options.num_coords)[3] = 10.0f;
   const auto dets = decode_face_detections(raw.boxes.data(), raw.scores.data(), anchors, options);
   REQUIRE(dets.size() == 2);
   const FaceDetection& d = dets[0];
