@@ -498,7 +498,7 @@ TEST_CASE("VideoReader: unreadable files are ItemErrors naming the file", "[vide
     write_bytes(path, bytes.substr(0, bytes.size() / 2));
     CHECK(read_error(path).stage() == "decode");
   }
-  SECTION("H.264 with damaged bytes: the frame the decoder patched up is named") {
+  SECTION("H.264 with damaged bytes: the damaged frame is named") {
     const std::string path = yuv_clip("damaged.mp4", x264(), 30);
     std::string bytes = file_bytes(path);
     for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i) bytes[i] = char(bytes[i] ^ 0x5A);
@@ -507,7 +507,10 @@ TEST_CASE("VideoReader: unreadable files are ItemErrors naming the file", "[vide
     strict.frame_threads = false;  // FFmpeg 5.1's frame threads lose the decoder's error flags
     const auto e = read_error(path, strict);
     CHECK(e.stage() == "decode");
-    CHECK_THAT(e.what(), Matches(".*: decode: frame ([1-9]|[12][0-9]): damaged data: .*concealed.*"));
+    // libx264's bytes differ from run to run on some CPUs (AVX-512 code paths), so the same damage
+    // lands either in slice data (the decoder conceals it) or in a NAL header (it rejects the packet).
+    CHECK_THAT(e.what(), Matches(".*: decode: frame ([1-9]|[12][0-9]): (damaged data: .*concealed.*|the h264 decoder "
+                                 "rejected a packet: .*)"));
     // Tolerated on request: the damaged frames come out patched up.
     VideoReaderOptions tolerant = strict;
     tolerant.max_decode_errors = 100;
