@@ -12,9 +12,14 @@
 namespace gp::io {
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  std::vector<std::uint8_t> bytes;
+  read_file_bytes(path, bytes);
+  return bytes;
+}
+
+void read_file_bytes(const std::string& path, std::vector<std::uint8_t>& bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw ItemError(path, "read", std::strerror(errno));
-  std::vector<std::uint8_t> bytes;
   try {
     struct stat st {};
     if (::fstat(fd, &st) != 0) throw ItemError(path, "read", std::strerror(errno));
@@ -33,7 +38,6 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
     throw;
   }
   ::close(fd);
-  return bytes;
 }
 
 }  // namespace gp::io

@@ -9,5 +9,7 @@ namespace gp::io {
 // The file's bytes, read with one call (about 20x faster than an istreambuf_iterator copy, which
 // made 5 MB JPEGs take 18 ms each). Throws gp::ItemError(path, "read", why).
 std::vector<std::uint8_t> read_file_bytes(const std::string& path);
+// The same into `bytes` (resized to the file's size; its capacity reused).
+void read_file_bytes(const std::string& path, std::vector<std::uint8_t>& bytes);
 
 }  // namespace gp::io

@@ -31,7 +31,7 @@ std::shared_ptr<const io::GpuJpegContext> GpuWorkerShared::jpeg_context(Runtime&
 }
 
 GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector& projector, GpuWorkerShared& shared)
-    : runtime_(runtime), settings_(settings), projector_(projector), stream_(runtime.make_stream()),
+    : runtime_(runtime), settings_(settings), projector_(projector), shared_(shared), stream_(runtime.make_stream()),
       staging_(runtime, std::size_t(16) << 20) {
 #ifdef GPUPROC_HAVE_NVJPEG
   if (decodes_jpeg(runtime)) {
@@ -44,8 +44,6 @@ GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector
     options.output_headroom = 4096;  // the views' EXIF segment, inserted by the save stage
     codec_.reset(new io::GpuJpegCodec(std::move(context), options));
   }
-#else
-  (void)shared;
 #endif
 }
 
@@ -156,7 +154,8 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
     options.subsampling = settings_.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
     std::vector<std::string> names;
     for (const OutputImage* o : output_images) names.push_back(o->plan.path);
-    std::vector<std::vector<std::uint8_t>> files;
+    std::vector<std::vector<std::uint8_t>> files(outputs.size());
+    for (std::vector<std::uint8_t>& file : files) file = shared_.encoded_buffers.take();
     const std::vector<io::ItemOutcome> encoded = codec_->encode_batch(outputs, names, options, stream_, files);
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       if (encoded[k] && !errors[output_item[k]]) errors[output_item[k]] = std::make_exception_ptr(*encoded[k]);
@@ -173,7 +172,7 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
   // The decode read the items' files and the uploads their pixels until here.
   stream_.synchronize("stitch-360 batch of " + std::to_string(items.size()) + " panoramas, first " + items[0]->name);
   for (StitchItem* item : items) {
-    item->file = {};
+    shared_.file_buffers.give(std::move(item->file));
     item->pixels = {};
   }
   return errors;

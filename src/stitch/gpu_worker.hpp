@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/byte_buffer_pool.hpp"
 #include "core/gpu_runtime.hpp"
 #include "stitch/projector.hpp"
 #include "stitch/stitch_item.hpp"
@@ -22,10 +23,17 @@ class GpuJpegContext;
 namespace gp::stitch {
 
 // What the GPU workers of one job share: the nvJPEG library handle, made by the first worker that
-// asks (making one takes most of a second; several at once take longer each).
+// asks (making one takes most of a second; several at once take longer each), and the byte buffers
+// the JPEG files and encoded views travel in, recycled between the load, GPU and save stages.
 class GpuWorkerShared {
  public:
+  // in_flight: the most panoramas that exist at once; outputs: views per panorama.
+  GpuWorkerShared(std::size_t in_flight, std::size_t outputs) : file_buffers(in_flight), encoded_buffers(in_flight * outputs) {}
+
   std::shared_ptr<const io::GpuJpegContext> jpeg_context(Runtime& runtime);
+
+  ByteBufferPool file_buffers;     // panoramas' JPEG bytes: filled by the load stage, freed after decode
+  ByteBufferPool encoded_buffers;  // views' JPEG bytes: filled by the encoder, freed after the write
 
  private:
   std::mutex mutex_;
@@ -64,6 +72,7 @@ class GpuWorker {
   Runtime& runtime_;
   const Settings& settings_;
   const Projector& projector_;
+  GpuWorkerShared& shared_;
   Stream stream_;
   StagingBuffer staging_;
   // The codec's class exists only in builds with nvJPEG: its deleter lives in the .cpp.

@@ -69,9 +69,11 @@ void load_other_format(StitchItem& item) {
 
 // The panorama as 8-bit RGB (grey JPEGs are expanded by the decoder's colour conversion), or
 // only its JPEG bytes and size when the GPU decodes it.
-void load_panorama(StitchItem& item, bool gpu_decodes_jpeg) {
+// `buffers` lends the vector the file is read into.
+void load_panorama(StitchItem& item, bool gpu_decodes_jpeg, ByteBufferPool& buffers) {
   if (!is_jpeg(item.name)) return load_other_format(item);
-  std::vector<std::uint8_t> bytes = io::read_file_bytes(item.name);
+  std::vector<std::uint8_t> bytes = buffers.take();
+  io::read_file_bytes(item.name, bytes);
   const io::JpegInfo info = io::jpeg_info(bytes, item.name);
   if (gpu_decodes_jpeg) {
     if (!info.has_end_marker) throw ItemError(item.name, "decode", "truncated: no end-of-image marker after the scan");
@@ -82,6 +84,7 @@ void load_panorama(StitchItem& item, bool gpu_decodes_jpeg) {
   item.pixels.resize(std::size_t(info.width) * info.height * 3);
   item.panorama = packed_view(item.pixels.data(), info.width, info.height, 3, PixelType::u8);
   io::decode_jpeg(bytes.data(), bytes.size(), item.panorama, item.name);
+  buffers.give(std::move(bytes));
 }
 
 void save_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
@@ -92,7 +95,8 @@ void save_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes)
   });
 }
 
-void save_output(OutputImage& out, const Settings& s, const ViewCamera* view) {
+// The GPU-encoded bytes' vector goes back to `buffers` once written.
+void save_output(OutputImage& out, const Settings& s, const ViewCamera* view, ByteBufferPool& buffers) {
   if (s.format != "jpg") {
     write_atomically(out.plan.path, [&](const std::string& temp) { io::write_image(temp, out.view(), io::WriteOptions{}); });
     return;
@@ -116,6 +120,7 @@ void save_output(OutputImage& out, const Settings& s, const ViewCamera* view) {
     io::insert_exif(jpeg, fields);
   }
   save_bytes(out.plan.path, jpeg);
+  buffers.give(std::move(jpeg));
 }
 
 void write_rig(const Settings& s, const std::vector<std::string>& inputs, const std::vector<std::size_t>& indices,
@@ -194,7 +199,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   BatchOutcome outcome;
   outcome.work_unit_name = "megapixels";
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
-  GpuWorkerShared shared;
+  const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
+  GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama);
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
@@ -204,7 +210,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   };
   stages.load = [&](StitchItem& item) {
     ScopedStage span(gpu_codec ? "read" : "read+decode");
-    load_panorama(item, gpu_codec);
+    load_panorama(item, gpu_codec, shared.file_buffers);
     for (PlannedOutput& p : plan_outputs(s, item.name, input_indices[item.index], item.panorama.width,
                                          item.panorama.height))
       item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
@@ -238,7 +244,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
     ScopedStage span(GpuWorker::encodes_jpeg(rt, s) ? "write" : "encode+write");
     for (std::size_t k = 0; k < item.outputs.size(); ++k) {
       OutputImage& out = item.outputs[k];
-      save_output(out, s, s.mode == "views" ? &views[out.plan.view] : nullptr);
+      save_output(out, s, s.mode == "views" ? &views[out.plan.view] : nullptr, shared.encoded_buffers);
       item.written.push_back(out.plan.path);
       out.pixels = {};
       if (item.masks) {
@@ -265,8 +271,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   std::sort(outcome.outputs.begin(), outcome.outputs.end());
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
-  if (!inputs.empty())
-    outcome.extra["outputs_per_panorama"] = plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
+  if (!inputs.empty()) outcome.extra["outputs_per_panorama"] = outputs_per_panorama;
   outcome.extra["jpeg_decode"] = gpu_codec ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   outcome.extra["jpeg_encode"] = GpuWorker::encodes_jpeg(rt, s) ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   return outcome;
