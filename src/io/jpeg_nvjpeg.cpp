@@ -497,6 +497,7 @@ std::vector<ItemOutcome> GpuJpegCodec::encode_batch(const std::vector<ImageView>
   for (std::size_t first = 0; first < images.size(); first += states) {
     const std::size_t end = std::min(images.size(), first + states);
     std::vector<bool> queued(end - first, false);
+    span.emplace("nvjpeg encode round");  // queue the round's images and wait for them
     for (std::size_t i = first; i < end; ++i) {
       nvjpegImage_t source{};  // interleaved input: channel[0] only
       source.channel[0] = static_cast<unsigned char*>(images[i].data);
@@ -511,6 +512,7 @@ std::vector<ItemOutcome> GpuJpegCodec::encode_batch(const std::vector<ImageView>
       }
     }
     stream.synchronize("nvJPEG encode of " + std::to_string(end - first) + " images");
+    span.emplace("nvjpeg retrieve");  // the round's bitstreams to the host
     for (std::size_t i = first; i < end; ++i) {
       if (!queued[i - first]) continue;
       nvjpegEncoderState_t state = s.encoder_states[i - first];
@@ -529,6 +531,7 @@ std::vector<ItemOutcome> GpuJpegCodec::encode_batch(const std::vector<ImageView>
     }
     // The copies are queued on the stream; the next round reuses the states.
     stream.synchronize("nvJPEG encoded bytes to the host");
+    span.reset();
   }
   return outcomes;
 }

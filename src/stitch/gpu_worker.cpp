@@ -30,6 +30,12 @@ std::shared_ptr<const io::GpuJpegContext> GpuWorkerShared::jpeg_context(Runtime&
 #endif
 }
 
+void GpuWorkerShared::set_up_done() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (--workers_ <= 0) all_set_up_.notify_all();
+  all_set_up_.wait(lock, [this] { return workers_ <= 0; });
+}
+
 GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector& projector, GpuWorkerShared& shared)
     : runtime_(runtime), settings_(settings), projector_(projector), shared_(shared), stream_(runtime.make_stream()),
       staging_(runtime, std::size_t(16) << 20) {

@@ -200,7 +200,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   outcome.work_unit_name = "megapixels";
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
   const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
-  GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama);
+  GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama, po.compute_workers);
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
@@ -223,6 +223,11 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
     rt.bind_thread();
+    // Arrives also when the set-up throws, so that the other workers do not wait for this one.
+    struct SetUpDone {
+      GpuWorkerShared& shared;
+      ~SetUpDone() { shared.set_up_done(); }
+    } set_up_done{shared};
     workers[worker] = std::make_unique<GpuWorker>(rt, s, projector, shared);
   };
   if (rt.gpu()) {
