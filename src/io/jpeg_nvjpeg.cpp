@@ -8,7 +8,8 @@
 // call still fails, its files are decoded one by one to find out which one was at fault.
 //
 // Encode: nvjpegEncodeImage from interleaved RGB. An encoder state holds one bitstream, so a batch
-// goes through `encoder_states` states: queue that many encodes, wait once, fetch their bytes.
+// goes through `encoder_states` states: queue that many encodes, wait once, fetch their bytes
+// (through one pinned buffer).
 //
 // Memory: with runtime_allocators (the default), nvJPEG's device scratch comes from the runtime's
 // stream-ordered pool (counted against --gpu-memory-limit; out of memory becomes GpuOutOfMemory)
@@ -280,6 +281,7 @@ struct GpuJpegCodec::Impl {
   nvjpegJpegStream_t header = nullptr;        // header parse for the hardware decoder's support check
   nvjpegEncoderParams_t encode_params = nullptr;
   std::vector<nvjpegEncoderState_t> encoder_states;
+  PinnedBuffer bitstreams;  // a round's encoded files on their way to the host
   bool encoder_configured = false;
   int encode_quality = 0;
   ChromaSubsampling encode_subsampling = ChromaSubsampling::other;
@@ -512,25 +514,45 @@ std::vector<ItemOutcome> GpuJpegCodec::encode_batch(const std::vector<ImageView>
       }
     }
     stream.synchronize("nvJPEG encode of " + std::to_string(end - first) + " images");
-    span.emplace("nvjpeg retrieve");  // the round's bitstreams to the host
+    // The round's bitstreams to the host: their lengths, then one pinned buffer for all of them
+    // (DMA at full speed and one wait; copies into pageable vectors ran at about 1 GB/s, 40% of
+    // a stitch-360 batch's encode time on the H100), then into the outputs.
+    span.emplace("nvjpeg retrieve");
+    std::vector<std::size_t> offsets(end - first + 1, 0);
+    for (std::size_t i = first; i < end; ++i) {
+      size_t length = 0;
+      if (queued[i - first]) {
+        const nvjpegStatus_t status =
+            nvjpegEncodeRetrieveBitstream(s.handle, s.encoder_states[i - first], nullptr, &length, stream.get());
+        if (status != NVJPEG_STATUS_SUCCESS) {
+          queued[i - first] = false;
+          length = 0;
+          outcomes[i] = s.item_error(status, "nvjpegEncodeRetrieveBitstream", names[i], "encode");
+          outputs[i].clear();
+        }
+      }
+      offsets[i - first + 1] = offsets[i - first] + length;
+    }
+    if (s.bitstreams.size() < offsets.back()) s.bitstreams = s.context->runtime().pinned_alloc(offsets.back() + offsets.back() / 4);
     for (std::size_t i = first; i < end; ++i) {
       if (!queued[i - first]) continue;
-      nvjpegEncoderState_t state = s.encoder_states[i - first];
-      size_t length = 0;
-      nvjpegStatus_t status = nvjpegEncodeRetrieveBitstream(s.handle, state, nullptr, &length, stream.get());
-      if (status == NVJPEG_STATUS_SUCCESS) {
-        outputs[i].reserve(length + s.options.output_headroom);
-        outputs[i].resize(length);
-        status = nvjpegEncodeRetrieveBitstream(s.handle, state, outputs[i].data(), &length, stream.get());
-        outputs[i].resize(length);
-      }
+      size_t length = offsets[i - first + 1] - offsets[i - first];
+      const nvjpegStatus_t status = nvjpegEncodeRetrieveBitstream(
+          s.handle, s.encoder_states[i - first], s.bitstreams.as<unsigned char>() + offsets[i - first], &length, stream.get());
       if (status != NVJPEG_STATUS_SUCCESS) {
+        queued[i - first] = false;
         outcomes[i] = s.item_error(status, "nvjpegEncodeRetrieveBitstream", names[i], "encode");
         outputs[i].clear();
       }
     }
     // The copies are queued on the stream; the next round reuses the states.
     stream.synchronize("nvJPEG encoded bytes to the host");
+    for (std::size_t i = first; i < end; ++i) {
+      if (!queued[i - first]) continue;
+      const std::uint8_t* bytes = s.bitstreams.as<std::uint8_t>() + offsets[i - first];
+      outputs[i].reserve(offsets[i - first + 1] - offsets[i - first] + s.options.output_headroom);
+      outputs[i].assign(bytes, bytes + (offsets[i - first + 1] - offsets[i - first]));
+    }
     span.reset();
   }
   return outcomes;
