@@ -307,6 +307,7 @@ psnr_rgb = psnr_summary("rgb")
 
 panos = sorted(f for f in os.listdir(f"{work}/in") if f.endswith(".jpg"))
 distinct = [f for f in panos if f.startswith("pano_")]
+d_gpu_setup_rate = codec_gpu and round(n / (codec_gpu["warmup_s"] + codec_gpu["wall_s"]), 3)
 result = {
     "benchmark": "stitch-360",
     "panoramas": {"count": len(panos), "unique": len(distinct), "unique_over_count": round(len(distinct) / len(panos), 4),
@@ -332,6 +333,9 @@ result = {
         "d_codec_gpu": "gpuproc-bench-jpeg --gpu: nvJPEG decode of every panorama + encode of 8 1920x1920 tiles each, in-process, "
                        "inputs in memory, outputs not written, after a warm-up batch per worker",
         "d_codec_cpu": "the same with TurboJPEG on $threads threads (the floor of b)",
+        "d_codec_gpu_with_setup": "d_codec_gpu with its own set-up counted, as a codec-only process would pay it: nvJPEG handle, "
+                                  "decoder and encoder states and a first batch per worker (its warmup_s) + wall_s; still without "
+                                  "reading files or the CUDA context; comparable with a_gpu's whole run",
         "d_codec_gpu_project": "informational: d_codec_gpu encoding the 8 ring views projected on the GPU (bilinear, antialiasing) "
                                "instead of tiles: codec + projection without the pipeline",
         "psnr": "first panorama as an RGB PNG, gpuproc (output.format=png) vs ffmpeg v360 (rgb24, interp=linear), ffmpeg psnr average per view",
@@ -340,15 +344,18 @@ result = {
                 "c_ffmpeg": c, "d_codec_gpu": codec_gpu and round(codec_gpu["wall_s"], 3),
                 "d_codec_cpu": codec_cpu and round(codec_cpu["wall_s"], 3)},
     "panoramas_per_s": {"a_gpu": a_rate, "a_report": a_report_rate, "a_steady_state": a_steady, "b_cpu": b_rate,
-                        "c_ffmpeg": c_rate, "d_codec_gpu": d_gpu_rate, "d_codec_cpu": d_cpu_rate,
+                        "c_ffmpeg": c_rate, "d_codec_gpu": d_gpu_rate, "d_codec_gpu_with_setup": d_gpu_setup_rate,
+                        "d_codec_cpu": d_cpu_rate,
                         "d_codec_gpu_project": codec_gpu_project and round(codec_gpu_project["panoramas_per_s"], 3)},
     "ratios": {"a_over_c": ratio(a_rate, c_rate), "a_over_d_gpu": ratio(a_rate, d_gpu_rate),
                "a_report_over_d_gpu": ratio(a_report_rate, d_gpu_rate), "a_steady_over_d_gpu": ratio(a_steady, d_gpu_rate),
+               "a_over_d_gpu_with_setup": ratio(a_rate, d_gpu_setup_rate),
                "a_over_b": ratio(a_rate, b_rate), "b_over_d_cpu": ratio(b_rate, d_cpu_rate)},
     "targets": {"a_at_least_150_pano_s_whole_run": target(a_rate, ">= 150 panoramas/s, process wall clock", lambda v: v >= 150),
                 "a_at_least_150_pano_s_steady_state": target(a_steady, ">= 150 panoramas/s, after start-up", lambda v: v >= 150),
                 "a_over_c_at_least_5": target(ratio(a_rate, c_rate), ">= 5", lambda v: v >= 5),
                 "a_over_d_gpu_at_least_0.85_whole_run": target(ratio(a_rate, d_gpu_rate), ">= 0.85, process wall clock", lambda v: v >= 0.85),
+                "a_over_d_gpu_with_setup_at_least_0.85_whole_run": target(ratio(a_rate, d_gpu_setup_rate), ">= 0.85, process wall clock against the codec limit with its set-up", lambda v: v >= 0.85),
                 "a_over_d_gpu_at_least_0.85_steady_state": target(ratio(a_steady, d_gpu_rate), ">= 0.85, after start-up", lambda v: v >= 0.85),
                 "psnr_vs_v360_at_least_40_db": target(psnr_rgb["min_db"], ">= 40 dB (min over the views)", lambda v: v >= 40)},
     "outputs_complete": {"a_gpu": complete("gpu", n), "b_cpu": complete("cpu", cpu_n)},

@@ -48,12 +48,39 @@ GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector
     // (0.75 s for 64 at the first batch, measured on the H100); 16 keep 16 views in flight.
     options.encoder_states = encoder_states;
     options.output_headroom = 4096;  // the views' EXIF segment, inserted by the save stage
+    options.expected_batch = settings.batch;
+    options.expected_width = shared.panorama_width;
+    options.expected_height = shared.panorama_height;
     codec_.reset(new io::GpuJpegCodec(std::move(context), options));
+    if (encodes_jpeg(runtime, settings)) warm_up_encoder(shared.view_width, shared.view_height);
   }
 #endif
 }
 
 GpuWorker::~GpuWorker() = default;
+
+void GpuWorker::warm_up_encoder(int width, int height) {
+#ifdef GPUPROC_HAVE_NVJPEG
+  if (width <= 0 || height <= 0) return;
+  // nvJPEG sizes each encoder state's buffers at its first image: one grey view per state now, while
+  // the other workers set up too, rather than inside the first batch.
+  ScopedStage span("gpu encoder warm-up");
+  const std::size_t bytes = std::size_t(width) * std::size_t(height) * 3;
+  DeviceBuffer blank = runtime_.device_alloc(bytes, stream_, "stitch-360 encoder warm-up");
+  stream_.memset(blank.get(), 128, bytes);
+  const std::vector<ImageView> images(encoder_states, packed_view(blank.get(), width, height, 3, PixelType::u8));
+  const std::vector<std::string> names(encoder_states, "encoder warm-up");
+  io::JpegEncodeOptions options;
+  options.quality = settings_.jpeg_quality;
+  options.subsampling = settings_.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const io::ItemOutcome& outcome : codec_->encode_batch(images, names, options, stream_, files))
+    if (outcome) throw *outcome;
+#else
+  (void)width;
+  (void)height;
+#endif
+}
 
 void GpuWorker::CodecDeleter::operator()(io::GpuJpegCodec* codec) const {
 #ifdef GPUPROC_HAVE_NVJPEG

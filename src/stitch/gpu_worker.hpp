@@ -42,6 +42,11 @@ class GpuWorkerShared {
   ByteBufferPool file_buffers;     // panoramas' JPEG bytes: filled by the load stage, freed after decode
   ByteBufferPool encoded_buffers;  // views' JPEG bytes: filled by the encoder, freed after the write
 
+  // Sizes the job expects (the first input's and its first output's; 0: unknown), so that each
+  // worker sets its codec up for them before the first batch instead of inside it.
+  int panorama_width = 0, panorama_height = 0;
+  int view_width = 0, view_height = 0;
+
  private:
   std::mutex mutex_;
   std::condition_variable all_set_up_;
@@ -72,6 +77,8 @@ class GpuWorker {
   std::vector<std::exception_ptr> run(const std::vector<StitchItem*>& items);
 
  private:
+  // Encodes a blank width x height view with every encoder state (their buffers made now).
+  void warm_up_encoder(int width, int height);
   // The item's masks on the device when /mask/apply (uploaded once per mask set), else none.
   std::vector<ImageView> device_masks(const StitchItem& item);
   // The projector's remap table for panoramas of this one's size (mode views; else null), made

@@ -143,6 +143,23 @@ void write_rig(const Settings& s, const std::vector<std::string>& inputs, const 
   write_colmap_images_txt(path("images.txt"), views, images);
 }
 
+// The first input's size (from its JPEG header) and its first output's, for the GPU workers'
+// codec set-up; left unknown when the file cannot be read (its error comes with its item).
+void set_size_hints(const Settings& s, const std::string& input, std::size_t index, GpuWorkerShared& shared) {
+  if (!is_jpeg(input)) return;
+  try {
+    const io::JpegInfo info = io::jpeg_info(io::read_file_bytes(input), input);
+    shared.panorama_width = info.width;
+    shared.panorama_height = info.height;
+    const std::vector<PlannedOutput> planned = plan_outputs(s, input, index, info.width, info.height);
+    if (!planned.empty()) {
+      shared.view_width = planned[0].width;
+      shared.view_height = planned[0].height;
+    }
+  } catch (const ItemError&) {
+  }
+}
+
 class StitchCommand final : public BatchCommand {
  public:
   const config::Schema& schema() const override { return stitch::schema(); }
@@ -190,9 +207,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
   po.compute_workers = rt.gpu() ? s.gpu_workers : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
-  // both workers' batches, the next ones loading and the last ones saving.
+  // the workers' batches, as many loaded and waiting, and the last ones saving. With only one
+  // batch per worker waiting, batches averaged 12.5 panoramas instead of 16 (4 workers, H100).
   po.compute_batch = rt.gpu() ? s.batch : 1;
-  po.max_in_flight = rt.gpu() ? s.batch * (po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
+  po.max_in_flight = rt.gpu() ? s.batch * (2 * po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
   po.stop_on_error = s.stop_on_error;
 
   std::mutex outcome_mutex;
@@ -201,6 +219,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
   const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
   GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama, po.compute_workers);
+  if (gpu_codec && !inputs.empty()) set_size_hints(s, inputs[0], input_indices[0], shared);
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
