@@ -201,12 +201,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
 
   PipelineOptions po;
   // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
-  // read files and the save threads mostly wait for fsync (8 files and their folder per
-  // panorama, ~50 ms): twice as many as cores, which 16 alone (290 panoramas/s) nearly capped on
-  // the H100 machine.
+  // read files and the save threads mostly wait for fsync (8 per panorama): more of those.
   const bool gpu_codec = GpuWorker::decodes_jpeg(rt);
   po.load_threads = int(std::max(1u, gpu_codec ? cores / 4 : cores / 2));
-  po.save_threads = int(std::max(1u, gpu_codec ? 2 * cores : cores / 2));
+  po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
   po.compute_workers = rt.gpu() ? s.gpu_workers : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
   // the workers' batches, as many loaded and waiting, and the last ones saving. With only one
