@@ -145,7 +145,10 @@ std::string temporary_path_for(const std::string& final_path) {
   return (p.parent_path() / name).string();
 }
 
-void write_atomically(const std::string& final_path, const std::function<void(const std::string&)>& write) {
+namespace {
+
+// write_atomically without the folder's fsync; returns the folder.
+fs::path write_and_rename(const std::string& final_path, const std::function<void(const std::string&)>& write) {
   const fs::path parent = fs::path(final_path).parent_path();
   std::error_code ec;
   if (!parent.empty()) {
@@ -164,7 +167,24 @@ void write_atomically(const std::string& final_path, const std::function<void(co
     fs::remove(temp, ec);
     throw;
   }
-  fsync_folder_best_effort(parent);
+  return parent;
+}
+
+}  // namespace
+
+void write_atomically(const std::string& final_path, const std::function<void(const std::string&)>& write) {
+  fsync_folder_best_effort(write_and_rename(final_path, write));
+}
+
+AtomicWriteGroup::~AtomicWriteGroup() { commit(); }
+
+void AtomicWriteGroup::write(const std::string& final_path, const std::function<void(const std::string&)>& write) {
+  folders_.insert(write_and_rename(final_path, write).string());
+}
+
+void AtomicWriteGroup::commit() {
+  for (const std::string& folder : folders_) fsync_folder_best_effort(folder);
+  folders_.clear();
 }
 
 bool output_complete(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 namespace gp {
@@ -30,6 +31,26 @@ std::string temporary_path_for(const std::string& final_path);
 // Calls write(temp_path), fsyncs the file and renames it over final_path (creating parent folders
 // first). On any exception the temporary is removed and the exception propagates.
 void write_atomically(const std::string& final_path, const std::function<void(const std::string& temp_path)>& write);
+
+// Several files written as write_atomically does (each file's data on disk before its rename),
+// with the folders' entries made durable once per folder at commit() (or destruction) instead of
+// once per file: stitch-360 writes 8 views per panorama into one folder, and the fsyncs bound its
+// save stage. A crash before commit() may lose renamed files, never leave a torn one; --resume
+// redoes what is missing.
+class AtomicWriteGroup {
+ public:
+  AtomicWriteGroup() = default;
+  ~AtomicWriteGroup();
+  AtomicWriteGroup(const AtomicWriteGroup&) = delete;
+  AtomicWriteGroup& operator=(const AtomicWriteGroup&) = delete;
+
+  void write(const std::string& final_path, const std::function<void(const std::string& temp_path)>& write);
+  void commit();  // fsyncs each folder written into since the last commit (best effort, as write_atomically)
+  std::size_t pending_folders() const { return folders_.size(); }
+
+ private:
+  std::set<std::string> folders_;
+};
 
 // True when the file exists, is a regular file and is not empty (complete, since writes are atomic).
 bool output_complete(const std::string& path);

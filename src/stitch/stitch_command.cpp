@@ -87,8 +87,8 @@ void load_panorama(StitchItem& item, bool gpu_decodes_jpeg, ByteBufferPool& buff
   buffers.give(std::move(bytes));
 }
 
-void save_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-  write_atomically(path, [&](const std::string& temp) {
+void save_bytes(AtomicWriteGroup& files, const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  files.write(path, [&](const std::string& temp) {
     std::ofstream f(temp, std::ios::binary);
     f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     if (!f) throw ItemError(path, "write", "cannot write");
@@ -96,9 +96,10 @@ void save_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes)
 }
 
 // The GPU-encoded bytes' vector goes back to `buffers` once written.
-void save_output(OutputImage& out, const Settings& s, const ViewCamera* view, ByteBufferPool& buffers) {
+void save_output(AtomicWriteGroup& files, OutputImage& out, const Settings& s, const ViewCamera* view,
+                 ByteBufferPool& buffers) {
   if (s.format != "jpg") {
-    write_atomically(out.plan.path, [&](const std::string& temp) { io::write_image(temp, out.view(), io::WriteOptions{}); });
+    files.write(out.plan.path, [&](const std::string& temp) { io::write_image(temp, out.view(), io::WriteOptions{}); });
     return;
   }
   std::vector<std::uint8_t> jpeg = std::move(out.encoded);  // encoded on the GPU, else here
@@ -119,7 +120,7 @@ void save_output(OutputImage& out, const Settings& s, const ViewCamera* view, By
     fields.software = "gpuproc";
     io::insert_exif(jpeg, fields);
   }
-  save_bytes(out.plan.path, jpeg);
+  save_bytes(files, out.plan.path, jpeg);
   buffers.give(std::move(jpeg));
 }
 
@@ -266,16 +267,18 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   }
   stages.save = [&](StitchItem& item) {
     ScopedStage span(GpuWorker::encodes_jpeg(rt, s) ? "write" : "encode+write");
+    AtomicWriteGroup files;  // the panorama's outputs: their folders synced once, at the end
     for (std::size_t k = 0; k < item.outputs.size(); ++k) {
       OutputImage& out = item.outputs[k];
-      save_output(out, s, s.mode == "views" ? &views[out.plan.view] : nullptr, shared.encoded_buffers);
+      save_output(files, out, s, s.mode == "views" ? &views[out.plan.view] : nullptr, shared.encoded_buffers);
       item.written.push_back(out.plan.path);
       out.pixels = {};
       if (item.masks) {
-        save_bytes(out.plan.mask_path, (*item.masks)[k].png);
+        save_bytes(files, out.plan.mask_path, (*item.masks)[k].png);
         item.written.push_back(out.plan.mask_path);
       }
     }
+    files.commit();
   };
   stages.done = [&](const StitchItem& item) {
     {

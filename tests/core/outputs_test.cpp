@@ -158,6 +158,30 @@ TEST_CASE("write_atomically leaves no temporary and keeps the old file on failur
   CHECK(names_in(dir) == std::set<std::string>{"result.txt"});
 }
 
+TEST_CASE("AtomicWriteGroup publishes each file at once and syncs each folder once at commit", "[outputs]") {
+  const fs::path dir = gp::test::scratch_dir("outputs-group");
+  gp::AtomicWriteGroup group;
+  for (const char* name : {"a/1.txt", "a/2.txt", "b/3.txt"}) {
+    group.write((dir / name).string(), [&](const std::string& temp) { std::ofstream(temp) << name; });
+    CHECK(gp::test::read_text(dir / name) == name);  // renamed into place before the commit
+  }
+  CHECK(group.pending_folders() == 2);
+  group.commit();
+  CHECK(group.pending_folders() == 0);
+  CHECK(names_in(dir / "a") == std::set<std::string>{"1.txt", "2.txt"});
+
+  // A failed write leaves no temporary, and the group goes on.
+  CHECK_THROWS_WITH(group.write((dir / "a/4.txt").string(),
+                                [](const std::string& temp) {
+                                  std::ofstream(temp) << "half";
+                                  throw std::runtime_error("encoder failed");
+                                }),
+                    "encoder failed");
+  CHECK(names_in(dir / "a") == std::set<std::string>{"1.txt", "2.txt"});
+  group.write((dir / "a/5.txt").string(), [](const std::string& temp) { std::ofstream(temp) << "5"; });
+  CHECK(group.pending_folders() == 1);
+}
+
 TEST_CASE("output_complete needs a non-empty regular file", "[outputs]") {
   const fs::path dir = gp::test::scratch_dir("outputs-complete");
   std::ofstream(dir / "full") << "x";
