@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/outputs.hpp"
+#include "infer/model_locator.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -154,22 +155,7 @@ std::string model_file_name(const std::string& variant) {
 }
 
 std::string resolve_model_path(const std::string& path, const std::string& variant) {
-  if (!path.empty()) {
-    if (!fs::is_regular_file(path)) throw UsageError("/model/path: \"" + path + "\" is not a file");
-    return path;
-  }
-  std::vector<fs::path> folders;
-  if (const char* env = std::getenv("GPUPROC_MODELS"); env && *env) folders.emplace_back(env);
-  folders.emplace_back(GPUPROC_SOURCE_MODELS_DIR);
-  folders.emplace_back(GPUPROC_INSTALL_MODELS_DIR);
-  std::string tried;
-  for (const fs::path& f : folders) {
-    const fs::path candidate = f / model_file_name(variant);
-    if (fs::is_regular_file(candidate)) return candidate.string();
-    tried += (tried.empty() ? "" : ", ") + f.string();
-  }
-  throw UsageError("/model/path: empty, and " + model_file_name(variant) + " is in none of " + tried +
-                   " (run scripts/fetch-models.sh, set GPUPROC_MODELS or /model/path)");
+  return infer::locate_model(path, model_file_name(variant), "/model/path");
 }
 
 void parse_colour(const std::string& text, const std::string& field, std::uint8_t rgb[3]) {

@@ -1,0 +1,13 @@
+#pragma once
+// Where the .tflite models are: an explicit path from the job config, else the file name looked up
+// in $GPUPROC_MODELS, the source tree's .models (scripts/fetch-models.sh) and the install prefix's
+// share/gpuproc/models, in that order.
+#include <string>
+
+namespace gp::infer {
+
+// Throws gp::UsageError naming `field` (e.g. "/model/path"): an explicit path that is not a file,
+// or a file name found in none of the folders (listing them, and how to fetch the models).
+std::string locate_model(const std::string& explicit_path, const std::string& file_name, const std::string& field);
+
+}  // namespace gp::infer
