@@ -10,6 +10,18 @@
 
 namespace gp::stitch {
 
+namespace {
+
+// The views' JPEG settings (used only in builds with nvJPEG).
+[[maybe_unused]] io::JpegEncodeOptions jpeg_options(const Settings& settings) {
+  io::JpegEncodeOptions options;
+  options.quality = settings.jpeg_quality;
+  options.subsampling = settings.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
+  return options;
+}
+
+}  // namespace
+
 bool GpuWorker::decodes_jpeg(const Runtime& runtime) { return io::gpu_jpeg_available(runtime); }
 
 bool GpuWorker::encodes_jpeg(const Runtime& runtime, const Settings& settings) {
@@ -70,11 +82,8 @@ void GpuWorker::warm_up_encoder(int width, int height) {
   stream_.memset(blank.get(), 128, bytes);
   const std::vector<ImageView> images(encoder_states, packed_view(blank.get(), width, height, 3, PixelType::u8));
   const std::vector<std::string> names(encoder_states, "encoder warm-up");
-  io::JpegEncodeOptions options;
-  options.quality = settings_.jpeg_quality;
-  options.subsampling = settings_.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
   std::vector<std::vector<std::uint8_t>> files;
-  for (const io::ItemOutcome& outcome : codec_->encode_batch(images, names, options, stream_, files))
+  for (const io::ItemOutcome& outcome : codec_->encode_batch(images, names, jpeg_options(settings_), stream_, files))
     if (outcome) throw *outcome;
 #else
   (void)width;
@@ -182,14 +191,11 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
   span.emplace("gpu encode");
   if (encodes_jpeg(runtime_, settings_)) {
 #ifdef GPUPROC_HAVE_NVJPEG
-    io::JpegEncodeOptions options;
-    options.quality = settings_.jpeg_quality;
-    options.subsampling = settings_.chroma_444 ? io::ChromaSubsampling::s444 : io::ChromaSubsampling::s420;
     std::vector<std::string> names;
     for (const OutputImage* o : output_images) names.push_back(o->plan.path);
     std::vector<std::vector<std::uint8_t>> files(outputs.size());
     for (std::vector<std::uint8_t>& file : files) file = shared_.encoded_buffers.take();
-    const std::vector<io::ItemOutcome> encoded = codec_->encode_batch(outputs, names, options, stream_, files);
+    const std::vector<io::ItemOutcome> encoded = codec_->encode_batch(outputs, names, jpeg_options(settings_), stream_, files);
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       if (encoded[k] && !errors[output_item[k]]) errors[output_item[k]] = std::make_exception_ptr(*encoded[k]);
       output_images[k]->encoded = std::move(files[k]);
