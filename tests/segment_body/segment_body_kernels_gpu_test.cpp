@@ -15,13 +15,13 @@
 #include <random>
 #include <vector>
 
-#include "core/gpu_runtime.hpp"
 #include "cuda/segment_body/composite.hpp"
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
 #include "cuda/segment_body/postprocess.hpp"
 #include "cuda/segment_body/preprocess.hpp"
+#include "segment_body/device_frames.hpp"
 #include "segment_body/test_frames.hpp"
 
 using namespace gp::segbody;
@@ -33,22 +33,16 @@ using gp::test::HostYuvFrame;
 
 namespace {
 
-std::size_t pitch_for(std::size_t row_bytes) { return (row_bytes + 64 + 255) / 256 * 256; }  // padded, aligned
-
-class SegGpu {
+// The frame bench plus the images the mask and composite kernels read and write.
+class SegGpu : public gp::test::DeviceFrameBench {
  public:
-  SegGpu() : rt_(gp::RuntimeOptions{}), stream_(rt_.make_stream()) {}
-  cudaStream_t stream() const { return stream_.get(); }
-  void sync() { stream_.synchronize("segment_body test"); }
+  SegGpu() : DeviceFrameBench("segment_body test") {}
+  using DeviceFrameBench::upload;
 
-  void* alloc(std::size_t bytes) {
-    keep_.push_back(rt_.device_alloc(std::max<std::size_t>(bytes, 1), stream_, "test"));
-    return keep_.back().get();
-  }
   // A device image shaped like `host` with its own padded pitch, uninitialised.
   ImageView like(const ImageView& host) {
     ImageView d = host;
-    d.pitch = pitch_for(host.row_bytes());
+    d.pitch = gp::test::padded_pitch(host.row_bytes());
     d.data = alloc(d.pitch * std::size_t(host.height));
     return d;
   }
@@ -59,7 +53,7 @@ class SegGpu {
     return d;
   }
   void upload(const ImageView& host, const ImageView& d) {
-    stream_.copy_2d(d.data, d.pitch, host.data, host.pitch, host.row_bytes(), std::size_t(host.height));
+    raw_stream().copy_2d(d.data, d.pitch, host.data, host.pitch, host.row_bytes(), std::size_t(host.height));
   }
   ImageView upload(const ImageView& host) {
     ImageView d = like(host);
@@ -67,55 +61,9 @@ class SegGpu {
     return d;
   }
   void download(const ImageView& d, const ImageView& host) {
-    stream_.copy_2d(host.data, host.pitch, d.data, d.pitch, d.row_bytes(), std::size_t(d.height));
+    raw_stream().copy_2d(host.data, host.pitch, d.data, d.pitch, d.row_bytes(), std::size_t(d.height));
     sync();
   }
-  const std::uint8_t* upload_plane(const std::vector<std::uint8_t>& host, std::size_t host_pitch, int row_bytes,
-                                   int rows, std::size_t& pitch) {
-    pitch = pitch_for(std::size_t(row_bytes));
-    void* d = alloc(pitch * std::size_t(rows));
-    stream_.copy_2d(d, pitch, host.data(), host_pitch, std::size_t(row_bytes), std::size_t(rows));
-    return static_cast<const std::uint8_t*>(d);
-  }
-  FrameSource upload(const HostYuvFrame& f) {
-    FrameSource d = f.frame();
-    const int cw = chroma_size(f.width), ch = chroma_size(f.height);
-    d.planes[0] = upload_plane(f.planes[0], f.pitch[0], f.width, f.height, d.pitches[0]);
-    d.planes[1] = upload_plane(f.planes[1], f.pitch[1], cw, ch, d.pitches[1]);
-    d.planes[2] = upload_plane(f.planes[2], f.pitch[2], cw, ch, d.pitches[2]);
-    return d;
-  }
-  FrameSource upload(const HostPackedFrame& f) {
-    FrameSource d = f.frame();
-    d.planes[0] = upload_plane(f.data, f.pitch, f.width * f.channels, f.height, d.pitches[0]);
-    return d;
-  }
-  template <class T>
-  std::vector<T> download_vector(const void* d, std::size_t count) {
-    std::vector<T> host(count);
-    stream_.copy_to_host(host.data(), d, count * sizeof(T));
-    sync();
-    return host;
-  }
-  // Best of 5 timed runs (after a warm-up), in ms.
-  template <class Run>
-  double best_ms(Run&& run) {
-    run();
-    sync();
-    double best = 1e30;
-    for (int i = 0; i < 5; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      run();
-      sync();
-      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-  }
-
- private:
-  gp::Runtime rt_;
-  gp::Stream stream_;
-  std::vector<gp::DeviceBuffer> keep_;
 };
 
 // Largest |a - b| over two float images of one channel.
@@ -423,7 +371,7 @@ TEST_CASE("composite, Gaussian blur and RGB -> YUV 4:2:0 GPU = CPU", "[segment_b
     for (int i = 0; i < 3; ++i) {
       host_planes.planes[i] = cpu_yuv.planes[i].data();
       host_planes.pitches[i] = cpu_yuv.pitch[i];
-      dev_planes.pitches[i] = pitch_for(cpu_yuv.pitch[i]);
+      dev_planes.pitches[i] = gp::test::padded_pitch(cpu_yuv.pitch[i]);
       dev_planes.planes[i] = static_cast<std::uint8_t*>(gpu.alloc(dev_planes.pitches[i] * (i ? chroma_size(h) : h)));
     }
     rgb_to_yuv420_cpu(cpu.view, host_planes, YuvMatrix::bt709, false);
@@ -547,7 +495,7 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
   yuv_out.width = w;
   yuv_out.height = h;
   for (int i = 0; i < 3; ++i) {
-    yuv_out.pitches[i] = pitch_for(std::size_t(i ? chroma_size(w) : w));
+    yuv_out.pitches[i] = gp::test::padded_pitch(std::size_t(i ? chroma_size(w) : w));
     yuv_out.planes[i] = static_cast<std::uint8_t*>(gpu.alloc(yuv_out.pitches[i] * (i ? chroma_size(h) : h)));
   }
   const double t_comp_yuv = gpu.best_ms(

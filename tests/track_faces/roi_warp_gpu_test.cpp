@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu_runtime.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
 #include "infer/half.hpp"
+#include "segment_body/device_frames.hpp"
 #include "segment_body/test_frames.hpp"
 #include "track_faces/roi_test_scene.hpp"
 
@@ -30,54 +30,10 @@ using gp::test::HostYuvFrame;
 
 namespace {
 
-class WarpGpu {
+class WarpGpu : public gp::test::DeviceFrameBench {
  public:
-  WarpGpu() : rt_(gp::RuntimeOptions{}), stream_(rt_.make_stream()) {}
-  cudaStream_t stream() const { return stream_.get(); }
-  void sync() { stream_.synchronize("track_faces ROI warp test"); }
-  void* alloc(std::size_t bytes) {
-    keep_.push_back(rt_.device_alloc(std::max<std::size_t>(bytes, 1), stream_, "test"));
-    return keep_.back().get();
-  }
-  const std::uint8_t* upload_plane(const std::vector<std::uint8_t>& host, std::size_t host_pitch, int row_bytes,
-                                   int rows, std::size_t& pitch) {
-    pitch = (std::size_t(row_bytes) + 64 + 255) / 256 * 256;  // a pitch unlike the host's
-    void* d = alloc(pitch * std::size_t(rows));
-    stream_.copy_2d(d, pitch, host.data(), host_pitch, std::size_t(row_bytes), std::size_t(rows));
-    return static_cast<const std::uint8_t*>(d);
-  }
-  FrameSource upload(const HostYuvFrame& f) {
-    FrameSource d = f.frame();
-    const int cw = gp::segbody::chroma_size(f.width), ch = gp::segbody::chroma_size(f.height);
-    d.planes[0] = upload_plane(f.planes[0], f.pitch[0], f.width, f.height, d.pitches[0]);
-    d.planes[1] = upload_plane(f.planes[1], f.pitch[1], cw, ch, d.pitches[1]);
-    d.planes[2] = upload_plane(f.planes[2], f.pitch[2], cw, ch, d.pitches[2]);
-    return d;
-  }
-  FrameSource upload(const HostPackedFrame& f) {
-    FrameSource d = f.frame();
-    d.planes[0] = upload_plane(f.data, f.pitch, f.width * f.channels, f.height, d.pitches[0]);
-    return d;
-  }
-  template <class T>
-  T* upload_vector(const std::vector<T>& host) {
-    void* d = alloc(host.size() * sizeof(T));
-    stream_.copy_to_device(d, host.data(), host.size() * sizeof(T));
-    return static_cast<T*>(d);
-  }
-  void fill_nan(void* d, std::size_t bytes) { stream_.memset(d, 0xff, bytes); }
-  template <class T>
-  std::vector<T> download_vector(const void* d, std::size_t count) {
-    std::vector<T> host(count);
-    stream_.copy_to_host(host.data(), d, count * sizeof(T));
-    sync();
-    return host;
-  }
-
- private:
-  gp::Runtime rt_;
-  gp::Stream stream_;
-  std::vector<gp::DeviceBuffer> keep_;
+  WarpGpu() : DeviceFrameBench("track_faces ROI warp test") {}
+  void fill_nan(void* d, std::size_t bytes) { raw_stream().memset(d, 0xff, bytes); }
 };
 
 constexpr float kPi = 3.14159265358979f;
