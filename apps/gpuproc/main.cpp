@@ -36,6 +36,9 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
   sub.add_option("--threads", o.threads, "CPU threads for the CPU path (0 = all)");
   sub.add_flag("--dry-run", o.dry_run, "list the inputs and the outputs each would produce; do nothing");
   sub.add_flag("--resume", o.resume, "skip inputs whose outputs are all complete");
+  sub.add_flag("!--no-fsync", o.fsync,
+               "don't flush each output to disk before renaming it into place: faster on slow or network disks; "
+               "a power loss can then leave empty or short files (a killed run still leaves none)");
   sub.add_flag("--print-config", print_config, "print a complete, documented example config and exit");
 }
 

@@ -107,10 +107,10 @@ has_gpu=0
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
 
 # (a) and (b): gpuproc. Inputs go before the options.
-gpuproc_run() {  # gpuproc_run NAME DEVICE INPUTS
+gpuproc_run() {  # gpuproc_run NAME DEVICE INPUTS [OPTION...]
   timed "$1" "$work/out-$1" "$gpuproc" stitch-360 "$3" --config "$config" --device "$2" --threads "$threads" \
     --set output.dir="$work/out-$1" --set run.gpu_workers="$gpu_workers" --progress none \
-    --report "$work/report-$1.json" --trace "$work/trace-$1.json"
+    --report "$work/report-$1.json" --trace "$work/trace-$1.json" "${@:4}"
 }
 if [[ -x $gpuproc ]]; then
   # The fixed cost of a process (gpuproc --version: no CUDA context), best of three.
@@ -118,12 +118,17 @@ if [[ -x $gpuproc ]]; then
   if ((has_gpu)); then
     gpuproc_run gpu_warmup "$device" "@$work/warmup.list"  # first CUDA/nvJPEG use on the machine: not timed
     gpuproc_run gpu "$device" "$work/in"
+    # The disk's sustained write rate with a flush at the end (the floor of (a)'s durable writes),
+    # then (a) again with --no-fsync: writes land in the page cache and the kernel flushes later.
+    timed disk_write "" dd if=/dev/zero of="$work/disk-write.bin" bs=16M count=256 conv=fdatasync status=none
+    rm -f "$work/disk-write.bin"
+    gpuproc_run gpu_no_fsync "$device" "$work/in" --no-fsync
   else
-    skip gpu_warmup "no GPU"; skip gpu "no GPU"
+    skip gpu_warmup "no GPU"; skip gpu "no GPU"; skip disk_write "no GPU"; skip gpu_no_fsync "no GPU"
   fi
   gpuproc_run cpu cpu "@$work/cpu.list"
 else
-  skip gpu_warmup "no $gpuproc"; skip gpu "no $gpuproc"; skip cpu "no $gpuproc"
+  skip gpu_warmup "no $gpuproc"; skip gpu "no $gpuproc"; skip gpu_no_fsync "no $gpuproc"; skip cpu "no $gpuproc"
 fi
 
 # The ring8 views as one ffmpeg filter graph: [o0] .. [o7] from input 0 (after PREFIX, e.g. format=rgb24,).
@@ -244,6 +249,13 @@ target = lambda value, goal, passed: {"value": value, "target": goal, "pass": No
 
 a, b, c = ok_time("gpu"), ok_time("cpu"), ok_time("ffmpeg")
 a_rate, b_rate, c_rate = rate(n, a), rate(cpu_n, b), rate(ffmpeg_n, c)
+a_no_fsync = ok_time("gpu_no_fsync")
+a_no_fsync_rate = rate(n, a_no_fsync)
+# The disk: dd wrote 4 GiB and flushed it; (a)'s outputs at that rate are its durable floor.
+disk_s = ok_time("disk_write")
+disk_gb_s = disk_s and round(256 * 16 * 2**20 / disk_s / 1e9, 3)
+a_bytes = runs.get("gpu", {}).get("output_bytes")
+a_disk_floor_s = round(a_bytes / 1e9 / disk_gb_s, 3) if a_bytes and disk_gb_s else None
 d_gpu_rate = codec_gpu and round(codec_gpu["panoramas_per_s"], 3)
 d_cpu_rate = codec_cpu and round(codec_cpu["panoramas_per_s"], 3)
 rep_a, rep_b = report("gpu"), report("cpu")
@@ -328,6 +340,10 @@ result = {
         "a_steady_state": "from a's trace: 'write' spans starting after the end of the first 'gpu encode' span (start-up: CUDA context, "
                           "nvJPEG set-up, first batch), over the time from then to the end of the last 'write'; comparable with d_codec_gpu, "
                           "which excludes its own warm-up",
+        "a_gpu_no_fsync": "a_gpu again with --no-fsync: outputs still written to a temporary and renamed, not flushed to disk "
+                          "(the kernel writes them back after the process ends, as for ffmpeg's outputs)",
+        "disk": "dd of 4 GiB of zeros with fdatasync into the work folder: the disk's sustained write rate; a_disk_floor_s = "
+                "a_gpu's output bytes at that rate, the least time its durable writes can take",
         "b_cpu": "the same job with --device cpu (TurboJPEG, CPU projection), process wall clock",
         "c_ffmpeg": "ffmpeg v360 + mjpeg -q:v 2, one single-threaded process per panorama, $threads at a time (xargs -P), wall clock of all",
         "d_codec_gpu": "gpuproc-bench-jpeg --gpu: nvJPEG decode of every panorama + encode of 8 1920x1920 tiles each, in-process, "
@@ -340,16 +356,19 @@ result = {
                                "instead of tiles: codec + projection without the pipeline",
         "psnr": "first panorama as an RGB PNG, gpuproc (output.format=png) vs ffmpeg v360 (rgb24, interp=linear), ffmpeg psnr average per view",
     },
-    "times_s": {"generate": ok_time("generate"), "gpu_warmup": ok_time("gpu_warmup"), "a_gpu": a, "b_cpu": b,
+    "disk": {"write_gb_per_s": disk_gb_s, "a_output_gb": a_bytes and round(a_bytes / 1e9, 3), "a_disk_floor_s": a_disk_floor_s},
+    "times_s": {"generate": ok_time("generate"), "gpu_warmup": ok_time("gpu_warmup"), "a_gpu": a,
+                "a_gpu_no_fsync": a_no_fsync, "b_cpu": b,
                 "c_ffmpeg": c, "d_codec_gpu": codec_gpu and round(codec_gpu["wall_s"], 3),
                 "d_codec_cpu": codec_cpu and round(codec_cpu["wall_s"], 3)},
-    "panoramas_per_s": {"a_gpu": a_rate, "a_report": a_report_rate, "a_steady_state": a_steady, "b_cpu": b_rate,
+    "panoramas_per_s": {"a_gpu": a_rate, "a_gpu_no_fsync": a_no_fsync_rate, "a_report": a_report_rate, "a_steady_state": a_steady, "b_cpu": b_rate,
                         "c_ffmpeg": c_rate, "d_codec_gpu": d_gpu_rate, "d_codec_gpu_with_setup": d_gpu_setup_rate,
                         "d_codec_cpu": d_cpu_rate,
                         "d_codec_gpu_project": codec_gpu_project and round(codec_gpu_project["panoramas_per_s"], 3)},
     "ratios": {"a_over_c": ratio(a_rate, c_rate), "a_over_d_gpu": ratio(a_rate, d_gpu_rate),
                "a_report_over_d_gpu": ratio(a_report_rate, d_gpu_rate), "a_steady_over_d_gpu": ratio(a_steady, d_gpu_rate),
                "a_over_d_gpu_with_setup": ratio(a_rate, d_gpu_setup_rate),
+               "a_no_fsync_over_d_gpu_with_setup": ratio(a_no_fsync_rate, d_gpu_setup_rate),
                "a_over_b": ratio(a_rate, b_rate), "b_over_d_cpu": ratio(b_rate, d_cpu_rate)},
     "targets": {"a_at_least_150_pano_s_whole_run": target(a_rate, ">= 150 panoramas/s, process wall clock", lambda v: v >= 150),
                 "a_at_least_150_pano_s_steady_state": target(a_steady, ">= 150 panoramas/s, after start-up", lambda v: v >= 150),
@@ -358,7 +377,8 @@ result = {
                 "a_over_d_gpu_with_setup_at_least_0.85_whole_run": target(ratio(a_rate, d_gpu_setup_rate), ">= 0.85, process wall clock against the codec limit with its set-up", lambda v: v >= 0.85),
                 "a_over_d_gpu_at_least_0.85_steady_state": target(ratio(a_steady, d_gpu_rate), ">= 0.85, after start-up", lambda v: v >= 0.85),
                 "psnr_vs_v360_at_least_40_db": target(psnr_rgb["min_db"], ">= 40 dB (min over the views)", lambda v: v >= 40)},
-    "outputs_complete": {"a_gpu": complete("gpu", n), "b_cpu": complete("cpu", cpu_n)},
+    "outputs_complete": {"a_gpu": complete("gpu", n), "a_gpu_no_fsync": complete("gpu_no_fsync", n),
+                         "b_cpu": complete("cpu", cpu_n)},
     "output_bytes_per_view": {name: runs[name]["output_bytes"] // (count * views) if runs.get(name, {}).get("exit_code") == 0 and runs[name]["outputs"] else None
                               for name, count in (("gpu", n), ("cpu", cpu_n), ("ffmpeg", ffmpeg_n))},
     "psnr_vs_v360": {"rgb_input": psnr_rgb, "jpeg_input": psnr_summary("jpeg"), "gpuproc_device": "$psnr_device",
@@ -381,7 +401,7 @@ result = {
                 "gpuproc": sh("'$gpuproc' --version"), "gpuproc_info": sh("'$gpuproc' info")},
 }
 json.dump(result, open(result_path, "w"), indent=2)
-print(json.dumps({"panoramas_per_s": result["panoramas_per_s"], "ratios": result["ratios"],
+print(json.dumps({"panoramas_per_s": result["panoramas_per_s"], "ratios": result["ratios"], "disk": result["disk"],
                   "startup_s": trace_a and trace_a["startup_s"],
                   "targets": {k: v["pass"] for k, v in result["targets"].items()}}, indent=2))
 print("wrote", result_path)

@@ -164,6 +164,8 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
 
   try {
     if (options.threads) cpu_threads_setting() = options.threads;
+    set_outputs_fsync(options.fsync);
+    report["outputs_fsync"] = options.fsync;
     const config::json cfg = load_job_config(command, options);
     report["config_source"] = options.config_path;
     report["config"] = cfg;

@@ -29,6 +29,7 @@ struct CommonOptions {
   std::optional<int> shard_count;
   unsigned threads = 0;                // CPU threads for I/O and the CPU path; 0 = all
   bool dry_run = false, resume = false;
+  bool fsync = true;                   // --no-fsync: outputs not flushed to disk (see set_outputs_fsync)
 };
 
 // Parses "1.5G", "512MiB", "4096" into bytes. Throws UsageError naming `option`.

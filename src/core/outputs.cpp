@@ -66,7 +66,10 @@ std::optional<fs::path> resolved(const fs::path& p) {
   return real;
 }
 
+std::atomic<bool> outputs_fsync_enabled{true};
+
 void fsync_path(const std::string& path, int flags, const std::string& what) {
+  if (!outputs_fsync_enabled) return;
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
   if (fd < 0) throw Error(what + ": cannot open " + path + " to flush it: " + std::strerror(errno));
   const int synced = ::fsync(fd);
@@ -78,6 +81,7 @@ void fsync_path(const std::string& path, int flags, const std::string& what) {
 // The rename itself is made durable by flushing the folder; some file systems refuse, which only
 // weakens the crash guarantee, so failures are ignored.
 void fsync_folder_best_effort(const fs::path& dir) {
+  if (!outputs_fsync_enabled) return;
   const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   ::fsync(fd);
@@ -136,6 +140,9 @@ std::string output_path(const std::string& dir, const std::string& relative_name
   if (real_base && real_full && !is_inside(*real_full, *real_base)) throw UsageError(leaves + " through a symbolic link");
   return full.string();
 }
+
+void set_outputs_fsync(bool fsync) { outputs_fsync_enabled = fsync; }
+bool outputs_fsync() { return outputs_fsync_enabled; }
 
 std::string temporary_path_for(const std::string& final_path) {
   static std::atomic<unsigned long> counter{0};

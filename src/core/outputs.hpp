@@ -28,6 +28,13 @@ std::string output_path(const std::string& dir, const std::string& relative_name
 // the same extension (so writers pick the format by extension): "dir/.name.part-<pid>-<n>.ext".
 std::string temporary_path_for(const std::string& final_path);
 
+// Whether atomic writes flush to disk: each file before its rename, its folder after (the default).
+// Off (--no-fsync) a reader still never sees a partial file, and a killed process leaves none; only
+// a power loss or kernel crash can then leave a file empty or short (as with most tools: ffmpeg,
+// oiiotool). Process-wide, set once by the batch runner before any output is written.
+void set_outputs_fsync(bool fsync);
+bool outputs_fsync();
+
 // Calls write(temp_path), fsyncs the file and renames it over final_path (creating parent folders
 // first). On any exception the temporary is removed and the exception propagates.
 void write_atomically(const std::string& final_path, const std::function<void(const std::string& temp_path)>& write);

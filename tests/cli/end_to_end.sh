@@ -176,6 +176,11 @@ check "stitch cpu run" 0 "$gpuproc" "${st[@]}" --device cpu --set output.dir="$w
 json_check "stitch 8 views and the rig" "$work/st.json" \
   "j['items']['succeeded']==1 and j['outputs']['count']==11 and j['extra']['outputs_per_panorama']==8"
 expect_text "stitch images.txt lists the views" "$work/st/images.txt" "equirect_yaw090.jpg"
+json_check "outputs flushed by default" "$work/st.json" "j['outputs_fsync'] is True"
+check "stitch --no-fsync" 0 "$gpuproc" "${st[@]}" --device cpu --no-fsync --set output.dir="$work/st-nofsync" \
+  --report "$work/st-nofsync.json"
+json_check "--no-fsync reported, same outputs" "$work/st-nofsync.json" "j['outputs_fsync'] is False and j['outputs']['count']==11"
+check "--no-fsync views equal the flushed ones" 0 "$gpuproc" compare "$work/st" "$work/st-nofsync"
 check "stitch truncated jpeg" 1 "$gpuproc" "${st[@]}" --device cpu data-samples/stitch/equirect.jpg \
   data-samples/stitch/corrupt.jpg --set output.dir="$work/st-bad" --report "$work/st-bad.json"
 expect_text "stitch error names the file" "$work/stderr" "corrupt.jpg"

@@ -182,6 +182,33 @@ TEST_CASE("AtomicWriteGroup publishes each file at once and syncs each folder on
   CHECK(group.pending_folders() == 1);
 }
 
+TEST_CASE("without fsync, writes stay atomic: published whole, no temporaries, old file kept on failure", "[outputs]") {
+  struct RestoreFsync {
+    ~RestoreFsync() { gp::set_outputs_fsync(true); }
+  } restore;
+  REQUIRE(gp::outputs_fsync());  // the default
+  gp::set_outputs_fsync(false);
+  REQUIRE_FALSE(gp::outputs_fsync());
+  const fs::path dir = gp::test::scratch_dir("outputs-nofsync");
+  const fs::path target = dir / "sub/result.txt";
+  gp::write_atomically(target.string(), [&](const std::string& temp) {
+    CHECK_FALSE(fs::exists(target));
+    std::ofstream(temp) << "new";
+  });
+  CHECK(gp::test::read_text(target) == "new");
+  CHECK_THROWS_WITH(gp::write_atomically(target.string(),
+                                         [](const std::string& temp) {
+                                           std::ofstream(temp) << "half";
+                                           throw std::runtime_error("encoder failed");
+                                         }),
+                    "encoder failed");
+  CHECK(gp::test::read_text(target) == "new");
+  gp::AtomicWriteGroup group;
+  group.write((dir / "sub/2.txt").string(), [](const std::string& temp) { std::ofstream(temp) << "2"; });
+  group.commit();
+  CHECK(names_in(dir / "sub") == std::set<std::string>{"2.txt", "result.txt"});
+}
+
 TEST_CASE("output_complete needs a non-empty regular file", "[outputs]") {
   const fs::path dir = gp::test::scratch_dir("outputs-complete");
   std::ofstream(dir / "full") << "x";
