@@ -1,0 +1,34 @@
+#pragma once
+// What track-faces reports for one camera frame: the confirmed tracks seen in it, each with its
+// box, detector keypoints and (when the landmark model ran) the 468 face-mesh landmarks, all in
+// the frame's pixels. The writers (JSON lines, CSV, summary) and the preview read these.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "track_faces/detection_decode.hpp"  // Keypoint, kFaceKeypoints
+#include "track_faces/tracker.hpp"           // PixelBox
+
+namespace gp::track {
+
+constexpr int kFaceLandmarks = 468;
+
+struct TrackedFace {
+  int track_id = 0;                                  // stable per camera, from 1
+  PixelBox box;                                      // corners, frame pixels
+  float score = 0;                                   // detection score, or landmark face score between detections
+  std::array<Keypoint, kFaceKeypoints> keypoints{};  // 0 right eye, 1 left eye, 2 nose tip, 3 mouth, 4 right ear, 5 left ear
+  std::vector<float> landmarks;                      // kFaceLandmarks x (x, y, z) in pixels, empty without landmarks
+  float landmark_score = -1;                         // face-mesh "face present" probability, -1 without landmarks
+  bool detected = false;                             // true: a detection this frame; false: followed by landmarks
+};
+
+struct CameraFrame {
+  std::string camera;     // the config's camera id
+  std::int64_t frame = 0; // index in the camera's video (0-based)
+  double time_s = 0;      // the frame's timestamp plus the camera's time offset
+  std::vector<TrackedFace> faces;
+};
+
+}  // namespace gp::track
