@@ -4,6 +4,7 @@
 #include "segment_body/segment_command.hpp"
 #include "stitch/stitch_command.hpp"
 #include "tonemap/tonemap_command.hpp"
+#include "track_faces/track_command.hpp"
 
 namespace gp::app {
 
@@ -13,6 +14,7 @@ const std::map<std::string, CommandFactory>& batch_commands() {
       {"segment-pnm", [] { return pnm::make_command(); }},
       {"stitch-360", [] { return stitch::make_command(); }},
       {"tonemap-exr", [] { return tonemap::make_command(); }},
+      {"track-faces", [] { return track::make_command(); }},
   };
   return commands;
 }

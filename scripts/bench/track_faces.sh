@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# track-faces benchmark, for a GPU machine: K concurrent 720p 30 fps camera streams end to end.
+# The stream: OpenCV's Megamind.avi (opencv-doc; a real clip) four times in a 2x2 grid at
+# 1280x720 (tiles 640x360, started 0, 60, 120 and 180 frames apart, two mirrored), BENCH_FRAMES
+# frames at 30 fps, H.264 crf 20: four faces per frame. K cameras are K hard links to it (decoding
+# the same bytes again is the same work).
+#   (a) real time, GPU: for each K in BENCH_KS, gpuproc track-faces with run.realtime (each camera's
+#       frames released at 30 fps, as live cameras deliver them); latency per frame from when the
+#       camera delivered it to its results written (JSON lines). K streams are real time when every
+#       frame was processed and p99 latency < 33 ms. The largest such K is the figure.
+#   (b) throughput, GPU: BENCH_THROUGHPUT_K streams unpaced: frames/s, and compute (upload, detect,
+#       landmarks, tracking) per frame = GPU time per frame.
+#   (c) --device cpu: one stream unpaced, BENCH_CPU_FRAMES frames: frames/s -> real-time streams.
+#   (d) the OpenCV/dlib CPU pipeline (gpuproc-face-peer: libavcodec decode + OpenCV Haar cascade,
+#       and + dlib HOG) on BENCH_PEER_STREAMS streams of BENCH_CPU_FRAMES frames, one thread each:
+#       frames/s -> real-time streams (frames/s / 30), its per-frame times.
+#   (e) agreement with Haar and HOG on Megamind.avi (all frames): scripts/bench/face_agreement.py.
+#   (f) GPU against CPU on Megamind.avi with landmarks: boxes IoU >= 0.95 and landmarks mean error
+#       < 1 px (scripts/bench/track_faces_compare.py).
+#   scripts/bench/track_faces.sh [RESULT.json]   (default $OUT/track_faces.json)
+# Environment: GPUPROC_BUILD (default build-gpu), BENCH_KS (default "16 32 48 64 80 96 128"),
+#   BENCH_FRAMES (default 300), BENCH_THROUGHPUT_K (64), BENCH_CPU_FRAMES (60),
+#   BENCH_PEER_STREAMS (default nproc), BENCH_DEVICE (cuda:0), BENCH_KEEP=1 keeps the work folder.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+source "$root/scripts/bench/bench_common.sh"
+device=${BENCH_DEVICE:-cuda:0}
+ks=${BENCH_KS:-16 32 48 64 80 96 128}
+frames=${BENCH_FRAMES:-300}
+throughput_k=${BENCH_THROUGHPUT_K:-64}
+cpu_frames=${BENCH_CPU_FRAMES:-60}
+peer_streams=${BENCH_PEER_STREAMS:-$(nproc)}
+peer=$build/apps/face-peer/gpuproc-face-peer
+config=$root/scripts/bench/track_faces_bench.json
+megamind=/usr/share/doc/opencv-doc/examples/data/Megamind.avi
+result=${1:-${OUT:+$OUT/track_faces.json}}
+result=${result:-./track_faces-bench.json}
+mkdir -p "$(dirname "$result")"
+make_work_folder
+export GPUPROC_MODELS=${GPUPROC_MODELS:-$root/.models}
+[[ -f $megamind ]] || { echo "track_faces.sh: no $megamind (opencv-doc)" >&2; exit 2; }
+
+echo "stream: 2x2 Megamind at 1280x720, $frames frames at 30 fps"
+clip=$work/stream.mp4
+tile() {  # tile START MIRROR
+  local f="trim=start_frame=$1,setpts=PTS-STARTPTS,scale=640:-2,crop=640:360"
+  [[ $2 == 1 ]] && f+=",hflip"
+  echo "$f"
+}
+ffmpeg -nostdin -v error -y -stream_loop -1 -i "$megamind" -filter_complex \
+  "[0:v]split=4[a][b][c][d];[a]$(tile 0 0)[a1];[b]$(tile 60 1)[b1];[c]$(tile 120 1)[c1];[d]$(tile 180 0)[d1];[a1][b1][c1][d1]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0,fps=30" \
+  -frames:v "$frames" -c:v libx264 -preset medium -crf 20 -pix_fmt yuv420p -an "$clip"
+ffmpeg -nostdin -v error -y -i "$clip" -frames:v "$cpu_frames" -c copy "$work/stream_cpu.mp4"
+max_k=$(for k in $ks $throughput_k $peer_streams; do echo "$k"; done | sort -n | tail -1)
+mkdir -p "$work/cams" "$work/cams_cpu"
+for ((i = 0; i < max_k; i++)); do
+  ln "$clip" "$work/cams/cam_$(printf %03d $i).mp4"
+  ln "$work/stream_cpu.mp4" "$work/cams_cpu/cam_$(printf %03d $i).mp4"
+done
+cams() { for ((i = 0; i < $1; i++)); do echo "$2/cam_$(printf %03d $i).mp4"; done; }
+
+job=(track-faces --config "$config" --progress none)
+run_job() {  # run_job NAME K FOLDER DEVICE [OPTION...]
+  local name=$1 k=$2 folder=$3 dev=$4
+  shift 4
+  cams "$k" "$folder" >"$work/$name.list"
+  timed "$name" "$work/out-$name" "$gpuproc" "${job[@]}" "@$work/$name.list" --device "$dev" \
+    --set output.dir="$work/out-$name" --report "$work/report-$name.json" "$@"
+}
+
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  run_job gpu_warmup 4 "$work/cams_cpu" "$device"
+  for k in $ks; do
+    echo "(a) $k real-time streams"
+    run_job "rt_$k" "$k" "$work/cams" "$device"
+  done
+  echo "(b) $throughput_k streams unpaced"
+  run_job "throughput" "$throughput_k" "$work/cams" "$device" --set run.realtime=false --trace "$work/trace-throughput.json"
+else
+  echo "no GPU: (a) and (b) skipped"
+fi
+echo "(c) --device cpu, one stream of $cpu_frames frames"
+run_job cpu 1 "$work/cams_cpu" cpu --set run.realtime=false
+if [[ -x $peer ]]; then
+  echo "(d) OpenCV Haar / dlib HOG, $peer_streams streams"
+  cams "$peer_streams" "$work/cams_cpu" >"$work/peer.list"
+  for det in haar hog; do
+    timed "peer_$det" "" "$peer" --detector "$det" --threads "$peer_streams" --out "$work/peer-$det.jsonl" \
+      $(cat "$work/peer.list")
+  done
+  echo "(e) agreement on Megamind.avi"
+  timed peer_megamind "" "$peer" --detector both --out "$work/peer-megamind.jsonl" "$megamind"
+else
+  echo "no $peer: (d) and (e) skipped"
+fi
+mega_job() {  # mega_job NAME DEVICE
+  timed "$1" "$work/keep-$1" "$gpuproc" "${job[@]}" "$megamind" --device "$2" --set run.realtime=false \
+    --set detector.model=short --set output.landmarks=true --set run.precision=fp32 --set output.dir="$work/keep-$1/out" --report "$work/report-$1.json"
+  mkdir -p "$work/$1" && cp "$work/keep-$1/out/Megamind.jsonl" "$work/$1/" 2>/dev/null || true
+}
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then mega_job mega_gpu "$device"; fi
+mega_job mega_cpu cpu
+[[ -f $work/mega_gpu/Megamind.jsonl && -f $work/peer-megamind.jsonl ]] &&
+  python3 scripts/bench/face_agreement.py "$work/mega_gpu/Megamind.jsonl" "$work/peer-megamind.jsonl" \
+    --json "$work/agreement.json" >"$work/logs/agreement.txt" 2>&1 || true
+[[ -f $work/mega_gpu/Megamind.jsonl && -f $work/mega_cpu/Megamind.jsonl ]] &&
+  python3 scripts/bench/track_faces_compare.py "$work/mega_gpu/Megamind.jsonl" "$work/mega_cpu/Megamind.jsonl" \
+    --json "$work/gpu_vs_cpu.json" >"$work/logs/gpu_vs_cpu.txt" 2>&1 || true
+
+python3 - "$runs" "$result" <<PY
+import json, os, sys
+sys.path.insert(0, "$root/scripts/bench")
+from bench_results import read_runs, sh
+runs_path, result_path = sys.argv[1:3]
+work, frames, cpu_frames = "$work", $frames, $cpu_frames
+runs = read_runs(runs_path)
+
+def report(name):
+    path = f"{work}/report-{name}.json"
+    return json.load(open(path)) if os.path.exists(path) else None
+
+def load(path):
+    return json.load(open(path)) if os.path.exists(path) else None
+
+def job_figures(name, k, expected_frames):
+    r = report(name)
+    if not r or runs.get(name, {}).get("exit_code") != 0:
+        return {"streams": k, "ok": False, "exit_code": runs.get(name, {}).get("exit_code")}
+    x = r["extra"]
+    done = x["frames"] == k * expected_frames
+    fig = {"streams": k, "ok": True, "frames": x["frames"], "all_frames": done, "frames_per_s": x["frames_per_s"],
+           "latency_ms": x["latency_ms"], "compute_ms_per_frame": x["compute_ms_per_frame"], "wall_s": r.get("wall_s"),
+           "faces_per_frame": round(sum(c.get("summary", {}).get("faces", 0) for c in x["per_camera"]) / max(1, x["frames"]), 3),
+           "tracks_per_camera": [len(c.get("summary", {}).get("tracks", [])) for c in x["per_camera"]][:4]}
+    fig["real_time"] = bool(done and x["latency_ms"]["p99"] < 33.0)
+    return fig
+
+ks = [int(k) for k in "$ks".split()]
+realtime = [job_figures(f"rt_{k}", k, frames) for k in ks]
+largest = max([f["streams"] for f in realtime if f.get("real_time")], default=0)
+throughput = job_figures("throughput", $throughput_k, frames)
+cpu = job_figures("cpu", 1, cpu_frames)
+
+def peer(det):
+    lines = []
+    path = f"{work}/peer-{det}.jsonl"
+    if os.path.exists(path):
+        lines = [json.loads(l) for l in open(path) if l.strip()]
+    summary = next((l["summary"] for l in lines if "summary" in l), None)
+    return summary
+
+peers = {det: peer(det) for det in ("haar", "hog")}
+def peer_fps(s):
+    if not s: return None
+    for key in ("frames_per_s", "fps"):
+        if isinstance(s.get(key), (int, float)): return s[key]
+    return round(s["frames"] / s["seconds"], 3) if s.get("seconds") else None
+
+result = {
+    "benchmark": "track-faces",
+    "stream": {"source": "$megamind", "layout": "2x2 tiles 640x360 (starts 0/60/120/180, two mirrored)",
+               "size": "1280x720", "fps": 30, "frames": frames, "codec": "H.264 crf 20"},
+    "config": "scripts/bench/track_faces_bench.json",
+    "what_each_figure_includes": {
+        "real_time": "gpuproc track-faces with run.realtime: every camera's frames released at 30 fps; latency from the "
+                     "moment a live camera would have delivered a frame to its JSON line written; real time = all frames "
+                     "processed and p99 < 33 ms",
+        "throughput": "the same unpaced: frames/s over all cameras; compute_ms_per_frame = the compute thread's time "
+                      "(upload, detection, landmarks, tracking) / frames: the GPU time per frame",
+        "cpu": "--device cpu, one stream unpaced (CPU engine, fp32)",
+        "peer": "gpuproc-face-peer: libavcodec decode + OpenCV Haar cascade (haar) or dlib HOG (hog), one thread per stream",
+    },
+    "gpu_real_time": realtime,
+    "largest_real_time_streams": largest,
+    "gpu_throughput": throughput,
+    "cpu": cpu,
+    "cpu_real_time_streams": (cpu.get("frames_per_s") or 0) // 30 if cpu.get("ok") else None,
+    "peer": {det: {"summary": s, "frames_per_s": peer_fps(s),
+                   "real_time_streams": (peer_fps(s) or 0) // 30 if s else None} for det, s in peers.items()},
+    "agreement_vs_haar_hog": load(f"{work}/agreement.json"),
+    "gpu_vs_cpu_megamind": load(f"{work}/gpu_vs_cpu.json"),
+    "targets": {"real_time_streams_at_least_64": {"value": largest, "pass": largest >= 64},
+                "p99_latency_under_33_ms_at_64": {"value": next((f["latency_ms"]["p99"] for f in realtime if f["streams"] == 64 and f.get("ok")), None),
+                                                  "pass": any(f["streams"] == 64 and f.get("real_time") for f in realtime)}},
+    "runs": runs,
+    "machine": {"gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"), "nproc": os.cpu_count(),
+                "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"), "gpuproc": sh("'$gpuproc' --version")},
+}
+json.dump(result, open(result_path, "w"), indent=2)
+print(json.dumps({"largest_real_time_streams": largest,
+                  "gpu_real_time": [{k: f.get(k) for k in ("streams", "real_time", "frames_per_s", "latency_ms", "compute_ms_per_frame")} for f in realtime],
+                  "gpu_throughput": {k: throughput.get(k) for k in ("frames_per_s", "compute_ms_per_frame", "latency_ms")},
+                  "cpu_frames_per_s": cpu.get("frames_per_s"), "peer_frames_per_s": {d: v["frames_per_s"] for d, v in result["peer"].items()},
+                  "agreement": result["agreement_vs_haar_hog"], "gpu_vs_cpu": result["gpu_vs_cpu_megamind"]}, indent=1, default=str))
+print("wrote", result_path)
+PY

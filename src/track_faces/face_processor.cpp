@@ -1,0 +1,308 @@
+#include "track_faces/face_processor.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/trace.hpp"
+#include "cuda/track_faces/roi_warp.hpp"
+#include "infer/cpu_engine.hpp"
+#include "infer/cuda_engine.hpp"
+#include "infer/op_geometry.hpp"
+#include "infer/tflite_model.hpp"
+#include "segment_body/frame_packing.hpp"
+#include "track_faces/face_frame.hpp"
+
+namespace gp::track {
+namespace {
+
+constexpr int kLandmarkInput = 192;  // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
+
+infer::Model load_model(const std::string& path, const char* what) {
+  try {
+    return infer::Model::load(path);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string(what) + ": " + e.what());
+  }
+}
+
+// face_landmark.tflite's outputs, found by size: 468 x 3 landmarks and the face flag (a logit).
+struct LandmarkOutputs {
+  int landmarks = -1, flag = -1;
+};
+
+LandmarkOutputs landmark_outputs(const std::vector<infer::Shape>& inputs, const std::vector<infer::Shape>& outputs,
+                                 const std::string& path) {
+  LandmarkOutputs o;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto per_item = infer::element_count(outputs[i]) / outputs[i][0];
+    if (per_item == kFaceLandmarks * 3) o.landmarks = int(i);
+    if (per_item == 1 && o.flag < 0) o.flag = int(i);
+  }
+  const bool input_ok = inputs.size() == 1 && inputs[0].size() == 4 && inputs[0][1] == kLandmarkInput &&
+                        inputs[0][2] == kLandmarkInput && inputs[0][3] == 3;
+  if (!input_ok || o.landmarks < 0 || o.flag < 0)
+    throw UsageError("landmark model: " + path + " is not MediaPipe's face_landmark.tflite (a 192x192 RGB input, 468 x 3 landmarks and a face flag)");
+  return o;
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+}  // namespace
+
+FaceRoi roi_from_face(const FrameFace& face, float scale) {
+  const float rotation = rotation_from_points(face.keypoints[0].x, face.keypoints[0].y, face.keypoints[1].x, face.keypoints[1].y);
+  return square_roi(0.5f * (face.box.x0 + face.box.x1), 0.5f * (face.box.y0 + face.box.y1), face.box.x1 - face.box.x0,
+                    face.box.y1 - face.box.y0, rotation, scale);
+}
+
+struct FaceProcessor::Impl {
+  Runtime& rt;
+  FaceProcessorOptions o;
+  bool gpu;
+  Stream stream;
+  std::unique_ptr<infer::CudaEngine> det_gpu, mesh_gpu;
+  std::unique_ptr<infer::CpuEngine> det_cpu, mesh_cpu;
+  int det_batch = 1, mesh_batch = 1;
+  std::size_t det_boxes_per_item = 0, det_scores_per_item = 0;
+  LandmarkOutputs mesh_out;
+  segbody::PreprocessParams det_pre;
+  RoiWarpParams warp;
+  bool warmed = false;
+
+  // The step's frames: host views, and on the GPU their packed copies on the device.
+  std::vector<segbody::FrameSource> host_frames, frames;
+  PinnedBuffer frames_up;
+  DeviceBuffer frames_device;
+  std::size_t frames_capacity = 0;
+
+  // GPU results come back through pinned memory; the CPU path's engines write host vectors.
+  PinnedBuffer det_down, mesh_down;
+  DeviceBuffer rois_device;
+  PinnedBuffer rois_up;
+  std::vector<float> cpu_input, cpu_boxes, cpu_scores, cpu_mesh_input;
+  std::vector<std::vector<float>> cpu_mesh_outputs;
+
+  Impl(Runtime& runtime, const FaceProcessorOptions& options)
+      : rt(runtime), o(options), gpu(runtime.gpu()) {
+    infer::Model det_model = load_model(o.detector_path, "face detector");
+    const int size = detector_input_size(o.detector.model);
+    det_pre = detector_preprocess(o.detector.model, segbody::TensorType::f32);
+    warp.size = kLandmarkInput;
+    warp.scale = 1.0f;
+    warp.offset = 0.0f;
+    warp.type = segbody::TensorType::f32;
+    if (gpu) {
+      rt.bind_thread();
+      stream = rt.make_stream();
+      infer::CudaEngineOptions eo;
+      eo.precision = o.fp16 ? infer::Precision::fp16 : infer::Precision::fp32;
+      det_batch = std::max(1, o.max_frames);
+      det_gpu = std::make_unique<infer::CudaEngine>(rt, std::move(det_model), det_batch, eo);
+      if (!o.landmark_path.empty()) {
+        mesh_batch = std::clamp(o.landmark_batch, 1, 64);
+        mesh_gpu = std::make_unique<infer::CudaEngine>(rt, load_model(o.landmark_path, "landmark model"), mesh_batch, eo);
+        mesh_out = landmark_outputs(mesh_gpu->input_shapes(), mesh_gpu->output_shapes(), o.landmark_path);
+      }
+    } else {
+      det_cpu = std::make_unique<infer::CpuEngine>(std::move(det_model), 1);
+      if (!o.landmark_path.empty()) {
+        mesh_cpu = std::make_unique<infer::CpuEngine>(load_model(o.landmark_path, "landmark model"), 1);
+        mesh_out = landmark_outputs(mesh_cpu->input_shapes(), mesh_cpu->output_shapes(), o.landmark_path);
+        cpu_mesh_input.resize(std::size_t(kLandmarkInput) * kLandmarkInput * 3);
+        for (const infer::Shape& s : mesh_cpu->output_shapes()) cpu_mesh_outputs.emplace_back(std::size_t(infer::element_count(s)));
+      }
+    }
+    const auto in = gpu ? det_gpu->input_shapes() : det_cpu->input_shapes();
+    const auto out = gpu ? det_gpu->output_shapes() : det_cpu->output_shapes();
+    const bool fits = in.size() == 1 && in[0].size() == 4 && in[0][1] == size && in[0][2] == size && in[0][3] == 3 &&
+                      out.size() == 2 && infer::element_count(out[0]) == 16 * infer::element_count(out[1]);
+    if (!fits)
+      throw UsageError("face detector: " + o.detector_path + " is not a BlazeFace " + std::to_string(size) + "x" +
+                       std::to_string(size) + " model (" + detector_model_file(o.detector.model) + ")");
+    det_boxes_per_item = std::size_t(infer::element_count(out[0]) / out[0][0]);
+    det_scores_per_item = std::size_t(infer::element_count(out[1]) / out[1][0]);
+    if (!gpu) {
+      cpu_input.resize(std::size_t(infer::element_count(in[0])));
+      cpu_boxes.resize(det_boxes_per_item);
+      cpu_scores.resize(det_scores_per_item);
+    }
+  }
+
+  void warm_up() {
+    if (!gpu || warmed) return;
+    ScopedStage span("model warm-up");
+    for (infer::CudaEngine* e : {det_gpu.get(), mesh_gpu.get()}) {
+      if (!e) continue;
+      stream.memset(e->input_device(0), 0, std::size_t(infer::element_count(e->input_shapes().at(0))) * sizeof(float));
+      std::vector<float*> outs;
+      for (std::size_t i = 0; i < e->output_shapes().size(); ++i) outs.push_back(const_cast<float*>(e->output_device(i)));
+      for (int run = 0; run < 2; ++run) e->run({e->input_device(0)}, outs, stream);
+    }
+    stream.synchronize("track-faces model warm-up");
+    warmed = true;
+  }
+
+  void set_frames(const std::vector<segbody::FrameSource>& in) {
+    if (int(in.size()) > std::max(1, o.max_frames))
+      throw Error("track-faces: " + std::to_string(in.size()) + " frames in one step, the processor takes " +
+                  std::to_string(o.max_frames));
+    host_frames = in;
+    if (!gpu) {
+      frames = in;
+      return;
+    }
+    ScopedStage span("upload");
+    std::size_t total = 0;
+    for (const auto& f : in) total += (segbody::frame_bytes(f) + 255) / 256 * 256;
+    if (total > frames_capacity) {
+      frames_up.reset();
+      frames_device.reset();
+      frames_capacity = total + total / 4;
+      frames_up = rt.pinned_alloc(frames_capacity);
+      frames_device = rt.device_alloc(frames_capacity, stream, "track-faces frames");
+    }
+    frames.resize(in.size());
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      segbody::pack_frame(in[i], frames_up.as<std::uint8_t>() + offset);
+      frames[i] = segbody::frame_at(in[i], static_cast<std::uint8_t*>(frames_device.get()) + offset);
+      offset += (segbody::frame_bytes(in[i]) + 255) / 256 * 256;
+    }
+    stream.copy_to_device(frames_device.get(), frames_up.get(), offset);
+  }
+
+  std::vector<std::vector<FrameFace>> detect(const std::vector<bool>& wanted) {
+    std::vector<std::vector<FrameFace>> faces(frames.size());
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < frames.size() && i < wanted.size(); ++i)
+      if (wanted[i]) which.push_back(i);
+    if (which.empty()) return faces;
+    ScopedStage span("detect");
+    std::vector<segbody::Rect> content(which.size());
+    if (!gpu) {
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        const segbody::FrameSource& f = frames[which[k]];
+        content[k] = segbody::preprocess_cpu(f, det_pre, cpu_input.data(), 0, nullptr);
+        det_cpu->run({cpu_input.data()}, {cpu_boxes.data(), cpu_scores.data()});
+        faces[which[k]] = faces_from_outputs(cpu_boxes.data(), cpu_scores.data(), o.detector, content[k], f.width, f.height);
+      }
+      return faces;
+    }
+    for (std::size_t k = 0; k < which.size(); ++k)
+      content[k] = segbody::preprocess_gpu(frames[which[k]], det_pre, det_gpu->input_device(0), int(k), nullptr, stream.get());
+    float* boxes = const_cast<float*>(det_gpu->output_device(0));
+    float* scores = const_cast<float*>(det_gpu->output_device(1));
+    det_gpu->run({det_gpu->input_device(0)}, {boxes, scores}, stream);
+    const std::size_t n = which.size();
+    const std::size_t bytes = n * (det_boxes_per_item + det_scores_per_item) * sizeof(float);
+    if (!det_down.get() || det_down.size() < bytes) {
+      det_down.reset();
+      det_down = rt.pinned_alloc(std::size_t(det_batch) * (det_boxes_per_item + det_scores_per_item) * sizeof(float));
+    }
+    float* host_boxes = det_down.as<float>();
+    float* host_scores = host_boxes + n * det_boxes_per_item;
+    stream.copy_to_host(host_boxes, boxes, n * det_boxes_per_item * sizeof(float));
+    stream.copy_to_host(host_scores, scores, n * det_scores_per_item * sizeof(float));
+    stream.synchronize("track-faces detection");
+    for (std::size_t k = 0; k < n; ++k) {
+      const segbody::FrameSource& f = host_frames[which[k]];
+      faces[which[k]] = faces_from_outputs(host_boxes + k * det_boxes_per_item, host_scores + k * det_scores_per_item,
+                                           o.detector, content[k], f.width, f.height);
+    }
+    return faces;
+  }
+
+  // Landmarks of one model output item: project into the frame, sigmoid the flag.
+  static FaceLandmarks landmarks_of(const FaceRoi& roi, const float* mesh, float flag_logit) {
+    FaceLandmarks l;
+    l.roi = roi;
+    l.score = sigmoid(flag_logit);
+    l.xyz.resize(std::size_t(kFaceLandmarks) * 3);
+    project_landmarks(roi, kLandmarkInput, mesh, kFaceLandmarks, l.xyz.data());
+    return l;
+  }
+
+  std::vector<std::vector<FaceLandmarks>> landmarks(const std::vector<std::vector<FaceRoi>>& rois) {
+    std::vector<std::vector<FaceLandmarks>> out(rois.size());
+    if (!mesh_gpu && !mesh_cpu) return out;
+    struct Job {
+      std::size_t frame;
+      FaceRoi roi;
+    };
+    std::vector<Job> jobs;
+    for (std::size_t f = 0; f < rois.size() && f < frames.size(); ++f)
+      for (const FaceRoi& r : rois[f]) jobs.push_back({f, r});
+    if (jobs.empty()) return out;
+    ScopedStage span("landmarks");
+    const std::size_t mesh_values = std::size_t(kFaceLandmarks) * 3;
+    if (!gpu) {
+      for (const Job& j : jobs) {
+        warp_rois_cpu(frames[j.frame], &j.roi, 1, warp, cpu_mesh_input.data());
+        std::vector<float*> outs;
+        for (auto& v : cpu_mesh_outputs) outs.push_back(v.data());
+        mesh_cpu->run({cpu_mesh_input.data()}, outs);
+        out[j.frame].push_back(landmarks_of(j.roi, cpu_mesh_outputs[std::size_t(mesh_out.landmarks)].data(),
+                                            cpu_mesh_outputs[std::size_t(mesh_out.flag)][0]));
+      }
+      return out;
+    }
+    // ROIs up once per step; each engine run takes up to mesh_batch faces, frame by frame.
+    const std::size_t roi_bytes = jobs.size() * sizeof(FaceRoi);
+    if (!rois_up.get() || rois_up.size() < roi_bytes) {
+      rois_up.reset();
+      rois_device.reset();
+      rois_up = rt.pinned_alloc(roi_bytes * 2);
+      rois_device = rt.device_alloc(roi_bytes * 2, stream, "face ROIs");
+    }
+    FaceRoi* staged = rois_up.as<FaceRoi>();
+    for (std::size_t k = 0; k < jobs.size(); ++k) staged[k] = jobs[k].roi;
+    stream.copy_to_device(rois_device.get(), staged, roi_bytes);
+    const FaceRoi* d_rois = static_cast<const FaceRoi*>(rois_device.get());
+    const std::size_t result_floats = jobs.size() * (mesh_values + 1);
+    if (!mesh_down.get() || mesh_down.size() < result_floats * sizeof(float)) {
+      mesh_down.reset();
+      mesh_down = rt.pinned_alloc(result_floats * sizeof(float) * 2);
+    }
+    float* host_mesh = mesh_down.as<float>();
+    float* host_flags = host_mesh + jobs.size() * mesh_values;
+    float* mesh = const_cast<float*>(mesh_gpu->output_device(std::size_t(mesh_out.landmarks)));
+    float* flag = const_cast<float*>(mesh_gpu->output_device(std::size_t(mesh_out.flag)));
+    std::vector<float*> outs;
+    for (std::size_t i = 0; i < mesh_gpu->output_shapes().size(); ++i) outs.push_back(const_cast<float*>(mesh_gpu->output_device(i)));
+    const std::size_t item_bytes = std::size_t(kLandmarkInput) * kLandmarkInput * 3 * sizeof(float);
+    for (std::size_t first = 0; first < jobs.size(); first += std::size_t(mesh_batch)) {
+      const std::size_t last = std::min(jobs.size(), first + std::size_t(mesh_batch));
+      // Consecutive jobs of one frame go in one launch.
+      for (std::size_t k = first; k < last;) {
+        std::size_t end = k + 1;
+        while (end < last && jobs[end].frame == jobs[k].frame) ++end;
+        warp_rois_gpu(frames[jobs[k].frame], d_rois + k, int(end - k), warp,
+                      static_cast<std::uint8_t*>(static_cast<void*>(mesh_gpu->input_device(0))) + (k - first) * item_bytes,
+                      stream.get());
+        k = end;
+      }
+      mesh_gpu->run({mesh_gpu->input_device(0)}, outs, stream);
+      stream.copy_to_host(host_mesh + first * mesh_values, mesh, (last - first) * mesh_values * sizeof(float));
+      stream.copy_to_host(host_flags + first, flag, (last - first) * sizeof(float));
+    }
+    stream.synchronize("track-faces landmarks");
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+      out[jobs[k].frame].push_back(landmarks_of(jobs[k].roi, host_mesh + k * mesh_values, host_flags[k]));
+    return out;
+  }
+};
+
+FaceProcessor::FaceProcessor(Runtime& runtime, const FaceProcessorOptions& options)
+    : impl_(std::make_unique<Impl>(runtime, options)) {}
+FaceProcessor::~FaceProcessor() = default;
+bool FaceProcessor::gpu() const { return impl_->gpu; }
+bool FaceProcessor::has_landmarks() const { return impl_->mesh_gpu || impl_->mesh_cpu; }
+void FaceProcessor::warm_up() { impl_->warm_up(); }
+void FaceProcessor::set_frames(const std::vector<segbody::FrameSource>& frames) { impl_->set_frames(frames); }
+std::vector<std::vector<FrameFace>> FaceProcessor::detect(const std::vector<bool>& detect) { return impl_->detect(detect); }
+std::vector<std::vector<FaceLandmarks>> FaceProcessor::landmarks(const std::vector<std::vector<FaceRoi>>& rois) {
+  return impl_->landmarks(rois);
+}
+
+}  // namespace gp::track

@@ -1,0 +1,366 @@
+// gpuproc track-faces: every camera's video decoded on its own thread (libavcodec) into a small
+// queue, one compute thread taking a frame of each camera per step (one batched detector run,
+// one batched landmark run for all their faces; FaceProcessor), per-camera tracking
+// (CameraTracker), and per-camera save threads writing the results and encoding the preview, so
+// decode, GPU work and encode overlap. Per-frame latency: from the frame leaving its decoder (or,
+// with run.realtime, from when a live camera would have delivered it) to its results written.
+#include "track_faces/track_command.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "core/bounded_queue.hpp"
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "core/pipeline.hpp"
+#include "core/trace.hpp"
+#include "io/video_reader.hpp"
+#include "io/video_writer.hpp"
+#include "track_faces/camera_tracker.hpp"
+#include "track_faces/face_preview.hpp"
+#include "track_faces/face_processor.hpp"
+#include "track_faces/result_writers.hpp"
+#include "track_faces/track_settings.hpp"
+
+namespace gp::track {
+namespace {
+
+constexpr int kMaxStepFrames = 64;  // the engines' largest batch: more cameras run in groups
+
+struct DecodedFrame {
+  io::VideoFrame frame;
+  std::int64_t index = 0;
+  double time_s = 0;
+  std::int64_t due_us = 0;  // when the frame was (or, realtime, would have been) available
+};
+
+struct SaveItem {
+  CameraFrame result;
+  io::VideoFrame frame;  // for the preview; empty without one
+  std::int64_t due_us = 0;
+};
+
+segbody::FrameSource source_of(const io::VideoFrame& f) {
+  const auto matrix = f.matrix() == io::YuvMatrix::bt601 ? segbody::YuvMatrix::bt601 : segbody::YuvMatrix::bt709;
+  return segbody::yuv420_frame(f.plane(0), std::size_t(f.pitch(0)), f.plane(1), std::size_t(f.pitch(1)), f.plane(2),
+                               std::size_t(f.pitch(2)), f.width(), f.height(), matrix, f.full_range());
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, std::size_t(std::ceil(q * double(v.size()))) - 1)];
+}
+
+double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+struct Camera {
+  std::size_t item = 0;  // position in the run's inputs
+  std::string id, path;
+  double offset_s = 0;
+  BoundedQueue<DecodedFrame> decoded{4};
+  BoundedQueue<SaveItem> to_save{8};
+  std::unique_ptr<CameraTracker> tracker;
+  std::thread decoder, saver;
+  std::mutex failure_mutex;
+  std::optional<ItemFailure> failure;
+  std::vector<std::string> written;
+  nlohmann::ordered_json summary;
+  std::vector<double> latency_ms;
+  std::int64_t frames = 0, detection_frames = 0;
+  bool active = true;
+
+  void fail(const std::string& stage, const std::string& message) {
+    std::lock_guard<std::mutex> lock(failure_mutex);
+    if (!failure) failure = ItemFailure{item, stage, message};
+    decoded.close();
+    to_save.close();
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> lock(failure_mutex);
+    return failure.has_value();
+  }
+};
+
+class TrackFacesCommand final : public BatchCommand {
+ public:
+  const config::Schema& schema() const override { return track::schema(); }
+  std::string summary() const override {
+    return "multi-camera video -> face boxes, landmarks and stable track IDs (MediaPipe BlazeFace + face mesh, ByteTrack)";
+  }
+  void check_config(const config::json& config) const override { read_settings(config); }
+
+  InputSpec input_spec(const config::json& config) const override {
+    InputSpec spec;
+    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
+    spec.extensions = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts"};
+    spec.recursive = config.at("input").at("recursive").get<bool>();
+    return spec;
+  }
+
+  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
+                                           std::size_t) const override {
+    const TrackSettings s = read_settings(config);
+    const std::string id = camera_id(input);
+    std::vector<std::string> out;
+    for (const std::string* name : {&s.jsonl_name, &s.csv_name, &s.summary_name, &s.preview_name})
+      if (!name->empty()) out.push_back(camera_output(s, *name, id));
+    return out;
+  }
+
+  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                   const std::vector<std::size_t>& input_indices) override;
+};
+
+// Decoder thread: frames into the camera's queue, paced to the video's clock with `realtime`.
+void decode_camera(Camera& cam, const TrackSettings& s, std::int64_t start_us) {
+  try {
+    io::VideoReaderOptions ro;
+    ro.threads = s.decode_threads;
+    ro.frame_threads = !s.realtime;  // live: no frame-threading delay
+    io::VideoReader reader(cam.path, ro);
+    DecodedFrame d;
+    double first_s = -1;
+    for (std::int64_t index = 0;; ++index) {
+      {
+        ScopedStage span("decode");
+        if (!reader.read(d.frame)) break;
+      }
+      if (first_s < 0) first_s = d.frame.seconds();
+      d.index = index;
+      d.time_s = d.frame.seconds() - first_s + cam.offset_s;
+      d.due_us = Trace::now_us();
+      if (s.realtime) {
+        d.due_us = std::max(d.due_us, start_us + std::int64_t((d.frame.seconds() - first_s) * 1e6));
+        std::this_thread::sleep_until(std::chrono::steady_clock::now() +
+                                      std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
+      }
+      if (!cam.decoded.push(std::move(d))) return;  // closed: the camera failed elsewhere
+      d = DecodedFrame{};
+    }
+  } catch (const ItemError& e) {
+    cam.fail(e.stage(), e.what());
+  } catch (const std::exception& e) {
+    cam.fail("decode", cam.path + ": " + e.what());
+  }
+  cam.decoded.close();
+}
+
+// Save thread: JSON lines, CSV, preview; the summary at the end.
+void save_camera(Camera& cam, const TrackSettings& s) {
+  try {
+    CameraResultWriter writer(camera_output(s, s.jsonl_name, cam.id), camera_output(s, s.csv_name, cam.id),
+                              s.write_landmarks);
+    std::unique_ptr<io::VideoWriter> preview;
+    io::VideoRgbConverter to_rgb;
+    std::vector<std::uint8_t> rgb;
+    while (std::optional<SaveItem> item = cam.to_save.pop()) {
+      {
+        ScopedStage span("write results");
+        writer.write(item->result);
+      }
+      if (!s.preview_name.empty()) {
+        ScopedStage span("preview");
+        const io::VideoFrame& f = item->frame;
+        if (!preview) {
+          io::VideoWriterOptions wo;
+          wo.input = io::VideoPixels::rgb24;
+          wo.crf = s.preview_crf;
+          wo.preset = "veryfast";
+          preview = std::make_unique<io::VideoWriter>(camera_output(s, s.preview_name, cam.id), f.width() / 2 * 2,
+                                                      f.height() / 2 * 2, wo);
+        }
+        rgb.resize(std::size_t(f.width()) * f.height() * 3);
+        const ImageView view = packed_view(rgb.data(), f.width(), f.height(), 3, PixelType::u8);
+        to_rgb.convert(f, view);
+        draw_faces(view, item->result.faces);
+        ImageView even = view;
+        even.width = f.width() / 2 * 2;
+        even.height = f.height() / 2 * 2;
+        preview->write(even);
+      }
+      cam.latency_ms.push_back(double(Trace::now_us() - item->due_us) / 1000.0);
+    }
+    if (cam.failed()) return;
+    writer.finish();
+    for (const std::string& name : {s.jsonl_name, s.csv_name})
+      if (!name.empty()) cam.written.push_back(camera_output(s, name, cam.id));
+    if (preview) {
+      preview->finish();
+      cam.written.push_back(preview->path());
+    }
+    cam.summary = writer.summary().to_json();
+    if (!s.summary_name.empty()) {
+      const std::string path = camera_output(s, s.summary_name, cam.id);
+      write_atomically(path, [&](const std::string& temp) {
+        std::FILE* f = std::fopen(temp.c_str(), "wb");
+        if (!f) throw ItemError(path, "write", "cannot create the file");
+        const std::string text = cam.summary.dump(2) + "\n";
+        const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        if (std::fclose(f) != 0 || !ok) throw ItemError(path, "write", "cannot write the file");
+      });
+      cam.written.push_back(path);
+    }
+  } catch (const ItemError& e) {
+    cam.fail(e.stage(), e.what());
+  } catch (const std::exception& e) {
+    cam.fail("write", cam.id + ": " + e.what());
+  }
+}
+
+BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                                    const std::vector<std::size_t>&) {
+  const TrackSettings s = read_settings(ctx.config);
+  BatchOutcome outcome;
+  outcome.work_unit_name = "frames";
+  std::vector<std::unique_ptr<Camera>> cameras;
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto cam = std::make_unique<Camera>();
+    cam->item = i;
+    cam->path = inputs[i];
+    cam->id = camera_id(inputs[i]);
+    if (!ids.insert(cam->id).second)
+      throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (their files' stems): rename one");
+    const auto offset = s.time_offsets.find(cam->id);
+    cam->offset_s = offset == s.time_offsets.end() ? 0.0 : offset->second;
+    cam->tracker = std::make_unique<CameraTracker>(s.tracking);
+    cameras.push_back(std::move(cam));
+  }
+  for (const auto& [id, seconds] : s.time_offsets)
+    if (!ids.count(id)) throw UsageError("/cameras/time_offsets: no camera is called \"" + id + "\"");
+  if (cameras.empty()) return outcome;
+
+  Runtime& rt = ctx.runtime;
+  if (rt.gpu()) rt.bind_thread();
+  FaceProcessorOptions po = s.processor;
+  po.max_frames = std::min<int>(kMaxStepFrames, int(cameras.size()));
+  FaceProcessor processor(rt, po);
+
+  const std::int64_t start_us = Trace::now_us();
+  for (auto& cam : cameras) {
+    Camera& c = *cam;
+    c.decoder = std::thread([&c, &s, start_us] { decode_camera(c, s, start_us); });
+    c.saver = std::thread([&c, &s] { save_camera(c, s); });
+  }
+  processor.warm_up();  // while the decoders start
+
+  std::int64_t steps = 0;
+  double compute_s = 0;
+  try {
+    for (;;) {
+      // One frame from every camera still running (cameras advance together).
+      std::vector<Camera*> step;
+      std::vector<DecodedFrame> frames;
+      for (auto& cam : cameras) {
+        if (!cam->active) continue;
+        std::optional<DecodedFrame> d = cam->decoded.pop();
+        if (!d) {
+          cam->active = false;
+          cam->to_save.close();
+          continue;
+        }
+        step.push_back(cam.get());
+        frames.push_back(std::move(*d));
+      }
+      if (step.empty()) break;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (std::size_t first = 0; first < step.size(); first += kMaxStepFrames) {
+        const std::size_t last = std::min(step.size(), first + kMaxStepFrames);
+        std::vector<segbody::FrameSource> sources;
+        std::vector<bool> detect;
+        for (std::size_t k = first; k < last; ++k) {
+          sources.push_back(source_of(frames[k].frame));
+          detect.push_back(step[k]->tracker->wants_detection());
+        }
+        processor.set_frames(sources);
+        const std::vector<std::vector<FrameFace>> detections = processor.detect(detect);
+        std::vector<std::vector<FaceRoi>> rois;
+        for (std::size_t k = first; k < last; ++k) rois.push_back(step[k]->tracker->rois(detections[k - first]));
+        const std::vector<std::vector<FaceLandmarks>> landmarks = processor.landmarks(rois);
+        ScopedStage span("track");
+        for (std::size_t k = first; k < last; ++k) {
+          Camera& cam = *step[k];
+          DecodedFrame& d = frames[k];
+          SaveItem item;
+          item.result.camera = cam.id;
+          item.result.frame = d.index;
+          item.result.time_s = d.time_s;
+          item.result.faces = cam.tracker->update(detections[k - first], landmarks[k - first], detect[k - first]);
+          item.due_us = d.due_us;
+          cam.frames++;
+          cam.detection_frames += detect[k - first] ? 1 : 0;
+          if (!s.preview_name.empty()) item.frame = std::move(d.frame);
+          cam.to_save.push(std::move(item));
+        }
+      }
+      compute_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++steps;
+      if (s.stop_on_error && std::any_of(cameras.begin(), cameras.end(), [](auto& c) { return c->failed(); })) {
+        outcome.cancelled = true;  // on_error fail: the first failed camera stops the job
+        break;
+      }
+    }
+  } catch (...) {
+    for (auto& cam : cameras) {
+      cam->decoded.close();
+      cam->to_save.close();
+    }
+    for (auto& cam : cameras) {
+      if (cam->decoder.joinable()) cam->decoder.join();
+      if (cam->saver.joinable()) cam->saver.join();
+    }
+    throw;
+  }
+  for (auto& cam : cameras) {
+    if (outcome.cancelled && !cam->failed()) cam->fail("cancelled", cam->id + ": stopped by another camera's failure (run.on_error fail)");
+    cam->decoder.join();
+    cam->to_save.close();
+    cam->saver.join();
+  }
+
+  // Report: per camera, and the latency over all frames.
+  std::vector<double> latency;
+  nlohmann::ordered_json per_camera = nlohmann::ordered_json::array();
+  const double wall_s = double(Trace::now_us() - start_us) / 1e6;
+  for (auto& cam : cameras) {
+    outcome.processed++;
+    if (cam->failure) outcome.failures.push_back(*cam->failure);
+    ctx.progress.item_done(cam->path, !cam->failure, cam->failure ? cam->failure->message : "");
+    outcome.outputs.insert(outcome.outputs.end(), cam->written.begin(), cam->written.end());
+    outcome.work_units += double(cam->frames);
+    latency.insert(latency.end(), cam->latency_ms.begin(), cam->latency_ms.end());
+    nlohmann::ordered_json c = {{"camera", cam->id}, {"input", cam->path}, {"frames", cam->frames},
+                                {"detection_frames", cam->detection_frames},
+                                {"latency_ms", {{"p50", round3(percentile(cam->latency_ms, 0.5))},
+                                                {"p99", round3(percentile(cam->latency_ms, 0.99))}}}};
+    if (!cam->summary.is_null()) c["summary"] = cam->summary;
+    per_camera.push_back(std::move(c));
+  }
+  nlohmann::ordered_json& x = outcome.extra;
+  x["device"] = processor.gpu() ? "gpu" : "cpu";
+  x["cameras"] = cameras.size();
+  x["steps"] = steps;
+  x["realtime"] = s.realtime;
+  x["frames"] = outcome.work_units;
+  x["frames_per_s"] = wall_s > 0 ? round3(outcome.work_units / wall_s) : 0.0;
+  x["compute_s"] = round3(compute_s);
+  x["compute_ms_per_frame"] = outcome.work_units > 0 ? round3(compute_s * 1000.0 / outcome.work_units) : 0.0;
+  x["latency_ms"] = {{"p50", round3(percentile(latency, 0.5))}, {"p99", round3(percentile(latency, 0.99))},
+                     {"max", round3(latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()))},
+                     {"from", s.realtime ? "when a live camera would deliver the frame" : "the frame leaving its decoder"}};
+  x["per_camera"] = std::move(per_camera);
+  return outcome;
+}
+
+}  // namespace
+
+std::unique_ptr<BatchCommand> make_command() { return std::make_unique<TrackFacesCommand>(); }
+
+}  // namespace gp::track

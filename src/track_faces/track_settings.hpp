@@ -1,0 +1,35 @@
+#pragma once
+// track-faces' job config: schema (documented; --print-config) and the checked settings.
+#include <map>
+#include <string>
+
+#include "core/config.hpp"
+#include "track_faces/camera_tracker.hpp"
+#include "track_faces/face_processor.hpp"
+
+namespace gp::track {
+
+const config::Schema& schema();
+
+struct TrackSettings {
+  FaceProcessorOptions processor;  // model paths resolved, detector options, precision, batches
+  CameraTrackerOptions tracking;
+  std::map<std::string, double> time_offsets;  // camera id -> seconds added to its timestamps
+  std::string out_dir, jsonl_name, csv_name, summary_name, preview_name;  // names: "" = not written
+  bool write_landmarks = false;
+  int preview_crf = 23;
+  bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
+  int decode_threads = 1;
+  bool stop_on_error = false;
+};
+
+// Throws UsageError naming the field.
+TrackSettings read_settings(const config::json& config);
+
+// A camera's id: its video's file stem (two cameras with one stem are a usage error in the run).
+std::string camera_id(const std::string& input);
+
+// An output's path for a camera ({camera} in the name); "" when the name is empty.
+std::string camera_output(const TrackSettings& s, const std::string& name, const std::string& camera);
+
+}  // namespace gp::track
