@@ -15,6 +15,7 @@
 #include "core/trace.hpp"
 #include "io/image_io.hpp"
 #include "io/video_writer.hpp"
+#include "segment_body/video_frame_source.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -47,8 +48,6 @@ class Failure {
   std::exception_ptr error_;
   std::atomic<bool> failed_{false};
 };
-
-YuvMatrix kernel_matrix(io::YuvMatrix m) { return m == io::YuvMatrix::bt601 ? YuvMatrix::bt601 : YuvMatrix::bt709; }
 
 io::VideoWriterOptions writer_options(const Settings& s, const VideoOutput& out, const io::VideoStreamInfo& info,
                                       io::VideoPixels input) {
@@ -190,12 +189,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
       if (frames.empty() || failure.failed()) break;
       const std::int64_t taken_us = Trace::now_us();
       sources.clear();
-      for (const DecodedFrame& d : frames) {
-        const io::VideoFrame& f = d.frame;
-        sources.push_back(yuv420_frame(f.plane(0), std::size_t(f.pitch(0)), f.plane(1), std::size_t(f.pitch(1)),
-                                       f.plane(2), std::size_t(f.pitch(2)), f.width(), f.height(),
-                                       kernel_matrix(f.matrix()), f.full_range()));
-      }
+      for (const DecodedFrame& d : frames) sources.push_back(video_frame_source(d.frame));
       processor.run(sources, temporal.get(), wants, results);
       const std::int64_t ready_us = Trace::now_us();
       for (std::size_t i = 0; i < frames.size(); ++i) {

@@ -11,7 +11,6 @@
 #include "infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
 #include "segment_body/frame_packing.hpp"
-#include "track_faces/face_frame.hpp"
 
 namespace gp::track {
 namespace {

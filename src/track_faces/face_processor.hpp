@@ -14,6 +14,7 @@
 #include "cuda/segment_body/frame.hpp"
 #include "cuda/track_faces/face_roi.hpp"
 #include "track_faces/face_detector.hpp"
+#include "track_faces/face_frame.hpp"  // kFaceLandmarks
 
 namespace gp::track {
 

@@ -22,6 +22,7 @@
 #include "core/trace.hpp"
 #include "io/video_reader.hpp"
 #include "io/video_writer.hpp"
+#include "segment_body/video_frame_source.hpp"
 #include "track_faces/camera_tracker.hpp"
 #include "track_faces/face_preview.hpp"
 #include "track_faces/face_processor.hpp"
@@ -45,12 +46,6 @@ struct SaveItem {
   io::VideoFrame frame;  // for the preview; empty without one
   std::int64_t due_us = 0;
 };
-
-segbody::FrameSource source_of(const io::VideoFrame& f) {
-  const auto matrix = f.matrix() == io::YuvMatrix::bt601 ? segbody::YuvMatrix::bt601 : segbody::YuvMatrix::bt709;
-  return segbody::yuv420_frame(f.plane(0), std::size_t(f.pitch(0)), f.plane(1), std::size_t(f.pitch(1)), f.plane(2),
-                               std::size_t(f.pitch(2)), f.width(), f.height(), matrix, f.full_range());
-}
 
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -276,7 +271,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
         std::vector<segbody::FrameSource> sources;
         std::vector<bool> detect;
         for (std::size_t k = first; k < last; ++k) {
-          sources.push_back(source_of(frames[k].frame));
+          sources.push_back(segbody::video_frame_source(frames[k].frame));
           detect.push_back(step[k]->tracker->wants_detection());
         }
         processor.set_frames(sources);

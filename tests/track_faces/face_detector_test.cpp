@@ -10,19 +10,12 @@
 #include "core/error.hpp"
 #include "infer/model_files.hpp"
 #include "io/video_reader.hpp"
+#include "segment_body/video_frame_source.hpp"
 #include "track_faces/face_detector.hpp"
 
 namespace {
 
 const char* const megamind = "/usr/share/doc/opencv-doc/examples/data/Megamind.avi";
-
-gp::segbody::FrameSource source_of(const gp::io::VideoFrame& f) {
-  return gp::segbody::yuv420_frame(f.plane(0), std::size_t(f.pitch(0)), f.plane(1), std::size_t(f.pitch(1)), f.plane(2),
-                                   std::size_t(f.pitch(2)), f.width(), f.height(),
-                                   f.matrix() == gp::io::YuvMatrix::bt709 ? gp::segbody::YuvMatrix::bt709
-                                                                          : gp::segbody::YuvMatrix::bt601,
-                                   f.full_range());
-}
 
 }  // namespace
 
@@ -43,7 +36,7 @@ TEST_CASE("CpuFaceDetector finds Megamind's face in the sample clip", "[track_fa
     while (reader.read(frame)) {
       if (frame.index() % 10 != 0) continue;
       ++frames;
-      const std::vector<gp::track::FrameFace> faces = detector.detect(source_of(frame));
+      const std::vector<gp::track::FrameFace> faces = detector.detect(gp::segbody::video_frame_source(frame));
       INFO("frame " << frame.index());
       if (faces.empty()) continue;
       ++with_face;
