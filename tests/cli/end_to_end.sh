@@ -270,5 +270,55 @@ else
   echo "segment-body: skipped (no models in ${GPUPROC_MODELS:-.models}; run scripts/fetch-models.sh)"
 fi
 
+# track-faces (needs the MediaPipe face models; skipped without them): the two sample cameras on
+# the CPU (JSON lines, CSV, summary, preview); the faces found and their tracks; --resume; a
+# truncated video fails alone; config errors name the field; GPU against CPU where there is one.
+if [[ -f ${GPUPROC_MODELS:-.models}/face_landmark.tflite && -f ${GPUPROC_MODELS:-.models}/face_detection_short_range.tflite ]]; then
+  tf=(track-faces --config configs/track-faces.json --progress none)
+  check "track-faces validate example" 0 "$gpuproc" validate configs/track-faces.json
+  check "track-faces bad detector" 2 "$gpuproc" "${tf[@]}" --device cpu --set detector.model=huge --set output.dir="$work/tf-x"
+  expect_text "track-faces error names the field" "$work/stderr" "/detector/model"
+  check "track-faces bad offset" 2 "$gpuproc" "${tf[@]}" --device cpu --set 'cameras.time_offsets=["nobody=1"]' \
+    --set output.dir="$work/tf-x"
+  expect_text "track-faces offset error names the camera" "$work/stderr" "nobody"
+  check "track-faces cpu, two cameras" 0 "$gpuproc" "${tf[@]}" --device cpu --set output.preview.enabled=true \
+    --set output.landmarks=true --set 'cameras.time_offsets=["cam_mirror=2.5"]' --set output.dir="$work/tf" \
+    --report "$work/tf.json"
+  json_check "track-faces outputs: jsonl, csv, summary, preview per camera" "$work/tf.json" \
+    "j['items']['succeeded']==2 and j['outputs']['count']==8 and j['extra']['frames']==240"
+  json_check "track-faces: a face in most frames, a track per shot" "$work/tf.json" \
+    "all(c['summary']['frames_with_faces'] >= 100 and 1 <= len(c['summary']['tracks']) <= 3 for c in j['extra']['per_camera'])"
+  json_check "track-faces: one ID through the first shot" "$work/tf.json" \
+    "j['extra']['per_camera'][0]['summary']['tracks'][0]['frames_seen'] >= 80"
+  check "track-faces jsonl lines" 0 python3 -c "
+import json, sys
+lines = [json.loads(l) for l in open('$work/tf/cam_mirror.jsonl')]
+assert len(lines) == 120 and [l['frame'] for l in lines] == list(range(120)), 'a line per frame'
+assert abs(lines[0]['time_s'] - 2.5) < 1e-6, 'time offset'
+faces = [f for l in lines for f in l['faces']]
+assert faces and all(len(f['landmarks']) == 468 and len(f['keypoints']) == 6 for f in faces), 'landmarks'
+"
+  check "track-faces preview has every frame" 0 bash -c \
+    "[[ \$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 '$work/tf/cam_front_preview.mp4') == 120 ]]"
+  check "track-faces resume skips" 0 "$gpuproc" "${tf[@]}" --device cpu --set output.preview.enabled=true \
+    --set output.landmarks=true --set output.dir="$work/tf" --resume --report "$work/tf-resume.json"
+  json_check "track-faces resume: both complete" "$work/tf-resume.json" "j['items']['skipped_complete']==2"
+  head -c 60000 data-samples/faces/cam_mirror.mp4 >"$work/cam_broken.mp4"
+  check "track-faces truncated camera fails alone" 1 "$gpuproc" "${tf[@]}" --device cpu data-samples/faces/cam_front.mp4 \
+    "$work/cam_broken.mp4" --set output.dir="$work/tf-bad" --report "$work/tf-bad.json"
+  expect_text "track-faces error names the file" "$work/stderr" "cam_broken.mp4"
+  json_check "track-faces good camera completed" "$work/tf-bad.json" "j['items']['succeeded']==1 and j['items']['failed']==1"
+  if [[ $has_gpu == 1 ]]; then
+    check "track-faces gpu" 0 "$gpuproc" "${tf[@]}" --device cuda:0 --set run.precision=fp32 --set output.landmarks=true \
+      --set output.dir="$work/tf-gpu" --report "$work/tf-gpu.json"
+    json_check "track-faces gpu: same tracks as cpu" "$work/tf-gpu.json" \
+      "[len(c['summary']['tracks']) for c in j['extra']['per_camera']] == [len(c['summary']['tracks']) for c in json.load(open('$work/tf.json'))['extra']['per_camera']]"
+    check "track-faces gpu equals cpu" 0 python3 scripts/bench/track_faces_compare.py "$work/tf/cam_front.jsonl" \
+      "$work/tf-gpu/cam_front.jsonl"
+  fi
+else
+  echo "track-faces: skipped (no face models in ${GPUPROC_MODELS:-.models}; run scripts/fetch-models.sh)"
+fi
+
 echo "cli end-to-end: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
