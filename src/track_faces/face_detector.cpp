@@ -35,42 +35,47 @@ segbody::PreprocessParams detector_preprocess(DetectorModel model, segbody::Tens
   return p;
 }
 
-namespace {
-
-const std::vector<Anchor>& anchors_of(DetectorModel model) {
+const std::vector<Anchor>& detector_anchors(DetectorModel model) {
   static const std::vector<Anchor> short_range = generate_ssd_anchors(short_range_anchor_options());
   static const std::vector<Anchor> full_range = generate_ssd_anchors(full_range_anchor_options());
   return model == DetectorModel::short_range ? short_range : full_range;
 }
 
-DecodeOptions decode_options(const DetectorOptions& options) {
+DecodeOptions detector_decode_options(const DetectorOptions& options) {
   DecodeOptions d = options.model == DetectorModel::short_range ? short_range_decode_options() : full_range_decode_options();
   if (options.min_score >= 0) d.min_score_thresh = options.min_score;
   return d;
 }
 
-}  // namespace
+NmsOptions detector_nms_options(const DetectorOptions& options) {
+  NmsOptions nms;
+  nms.min_suppression_threshold = options.nms_iou;
+  nms.max_num_detections = options.max_faces;
+  return nms;
+}
+
+FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const segbody::Rect& content, int frame_width,
+                        int frame_height) {
+  // Model-input normalized coordinates -> frame pixels: undo the letterbox.
+  const float input = float(detector_input_size(model));
+  const float sx = float(frame_width) / float(content.width), sy = float(frame_height) / float(content.height);
+  auto px = [&](float x) { return (x * input - float(content.x)) * sx; };
+  auto py = [&](float y) { return (y * input - float(content.y)) * sy; };
+  FrameFace f;
+  f.box = {px(d.xmin), py(d.ymin), px(d.xmin + d.width), py(d.ymin + d.height)};
+  f.score = d.score;
+  for (int k = 0; k < kFaceKeypoints; ++k)
+    f.keypoints[std::size_t(k)] = {px(d.keypoints[std::size_t(k)].x), py(d.keypoints[std::size_t(k)].y)};
+  return f;
+}
 
 std::vector<FrameFace> faces_from_outputs(const float* raw_boxes, const float* raw_scores, const DetectorOptions& options,
                                           const segbody::Rect& content, int frame_width, int frame_height) {
   const std::vector<FaceDetection> decoded =
-      decode_face_detections(raw_boxes, raw_scores, anchors_of(options.model), decode_options(options));
-  NmsOptions nms;
-  nms.min_suppression_threshold = options.nms_iou;
-  nms.max_num_detections = options.max_faces;
-  // Model-input normalized coordinates -> frame pixels: undo the letterbox.
-  const float input = float(detector_input_size(options.model));
-  const float sx = float(frame_width) / float(content.width), sy = float(frame_height) / float(content.height);
-  auto px = [&](float x) { return (x * input - float(content.x)) * sx; };
-  auto py = [&](float y) { return (y * input - float(content.y)) * sy; };
+      decode_face_detections(raw_boxes, raw_scores, detector_anchors(options.model), detector_decode_options(options));
   std::vector<FrameFace> faces;
-  for (const FaceDetection& d : weighted_non_max_suppression(decoded, nms)) {
-    FrameFace f;
-    f.box = {px(d.xmin), py(d.ymin), px(d.xmin + d.width), py(d.ymin + d.height)};
-    f.score = d.score;
-    for (int k = 0; k < kFaceKeypoints; ++k) f.keypoints[std::size_t(k)] = {px(d.keypoints[std::size_t(k)].x), py(d.keypoints[std::size_t(k)].y)};
-    faces.push_back(f);
-  }
+  for (const FaceDetection& d : weighted_non_max_suppression(decoded, detector_nms_options(options)))
+    faces.push_back(face_in_frame(d, options.model, content, frame_width, frame_height));
   return faces;
 }
 
@@ -83,7 +88,7 @@ CpuFaceDetector::CpuFaceDetector(const std::string& model_path, const DetectorOp
   const int size = detector_input_size(options.model);
   const auto inputs = engine_->input_shapes();
   const auto outputs = engine_->output_shapes();
-  const std::size_t anchors = anchors_of(options.model).size();
+  const std::size_t anchors = detector_anchors(options.model).size();
   const bool fits = inputs.size() == 1 && inputs[0].size() == 4 && inputs[0][1] == size && inputs[0][2] == size &&
                     inputs[0][3] == 3 && outputs.size() == 2 && std::size_t(infer::element_count(outputs[0])) == anchors * 16 &&
                     std::size_t(infer::element_count(outputs[1])) == anchors;

@@ -47,8 +47,18 @@ struct FrameFace {
 // The model input's preprocessing: letterbox, rgb / 127.5 - 1, padding -1 (black).
 segbody::PreprocessParams detector_preprocess(DetectorModel model, segbody::TensorType type);
 
-// Raw model outputs of one frame -> its faces in frame pixels. content: where preprocessing put the
-// frame in the model input (segbody::content_rect).
+// The model's SSD anchors, decoding options (min_score applied) and suppression options.
+const std::vector<Anchor>& detector_anchors(DetectorModel model);
+DecodeOptions detector_decode_options(const DetectorOptions& options);
+NmsOptions detector_nms_options(const DetectorOptions& options);
+
+// A detection (model-input normalized) in frame pixels, the letterbox undone. content: where
+// preprocessing put the frame in the model input (segbody::content_rect).
+FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const segbody::Rect& content, int frame_width,
+                        int frame_height);
+
+// Raw model outputs of one frame -> its faces in frame pixels (decoding, suppression, face_in_frame):
+// the CPU path; the GPU path decodes and suppresses on the device (cuda/track_faces/detection_gpu.hpp).
 std::vector<FrameFace> faces_from_outputs(const float* raw_boxes, const float* raw_scores, const DetectorOptions& options,
                                           const segbody::Rect& content, int frame_width, int frame_height);
 

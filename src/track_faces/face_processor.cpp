@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/trace.hpp"
+#include "cuda/track_faces/detection_gpu.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
@@ -75,6 +76,12 @@ struct FaceProcessor::Impl {
   DeviceBuffer frames_device;
   std::size_t frames_capacity = 0;
 
+  // GPU detection: anchors uploaded once, decoding and suppression on the device, the frames'
+  // detections (17 floats each, up to det_max_out a frame) and counts back through pinned memory.
+  DeviceBuffer anchors_device, det_scratch, det_records;
+  int det_max_out = 0;
+  DecodeOptions det_decode;
+  NmsOptions det_nms;
   // GPU results come back through pinned memory; the CPU path's engines write host vectors.
   PinnedBuffer det_down, mesh_down;
   DeviceBuffer rois_device;
@@ -121,11 +128,31 @@ struct FaceProcessor::Impl {
                        std::to_string(size) + " model (" + detector_model_file(o.detector.model) + ")");
     det_boxes_per_item = std::size_t(infer::element_count(out[0]) / out[0][0]);
     det_scores_per_item = std::size_t(infer::element_count(out[1]) / out[1][0]);
+    if (det_scores_per_item != detector_anchors(o.detector.model).size())
+      throw UsageError("face detector: " + o.detector_path + " has " + std::to_string(det_scores_per_item) + " boxes, " +
+                       detector_model_file(o.detector.model) + " " + std::to_string(detector_anchors(o.detector.model).size()));
+    if (gpu) set_up_gpu_detection();
     if (!gpu) {
       cpu_input.resize(std::size_t(infer::element_count(in[0])));
       cpu_boxes.resize(det_boxes_per_item);
       cpu_scores.resize(det_scores_per_item);
     }
+  }
+
+  void set_up_gpu_detection() {
+    det_decode = detector_decode_options(o.detector);
+    det_nms = detector_nms_options(o.detector);
+    det_max_out = o.detector.max_faces > 0 ? o.detector.max_faces : 64;
+    const std::vector<Anchor>& anchors = detector_anchors(o.detector.model);
+    std::vector<float4> packed;
+    for (const Anchor& a : anchors) packed.push_back(float4{a.x_center, a.y_center, a.w, a.h});
+    anchors_device = rt.device_alloc(packed.size() * sizeof(float4), stream, "detector anchors");
+    stream.copy_to_device(anchors_device.get(), packed.data(), packed.size() * sizeof(float4));
+    det_scratch = rt.device_alloc(detection_scratch_bytes(det_batch, int(anchors.size())), stream, "detection scratch");
+    const std::size_t record_bytes = std::size_t(det_batch) * det_max_out * kDetectionFloats * sizeof(float);
+    det_records = rt.device_alloc(record_bytes + std::size_t(det_batch) * sizeof(int), stream, "detections");
+    det_down = rt.pinned_alloc(record_bytes + std::size_t(det_batch) * sizeof(int));
+    stream.synchronize("track-faces detector set-up");  // the anchors' host copy goes out of scope
   }
 
   void warm_up() {
@@ -193,21 +220,30 @@ struct FaceProcessor::Impl {
     float* boxes = const_cast<float*>(det_gpu->output_device(0));
     float* scores = const_cast<float*>(det_gpu->output_device(1));
     det_gpu->run({det_gpu->input_device(0)}, {boxes, scores}, stream);
-    const std::size_t n = which.size();
-    const std::size_t bytes = n * (det_boxes_per_item + det_scores_per_item) * sizeof(float);
-    if (!det_down.get() || det_down.size() < bytes) {
-      det_down.reset();
-      det_down = rt.pinned_alloc(std::size_t(det_batch) * (det_boxes_per_item + det_scores_per_item) * sizeof(float));
-    }
-    float* host_boxes = det_down.as<float>();
-    float* host_scores = host_boxes + n * det_boxes_per_item;
-    stream.copy_to_host(host_boxes, boxes, n * det_boxes_per_item * sizeof(float));
-    stream.copy_to_host(host_scores, scores, n * det_scores_per_item * sizeof(float));
+    const int n = int(which.size());
+    float* records = static_cast<float*>(det_records.get());
+    int* counts = reinterpret_cast<int*>(records + std::size_t(det_batch) * det_max_out * kDetectionFloats);
+    detect_faces_gpu(boxes, scores, static_cast<const float4*>(anchors_device.get()), n, det_decode, det_nms,
+                     det_max_out, det_scratch.get(), det_scratch.size(), records, counts, stream.get());
+    const std::size_t record_bytes = std::size_t(n) * det_max_out * kDetectionFloats * sizeof(float);
+    float* host_records = det_down.as<float>();
+    int* host_counts = reinterpret_cast<int*>(host_records + std::size_t(det_batch) * det_max_out * kDetectionFloats);
+    stream.copy_to_host(host_records, records, record_bytes);
+    stream.copy_to_host(host_counts, counts, std::size_t(n) * sizeof(int));
     stream.synchronize("track-faces detection");
-    for (std::size_t k = 0; k < n; ++k) {
-      const segbody::FrameSource& f = host_frames[which[k]];
-      faces[which[k]] = faces_from_outputs(host_boxes + k * det_boxes_per_item, host_scores + k * det_scores_per_item,
-                                           o.detector, content[k], f.width, f.height);
+    for (int k = 0; k < n; ++k) {
+      const segbody::FrameSource& f = host_frames[which[std::size_t(k)]];
+      for (int i = 0; i < host_counts[k]; ++i) {
+        const float* r = host_records + (std::size_t(k) * det_max_out + std::size_t(i)) * kDetectionFloats;
+        FaceDetection d;
+        d.xmin = r[0];
+        d.ymin = r[1];
+        d.width = r[2];
+        d.height = r[3];
+        d.score = r[4];
+        for (int p = 0; p < kFaceKeypoints; ++p) d.keypoints[std::size_t(p)] = {r[5 + 2 * p], r[6 + 2 * p]};
+        faces[which[std::size_t(k)]].push_back(face_in_frame(d, o.detector.model, content[std::size_t(k)], f.width, f.height));
+      }
     }
     return faces;
   }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -209,51 +210,31 @@ void save_camera(Camera& cam, const TrackSettings& s) {
   }
 }
 
-BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                                    const std::vector<std::size_t>&) {
-  const TrackSettings s = read_settings(ctx.config);
-  BatchOutcome outcome;
-  outcome.work_unit_name = "frames";
-  std::vector<std::unique_ptr<Camera>> cameras;
-  std::set<std::string> ids;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto cam = std::make_unique<Camera>();
-    cam->item = i;
-    cam->path = inputs[i];
-    cam->id = camera_id(inputs[i]);
-    if (!ids.insert(cam->id).second)
-      throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (their files' stems): rename one");
-    const auto offset = s.time_offsets.find(cam->id);
-    cam->offset_s = offset == s.time_offsets.end() ? 0.0 : offset->second;
-    cam->tracker = std::make_unique<CameraTracker>(s.tracking);
-    cameras.push_back(std::move(cam));
-  }
-  for (const auto& [id, seconds] : s.time_offsets)
-    if (!ids.count(id)) throw UsageError("/cameras/time_offsets: no camera is called \"" + id + "\"");
-  if (cameras.empty()) return outcome;
-
-  Runtime& rt = ctx.runtime;
-  if (rt.gpu()) rt.bind_thread();
-  FaceProcessorOptions po = s.processor;
-  po.max_frames = std::min<int>(kMaxStepFrames, int(cameras.size()));
-  FaceProcessor processor(rt, po);
-
-  const std::int64_t start_us = Trace::now_us();
-  for (auto& cam : cameras) {
-    Camera& c = *cam;
-    c.decoder = std::thread([&c, &s, start_us] { decode_camera(c, s, start_us); });
-    c.saver = std::thread([&c, &s] { save_camera(c, s); });
-  }
-  processor.warm_up();  // while the decoders start
-
+// What one compute worker did.
+struct GroupRun {
   std::int64_t steps = 0;
   double compute_s = 0;
+  bool gpu = false;
+  std::exception_ptr error;
+};
+
+// One compute worker: a processor on `rt` for its cameras, which advance together, a frame of each
+// per step. Stops early when `stop` is set (a failure elsewhere, or run.on_error fail); on an
+// exception sets it and closes every queue of its cameras so their threads end.
+void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSettings& s, std::atomic<bool>& stop,
+               GroupRun& run) {
   try {
-    for (;;) {
-      // One frame from every camera still running (cameras advance together).
-      std::vector<Camera*> step;
-      std::vector<DecodedFrame> frames;
-      for (auto& cam : cameras) {
+    FaceProcessorOptions po = s.processor;
+    po.max_frames = std::min<int>(kMaxStepFrames, int(cameras.size()));
+    FaceProcessor processor(rt, po);  // binds this thread to the runtime's device
+    run.gpu = processor.gpu();
+    processor.warm_up();  // while the decoders start
+    std::vector<Camera*> step;
+    std::vector<DecodedFrame> frames;
+    while (!stop) {
+      step.clear();
+      frames.clear();
+      for (Camera* cam : cameras) {
         if (!cam->active) continue;
         std::optional<DecodedFrame> d = cam->decoded.pop();
         if (!d) {
@@ -261,7 +242,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
           cam->to_save.close();
           continue;
         }
-        step.push_back(cam.get());
+        step.push_back(cam);
         frames.push_back(std::move(*d));
       }
       if (step.empty()) break;
@@ -295,30 +276,89 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
           cam.to_save.push(std::move(item));
         }
       }
-      compute_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      ++steps;
-      if (s.stop_on_error && std::any_of(cameras.begin(), cameras.end(), [](auto& c) { return c->failed(); })) {
-        outcome.cancelled = true;  // on_error fail: the first failed camera stops the job
-        break;
-      }
+      run.compute_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++run.steps;
+      if (s.stop_on_error && std::any_of(cameras.begin(), cameras.end(), [](Camera* c) { return c->failed(); }))
+        stop = true;  // on_error fail: the first failed camera stops the job
     }
   } catch (...) {
-    for (auto& cam : cameras) {
+    run.error = std::current_exception();
+    stop = true;
+  }
+  if (stop)
+    for (Camera* cam : cameras) {
       cam->decoded.close();
       cam->to_save.close();
     }
-    for (auto& cam : cameras) {
-      if (cam->decoder.joinable()) cam->decoder.join();
-      if (cam->saver.joinable()) cam->saver.join();
-    }
-    throw;
+}
+
+BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
+                                    const std::vector<std::size_t>&) {
+  const TrackSettings s = read_settings(ctx.config);
+  BatchOutcome outcome;
+  outcome.work_unit_name = "frames";
+  std::vector<std::unique_ptr<Camera>> cameras;
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto cam = std::make_unique<Camera>();
+    cam->item = i;
+    cam->path = inputs[i];
+    cam->id = camera_id(inputs[i]);
+    if (!ids.insert(cam->id).second)
+      throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (their files' stems): rename one");
+    const auto offset = s.time_offsets.find(cam->id);
+    cam->offset_s = offset == s.time_offsets.end() ? 0.0 : offset->second;
+    cam->tracker = std::make_unique<CameraTracker>(s.tracking);
+    cameras.push_back(std::move(cam));
   }
+  for (const auto& [id, seconds] : s.time_offsets)
+    if (!ids.count(id)) throw UsageError("/cameras/time_offsets: no camera is called \"" + id + "\"");
+  if (cameras.empty()) return outcome;
+
+  // Compute workers: one on the job's device, or one per run.devices entry (cameras dealt out in
+  // turn), each with its own runtime, processor and step loop.
+  std::vector<std::unique_ptr<Runtime>> extra_runtimes;
+  std::vector<Runtime*> worker_runtimes{&ctx.runtime};
+  if (ctx.runtime.gpu() && !s.devices.empty()) {
+    worker_runtimes.clear();
+    for (const std::string& device : s.devices) {
+      RuntimeOptions ro;
+      ro.device = DeviceChoice::parse(device);
+      extra_runtimes.push_back(std::make_unique<Runtime>(ro));
+      worker_runtimes.push_back(extra_runtimes.back().get());
+    }
+  }
+  const std::size_t workers = std::min(worker_runtimes.size(), cameras.size());
+  std::vector<std::vector<Camera*>> groups(workers);
+  for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
+
+  const std::int64_t start_us = Trace::now_us();
   for (auto& cam : cameras) {
-    if (outcome.cancelled && !cam->failed()) cam->fail("cancelled", cam->id + ": stopped by another camera's failure (run.on_error fail)");
+    Camera& c = *cam;
+    c.decoder = std::thread([&c, &s, start_us] { decode_camera(c, s, start_us); });
+    c.saver = std::thread([&c, &s] { save_camera(c, s); });
+  }
+  std::atomic<bool> stop{false};
+  std::vector<GroupRun> runs(workers);
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] { run_group(*worker_runtimes[w], groups[w], s, stop, runs[w]); });
+  for (std::thread& t : threads) t.join();
+  for (auto& cam : cameras) {
+    if (stop && !cam->failed()) cam->fail("cancelled", cam->id + ": stopped by a failure (see the other errors)");
     cam->decoder.join();
     cam->to_save.close();
     cam->saver.join();
   }
+  std::int64_t steps = 0;
+  double compute_s = 0;
+  for (const GroupRun& r : runs) {
+    if (r.error) std::rethrow_exception(r.error);
+    steps += r.steps;
+    compute_s += r.compute_s;
+  }
+  outcome.cancelled = stop;
+  const bool gpu = runs.front().gpu;
 
   // Report: per camera, and the latency over all frames.
   std::vector<double> latency;
@@ -339,13 +379,15 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
     per_camera.push_back(std::move(c));
   }
   nlohmann::ordered_json& x = outcome.extra;
-  x["device"] = processor.gpu() ? "gpu" : "cpu";
+  x["device"] = gpu ? "gpu" : "cpu";
   x["cameras"] = cameras.size();
+  x["compute_workers"] = workers;
   x["steps"] = steps;
   x["realtime"] = s.realtime;
   x["frames"] = outcome.work_units;
   x["frames_per_s"] = wall_s > 0 ? round3(outcome.work_units / wall_s) : 0.0;
   x["compute_s"] = round3(compute_s);
+  // Summed over the workers: each worker's busy time, so per frame it is the compute cost of a frame.
   x["compute_ms_per_frame"] = outcome.work_units > 0 ? round3(compute_s * 1000.0 / outcome.work_units) : 0.0;
   x["latency_ms"] = {{"p50", round3(percentile(latency, 0.5))}, {"p99", round3(percentile(latency, 0.99))},
                      {"max", round3(latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()))},

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/gpu_runtime.hpp"
 #include "core/outputs.hpp"
 #include "infer/model_locator.hpp"
 
@@ -58,6 +59,9 @@ config::Schema make_schema() {
   s.integer("/run/landmark_batch", 32, 1, 64, "faces per landmark model run on the GPU");
   s.boolean("/run/realtime", false, "release each camera's frames at its frame rate (as live cameras would)");
   s.integer("/run/decode_threads", 1, 0, 64, "decoder threads per camera (0 = libav's choice)");
+  s.string_list("/run/devices", {},
+                "GPU runs: one compute worker per entry (\"cuda:0\", \"cuda:1\"...; the same device twice overlaps two "
+                "workers' steps on it), cameras dealt out in turn; empty: one worker on --device");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed cameras and go on; fail: stop at the first");
   return s;
 }
@@ -135,6 +139,17 @@ TrackSettings read_settings(const config::json& c) {
   if (s.jsonl_name.empty() && s.csv_name.empty() && s.summary_name.empty() && s.preview_name.empty())
     throw UsageError("/output: every output is off (jsonl, csv, summary and preview)");
   s.realtime = config::value_at<bool>(c, "/run/realtime");
+  s.devices = config::value_at<std::vector<std::string>>(c, "/run/devices");
+  for (const std::string& d : s.devices) {
+    const DeviceChoice choice = [&] {
+      try {
+        return DeviceChoice::parse(d);
+      } catch (const std::exception& e) {
+        throw UsageError(std::string("/run/devices: ") + e.what());
+      }
+    }();
+    if (choice.kind != DeviceChoice::Kind::cuda) throw UsageError("/run/devices: \"" + d + "\" is not a GPU (cuda:N)");
+  }
   s.decode_threads = config::value_at<int>(c, "/run/decode_threads");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
   return s;

@@ -2,6 +2,7 @@
 // track-faces' job config: schema (documented; --print-config) and the checked settings.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/config.hpp"
 #include "track_faces/camera_tracker.hpp"
@@ -20,6 +21,7 @@ struct TrackSettings {
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
   int decode_threads = 1;
+  std::vector<std::string> devices;  // compute workers' devices (cuda:N); empty: one on the job's device
   bool stop_on_error = false;
 };
 
