@@ -126,9 +126,13 @@ __global__ void __launch_bounds__(kThreads)
       double sum = 0;
       if (tid < detmath::kMergeSums)
         for (int m = 0; m < cluster; ++m) sum += detmath::merge_term(sorted + std::size_t(members[m]) * kFloats, tid);
-      double sums[detmath::kMergeSums];
-      for (int t = 0; t < detmath::kMergeSums; ++t) sums[t] = __shfl_sync(0xffffffffu, sum, t);
-      if (tid < kFloats) out[std::size_t(n_out) * kFloats + tid] = detmath::merged_field(sums, best_rec, tid);
+      // Lane f writes field f from the accumulators it needs (no array: it would live in local memory).
+      const int source = tid < kFloats ? detmath::merge_source(tid) : 0;
+      const double total = __shfl_sync(0xffffffffu, sum, 0);
+      const double from = __shfl_sync(0xffffffffu, sum, source);
+      const double minus = __shfl_sync(0xffffffffu, sum, source >= 2 ? source - 2 : 0);
+      if (tid < kFloats)
+        out[std::size_t(n_out) * kFloats + tid] = detmath::merged_field(total, from, minus, best_rec, tid);
       if (tid == 0) {
         // Nothing merged (a zero-size best box): only the best one leaves, as on the CPU.
         if (cluster == 0) alive[best] = 0;

@@ -103,17 +103,19 @@ GP_HD double merge_term(const float* d, int t) {
 }
 
 // Field f of the merged detection: the weighted means, the best one's score (its box when the
-// cluster has no weight).
-GP_HD float merged_field(const double* sums, const float* best, int f) {
-  const double total = sums[0];
+// cluster has no weight). Field f reads accumulator merge_source(f), minus merge_source(f) - 2
+// for the width and height (xmax - xmin, ymax - ymin).
+GP_HD int merge_source(int f) { return f < 4 ? f + 1 : f; }
+
+GP_HD float merged_field(double total, double source, double minus, const float* best, int f) {
   if (!(total > 0) || f == 4) return best[f];
-  switch (f) {
-    case 0: return float(sums[1] / total);
-    case 1: return float(sums[2] / total);
-    case 2: return float((sums[3] - sums[1]) / total);
-    case 3: return float((sums[4] - sums[2]) / total);
-    default: return float(sums[f] / total);
-  }
+  if (f == 2 || f == 3) return float((source - minus) / total);
+  return float(source / total);
+}
+
+GP_HD float merged_field(const double* sums, const float* best, int f) {
+  const int s = merge_source(f);
+  return merged_field(sums[0], sums[s], sums[s >= 2 ? s - 2 : 0], best, f);
 }
 
 // Host only: the CPU path, used by decode_face_detections / weighted_non_max_suppression and the

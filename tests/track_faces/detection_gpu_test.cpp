@@ -8,6 +8,8 @@
 // The time of a 64-frame short-range batch is printed (WARN), not checked.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -165,6 +167,18 @@ TEST_CASE("detect_faces GPU: argument checks, empty batch, 64 short-range frames
   int total = 0;
   for (int n : counts) total += n;
   CHECK(total >= batch);  // every frame has at least one face
+  // The CPU path on the same batch, for scale.
+  const std::vector<Anchor> anchors = gp::test::face_anchors(FaceModel::short_range);
+  std::vector<float> cpu(std::size_t(batch) * max_out * kDetectionFloats);
+  std::vector<int> cpu_counts(batch);
+  double cpu_ms = 1e30;
+  for (int i = 0; i < 5; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    detect_faces_cpu(raw.boxes.data(), raw.scores.data(), anchors, batch, o, nms, max_out, cpu.data(), cpu_counts.data());
+    cpu_ms = std::min(cpu_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  CHECK(counts == cpu_counts);
   WARN("detect_faces_gpu: 64 short-range frames (896 boxes), " << total << " detections, best of 5: " << ms
-                                                               << " ms (wall incl. launch)");
+                                                               << " ms (wall incl. launch); CPU reference " << cpu_ms
+                                                               << " ms");
 }
