@@ -15,6 +15,8 @@
 #       and + dlib HOG) on BENCH_PEER_STREAMS streams of BENCH_CPU_FRAMES frames, one thread each:
 #       frames/s -> real-time streams (frames/s / 30), its per-frame times.
 #   (e) agreement with Haar and HOG on Megamind.avi (all frames): scripts/bench/face_agreement.py.
+#   (g) the machine's decode limit: ffmpeg -threads 1 decoding the stream, nproc at a time (xargs
+#       -P), frames/s over all: the most 720p frames/s any CPU-decoding pipeline gets on this host.
 #   (f) GPU against CPU on Megamind.avi with landmarks: boxes IoU >= 0.95 and landmarks mean error
 #       < 1 px (scripts/bench/track_faces_compare.py).
 #   scripts/bench/track_faces.sh [RESULT.json]   (default $OUT/track_faces.json)
@@ -85,15 +87,22 @@ run_job cpu 1 "$work/cams_cpu" cpu --set run.realtime=false
 if [[ -x $peer ]]; then
   echo "(d) OpenCV Haar / dlib HOG, $peer_streams streams"
   cams "$peer_streams" "$work/cams_cpu" >"$work/peer.list"
+  # opencv-data's cascade; on the GPU machine it comes with the dependency bundle.
+  cascade=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
+  [[ -f $cascade ]] || cascade=/opt/gpuproc-deps/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
   for det in haar hog; do
-    timed "peer_$det" "" "$peer" --detector "$det" --threads "$peer_streams" --out "$work/peer-$det.jsonl" \
-      $(cat "$work/peer.list")
+    timed "peer_$det" "" "$peer" --detector "$det" --haar-cascade "$cascade" --threads "$peer_streams" \
+      --out "$work/peer-$det.jsonl" $(cat "$work/peer.list")
   done
   echo "(e) agreement on Megamind.avi"
-  timed peer_megamind "" "$peer" --detector both --out "$work/peer-megamind.jsonl" "$megamind"
+  timed peer_megamind "" "$peer" --detector both --haar-cascade "$cascade" --out "$work/peer-megamind.jsonl" "$megamind"
 else
   echo "no $peer: (d) and (e) skipped"
 fi
+echo "(g) decode limit: ffmpeg -threads 1, $(nproc) at a time"
+decode_n=$(nproc)
+for ((i = 0; i < decode_n; i++)); do echo "$work/cams/cam_$(printf %03d $i).mp4"; done >"$work/decode.list"
+timed decode_limit "" xargs -P "$decode_n" -I{} ffmpeg -nostdin -v error -threads 1 -i {} -f null - <"$work/decode.list"
 mega_job() {  # mega_job NAME DEVICE
   timed "$1" "$work/keep-$1" "$gpuproc" "${job[@]}" "$megamind" --device "$2" --set run.realtime=false \
     --set detector.model=short --set output.landmarks=true --set run.precision=fp32 --set output.dir="$work/keep-$1/out" --report "$work/report-$1.json"
@@ -134,6 +143,8 @@ def job_figures(name, k, expected_frames):
            "faces_per_frame": round(sum(c.get("summary", {}).get("faces", 0) for c in x["per_camera"]) / max(1, x["frames"]), 3),
            "tracks_per_camera": [len(c.get("summary", {}).get("tracks", [])) for c in x["per_camera"]][:4]}
     fig["real_time"] = bool(done and x["latency_ms"]["p99"] < 33.0)
+    fig["compute_workers"] = x.get("compute_workers")
+    fig["stages"] = r.get("stages")
     return fig
 
 ks = [int(k) for k in "$ks".split()]
@@ -178,6 +189,10 @@ result = {
     "cpu_real_time_streams": (cpu.get("frames_per_s") or 0) // 30 if cpu.get("ok") else None,
     "peer": {det: {"summary": s, "frames_per_s": peer_fps(s),
                    "real_time_streams": (peer_fps(s) or 0) // 30 if s else None} for det, s in peers.items()},
+    "decode_limit": {"frames_per_s": round(int("$(nproc)") * frames / runs["decode_limit"]["wall_s"], 1)
+                     if runs.get("decode_limit", {}).get("exit_code") == 0 else None,
+                     "real_time_streams": int(int("$(nproc)") * frames / runs["decode_limit"]["wall_s"] // 30)
+                     if runs.get("decode_limit", {}).get("exit_code") == 0 else None},
     "agreement_vs_haar_hog": load(f"{work}/agreement.json"),
     "gpu_vs_cpu_megamind": load(f"{work}/gpu_vs_cpu.json"),
     "targets": {"real_time_streams_at_least_64": {"value": largest, "pass": largest >= 64},
@@ -191,7 +206,7 @@ json.dump(result, open(result_path, "w"), indent=2)
 print(json.dumps({"largest_real_time_streams": largest,
                   "gpu_real_time": [{k: f.get(k) for k in ("streams", "real_time", "frames_per_s", "latency_ms", "compute_ms_per_frame")} for f in realtime],
                   "gpu_throughput": {k: throughput.get(k) for k in ("frames_per_s", "compute_ms_per_frame", "latency_ms")},
-                  "cpu_frames_per_s": cpu.get("frames_per_s"), "peer_frames_per_s": {d: v["frames_per_s"] for d, v in result["peer"].items()},
+                  "cpu_frames_per_s": cpu.get("frames_per_s"), "decode_limit": result["decode_limit"], "peer_frames_per_s": {d: v["frames_per_s"] for d, v in result["peer"].items()},
                   "agreement": result["agreement_vs_haar_hog"], "gpu_vs_cpu": result["gpu_vs_cpu_megamind"]}, indent=1, default=str))
 print("wrote", result_path)
 PY

@@ -169,7 +169,7 @@ struct FaceProcessor::Impl {
     warmed = true;
   }
 
-  void set_frames(const std::vector<segbody::FrameSource>& in) {
+  void set_frames(const std::vector<segbody::FrameSource>& in, bool packed_pinned) {
     if (int(in.size()) > std::max(1, o.max_frames))
       throw Error("track-faces: " + std::to_string(in.size()) + " frames in one step, the processor takes " +
                   std::to_string(o.max_frames));
@@ -182,20 +182,28 @@ struct FaceProcessor::Impl {
     std::size_t total = 0;
     for (const auto& f : in) total += (segbody::frame_bytes(f) + 255) / 256 * 256;
     if (total > frames_capacity) {
-      frames_up.reset();
       frames_device.reset();
       frames_capacity = total + total / 4;
-      frames_up = rt.pinned_alloc(frames_capacity);
       frames_device = rt.device_alloc(frames_capacity, stream, "track-faces frames");
+    }
+    if (!packed_pinned && frames_up.size() < total) {
+      frames_up.reset();
+      frames_up = rt.pinned_alloc(frames_capacity);
     }
     frames.resize(in.size());
     std::size_t offset = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
-      segbody::pack_frame(in[i], frames_up.as<std::uint8_t>() + offset);
-      frames[i] = segbody::frame_at(in[i], static_cast<std::uint8_t*>(frames_device.get()) + offset);
-      offset += (segbody::frame_bytes(in[i]) + 255) / 256 * 256;
+      auto* device = static_cast<std::uint8_t*>(frames_device.get()) + offset;
+      const std::size_t bytes = segbody::frame_bytes(in[i]);
+      if (packed_pinned) {
+        stream.copy_to_device(device, in[i].planes[0], bytes);
+      } else {
+        segbody::pack_frame(in[i], frames_up.as<std::uint8_t>() + offset);
+      }
+      frames[i] = segbody::frame_at(in[i], device);
+      offset += (bytes + 255) / 256 * 256;
     }
-    stream.copy_to_device(frames_device.get(), frames_up.get(), offset);
+    if (!packed_pinned) stream.copy_to_device(frames_device.get(), frames_up.get(), offset);
   }
 
   std::vector<std::vector<FrameFace>> detect(const std::vector<bool>& wanted) {
@@ -334,7 +342,12 @@ FaceProcessor::~FaceProcessor() = default;
 bool FaceProcessor::gpu() const { return impl_->gpu; }
 bool FaceProcessor::has_landmarks() const { return impl_->mesh_gpu || impl_->mesh_cpu; }
 void FaceProcessor::warm_up() { impl_->warm_up(); }
-void FaceProcessor::set_frames(const std::vector<segbody::FrameSource>& frames) { impl_->set_frames(frames); }
+void FaceProcessor::set_frames(const std::vector<segbody::FrameSource>& frames, bool packed_pinned) {
+  impl_->set_frames(frames, packed_pinned);
+}
+void FaceProcessor::wait_uploads() {
+  if (impl_->gpu) impl_->stream.synchronize("track-faces frame upload");
+}
 std::vector<std::vector<FrameFace>> FaceProcessor::detect(const std::vector<bool>& detect) { return impl_->detect(detect); }
 std::vector<std::vector<FaceLandmarks>> FaceProcessor::landmarks(const std::vector<std::vector<FaceRoi>>& rois) {
   return impl_->landmarks(rois);

@@ -49,8 +49,12 @@ class FaceProcessor {
   void warm_up();
 
   // The step's frames (host memory, at most max_frames, any sizes): uploaded (GPU) or kept (CPU).
-  // They must stay valid until the step's landmarks() returns.
-  void set_frames(const std::vector<segbody::FrameSource>& frames);
+  // They must stay valid until the step's landmarks() returns, and (packed_pinned) until
+  // wait_uploads(). packed_pinned: each frame's planes lie packed (segbody::frame_at's layout) in
+  // pinned memory, so they go up as they are, without the staging copy.
+  void set_frames(const std::vector<segbody::FrameSource>& frames, bool packed_pinned = false);
+  // Returns once the step's uploads are done (the GPU no longer reads the host frames).
+  void wait_uploads();
   // Faces (frame pixels) of the frames whose `detect` flag is set; others get none.
   std::vector<std::vector<FrameFace>> detect(const std::vector<bool>& detect);
   // Landmarks of rois[f] on frame f, in the same order.

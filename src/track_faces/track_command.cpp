@@ -1,9 +1,10 @@
-// gpuproc track-faces: every camera's video decoded on its own thread (libavcodec) into a small
-// queue, one compute thread taking a frame of each camera per step (one batched detector run,
-// one batched landmark run for all their faces; FaceProcessor), per-camera tracking
-// (CameraTracker), and per-camera save threads writing the results and encoding the preview, so
-// decode, GPU work and encode overlap. Per-frame latency: from the frame leaving its decoder (or,
-// with run.realtime, from when a live camera would have delivered it) to its results written.
+// gpuproc track-faces: every camera's video decoded on its own thread into a small queue
+// (camera_stream), compute workers each taking a frame of each of its cameras per step (one
+// batched detector run, one batched landmark run for all their faces; FaceProcessor), per-camera
+// tracking (CameraTracker), and per-camera save threads writing the results and encoding the
+// preview, so decode, GPU work and encode overlap. Per-frame latency: from the frame leaving its
+// decoder (or, with run.realtime, from when a live camera would have delivered it) to its results
+// written.
 #include "track_faces/track_command.hpp"
 
 #include <algorithm>
@@ -11,42 +12,22 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
 
-#include "core/bounded_queue.hpp"
 #include "core/error.hpp"
-#include "core/outputs.hpp"
-#include "core/pipeline.hpp"
 #include "core/trace.hpp"
-#include "io/video_reader.hpp"
-#include "io/video_writer.hpp"
-#include "segment_body/video_frame_source.hpp"
-#include "track_faces/camera_tracker.hpp"
-#include "track_faces/face_preview.hpp"
+#include "track_faces/camera_stream.hpp"
 #include "track_faces/face_processor.hpp"
-#include "track_faces/result_writers.hpp"
 #include "track_faces/track_settings.hpp"
 
 namespace gp::track {
 namespace {
 
 constexpr int kMaxStepFrames = 64;  // the engines' largest batch: more cameras run in groups
-
-struct DecodedFrame {
-  io::VideoFrame frame;
-  std::int64_t index = 0;
-  double time_s = 0;
-  std::int64_t due_us = 0;  // when the frame was (or, realtime, would have been) available
-};
-
-struct SaveItem {
-  CameraFrame result;
-  io::VideoFrame frame;  // for the preview; empty without one
-  std::int64_t due_us = 0;
-};
 
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -55,34 +36,6 @@ double percentile(std::vector<double> v, double q) {
 }
 
 double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
-
-struct Camera {
-  std::size_t item = 0;  // position in the run's inputs
-  std::string id, path;
-  double offset_s = 0;
-  BoundedQueue<DecodedFrame> decoded{4};
-  BoundedQueue<SaveItem> to_save{8};
-  std::unique_ptr<CameraTracker> tracker;
-  std::thread decoder, saver;
-  std::mutex failure_mutex;
-  std::optional<ItemFailure> failure;
-  std::vector<std::string> written;
-  nlohmann::ordered_json summary;
-  std::vector<double> latency_ms;
-  std::int64_t frames = 0, detection_frames = 0;
-  bool active = true;
-
-  void fail(const std::string& stage, const std::string& message) {
-    std::lock_guard<std::mutex> lock(failure_mutex);
-    if (!failure) failure = ItemFailure{item, stage, message};
-    decoded.close();
-    to_save.close();
-  }
-  bool failed() {
-    std::lock_guard<std::mutex> lock(failure_mutex);
-    return failure.has_value();
-  }
-};
 
 class TrackFacesCommand final : public BatchCommand {
  public:
@@ -114,102 +67,6 @@ class TrackFacesCommand final : public BatchCommand {
                    const std::vector<std::size_t>& input_indices) override;
 };
 
-// Decoder thread: frames into the camera's queue, paced to the video's clock with `realtime`.
-void decode_camera(Camera& cam, const TrackSettings& s, std::int64_t start_us) {
-  try {
-    io::VideoReaderOptions ro;
-    ro.threads = s.decode_threads;
-    ro.frame_threads = !s.realtime;  // live: no frame-threading delay
-    io::VideoReader reader(cam.path, ro);
-    DecodedFrame d;
-    double first_s = -1;
-    for (std::int64_t index = 0;; ++index) {
-      {
-        ScopedStage span("decode");
-        if (!reader.read(d.frame)) break;
-      }
-      if (first_s < 0) first_s = d.frame.seconds();
-      d.index = index;
-      d.time_s = d.frame.seconds() - first_s + cam.offset_s;
-      d.due_us = Trace::now_us();
-      if (s.realtime) {
-        d.due_us = std::max(d.due_us, start_us + std::int64_t((d.frame.seconds() - first_s) * 1e6));
-        std::this_thread::sleep_until(std::chrono::steady_clock::now() +
-                                      std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
-      }
-      if (!cam.decoded.push(std::move(d))) return;  // closed: the camera failed elsewhere
-      d = DecodedFrame{};
-    }
-  } catch (const ItemError& e) {
-    cam.fail(e.stage(), e.what());
-  } catch (const std::exception& e) {
-    cam.fail("decode", cam.path + ": " + e.what());
-  }
-  cam.decoded.close();
-}
-
-// Save thread: JSON lines, CSV, preview; the summary at the end.
-void save_camera(Camera& cam, const TrackSettings& s) {
-  try {
-    CameraResultWriter writer(camera_output(s, s.jsonl_name, cam.id), camera_output(s, s.csv_name, cam.id),
-                              s.write_landmarks);
-    std::unique_ptr<io::VideoWriter> preview;
-    io::VideoRgbConverter to_rgb;
-    std::vector<std::uint8_t> rgb;
-    while (std::optional<SaveItem> item = cam.to_save.pop()) {
-      {
-        ScopedStage span("write results");
-        writer.write(item->result);
-      }
-      if (!s.preview_name.empty()) {
-        ScopedStage span("preview");
-        const io::VideoFrame& f = item->frame;
-        if (!preview) {
-          io::VideoWriterOptions wo;
-          wo.input = io::VideoPixels::rgb24;
-          wo.crf = s.preview_crf;
-          wo.preset = "veryfast";
-          preview = std::make_unique<io::VideoWriter>(camera_output(s, s.preview_name, cam.id), f.width() / 2 * 2,
-                                                      f.height() / 2 * 2, wo);
-        }
-        rgb.resize(std::size_t(f.width()) * f.height() * 3);
-        const ImageView view = packed_view(rgb.data(), f.width(), f.height(), 3, PixelType::u8);
-        to_rgb.convert(f, view);
-        draw_faces(view, item->result.faces);
-        ImageView even = view;
-        even.width = f.width() / 2 * 2;
-        even.height = f.height() / 2 * 2;
-        preview->write(even);
-      }
-      cam.latency_ms.push_back(double(Trace::now_us() - item->due_us) / 1000.0);
-    }
-    if (cam.failed()) return;
-    writer.finish();
-    for (const std::string& name : {s.jsonl_name, s.csv_name})
-      if (!name.empty()) cam.written.push_back(camera_output(s, name, cam.id));
-    if (preview) {
-      preview->finish();
-      cam.written.push_back(preview->path());
-    }
-    cam.summary = writer.summary().to_json();
-    if (!s.summary_name.empty()) {
-      const std::string path = camera_output(s, s.summary_name, cam.id);
-      write_atomically(path, [&](const std::string& temp) {
-        std::FILE* f = std::fopen(temp.c_str(), "wb");
-        if (!f) throw ItemError(path, "write", "cannot create the file");
-        const std::string text = cam.summary.dump(2) + "\n";
-        const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-        if (std::fclose(f) != 0 || !ok) throw ItemError(path, "write", "cannot write the file");
-      });
-      cam.written.push_back(path);
-    }
-  } catch (const ItemError& e) {
-    cam.fail(e.stage(), e.what());
-  } catch (const std::exception& e) {
-    cam.fail("write", cam.id + ": " + e.what());
-  }
-}
-
 // What one compute worker did.
 struct GroupRun {
   std::int64_t steps = 0;
@@ -218,17 +75,39 @@ struct GroupRun {
   std::exception_ptr error;
 };
 
+// Counts the compute workers ready (engines built and warmed up); the last one opens the gate.
+class ReadyCount {
+ public:
+  ReadyCount(std::size_t workers, StartGate& gate) : left_(workers), gate_(gate) {}
+  void ready() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (left_ > 0 && --left_ == 0) gate_.open();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::size_t left_;
+  StartGate& gate_;
+};
+
 // One compute worker: a processor on `rt` for its cameras, which advance together, a frame of each
 // per step. Stops early when `stop` is set (a failure elsewhere, or run.on_error fail); on an
 // exception sets it and closes every queue of its cameras so their threads end.
 void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSettings& s, std::atomic<bool>& stop,
-               GroupRun& run) {
+               ReadyCount& ready, GroupRun& run) {
   try {
     FaceProcessorOptions po = s.processor;
     po.max_frames = std::min<int>(kMaxStepFrames, int(cameras.size()));
-    FaceProcessor processor(rt, po);  // binds this thread to the runtime's device
-    run.gpu = processor.gpu();
-    processor.warm_up();  // while the decoders start
+    std::optional<FaceProcessor> processor;
+    try {
+      processor.emplace(rt, po);  // binds this thread to the runtime's device
+      run.gpu = processor->gpu();
+      processor->warm_up();
+    } catch (...) {
+      ready.ready();  // the others must not wait for this one
+      throw;
+    }
+    ready.ready();
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
     while (!stop) {
@@ -252,14 +131,19 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
         std::vector<segbody::FrameSource> sources;
         std::vector<bool> detect;
         for (std::size_t k = first; k < last; ++k) {
-          sources.push_back(segbody::video_frame_source(frames[k].frame));
+          sources.push_back(frames[k].source);
           detect.push_back(step[k]->tracker->wants_detection());
         }
-        processor.set_frames(sources);
-        const std::vector<std::vector<FrameFace>> detections = processor.detect(detect);
+        processor->set_frames(sources, frames[first].slot >= 0);
+        const std::vector<std::vector<FrameFace>> detections = processor->detect(detect);
         std::vector<std::vector<FaceRoi>> rois;
         for (std::size_t k = first; k < last; ++k) rois.push_back(step[k]->tracker->rois(detections[k - first]));
-        const std::vector<std::vector<FaceLandmarks>> landmarks = processor.landmarks(rois);
+        const std::vector<std::vector<FaceLandmarks>> landmarks = processor->landmarks(rois);
+        processor->wait_uploads();
+        for (std::size_t k = first; k < last; ++k) {
+          step[k]->release_slot(frames[k].slot);
+          frames[k].slot = -1;
+        }
         ScopedStage span("track");
         for (std::size_t k = first; k < last; ++k) {
           Camera& cam = *step[k];
@@ -315,37 +199,46 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
     if (!ids.count(id)) throw UsageError("/cameras/time_offsets: no camera is called \"" + id + "\"");
   if (cameras.empty()) return outcome;
 
-  // Compute workers: one on the job's device, or one per run.devices entry (cameras dealt out in
-  // turn), each with its own runtime, processor and step loop.
+  // Compute workers: on the GPU run.workers per device (the job's, or each run.devices entry, with
+  // a runtime of its own), on the CPU one; cameras dealt out in turn.
   std::vector<std::unique_ptr<Runtime>> extra_runtimes;
-  std::vector<Runtime*> worker_runtimes{&ctx.runtime};
+  std::vector<Runtime*> device_runtimes{&ctx.runtime};
   if (ctx.runtime.gpu() && !s.devices.empty()) {
-    worker_runtimes.clear();
+    device_runtimes.clear();
     for (const std::string& device : s.devices) {
       RuntimeOptions ro;
       ro.device = DeviceChoice::parse(device);
       extra_runtimes.push_back(std::make_unique<Runtime>(ro));
-      worker_runtimes.push_back(extra_runtimes.back().get());
+      device_runtimes.push_back(extra_runtimes.back().get());
     }
   }
+  std::vector<Runtime*> worker_runtimes;
+  for (int k = 0; k < (ctx.runtime.gpu() ? s.workers_per_device : 1); ++k)
+    for (Runtime* rt : device_runtimes) worker_runtimes.push_back(rt);
   const std::size_t workers = std::min(worker_runtimes.size(), cameras.size());
   std::vector<std::vector<Camera*>> groups(workers);
   for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
 
-  const std::int64_t start_us = Trace::now_us();
-  for (auto& cam : cameras) {
-    Camera& c = *cam;
-    c.decoder = std::thread([&c, &s, start_us] { decode_camera(c, s, start_us); });
-    c.saver = std::thread([&c, &s] { save_camera(c, s); });
-  }
+  // Decoders start at once (their first frames wait at the gate), compute workers build and warm
+  // up their engines meanwhile; the last one ready opens the gate.
+  StartGate gate;
+  ReadyCount ready(workers, gate);
+  for (std::size_t w = 0; w < workers; ++w)
+    for (Camera* cam : groups[w]) {
+      Runtime* pinned = worker_runtimes[w]->gpu() ? worker_runtimes[w] : nullptr;
+      cam->decoder = std::thread([cam, &s, pinned, &gate] { decode_camera(*cam, s, pinned, gate); });
+      cam->saver = std::thread([cam, &s] { save_camera(*cam, s); });
+    }
   std::atomic<bool> stop{false};
   std::vector<GroupRun> runs(workers);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] { run_group(*worker_runtimes[w], groups[w], s, stop, runs[w]); });
+    threads.emplace_back([&, w] { run_group(*worker_runtimes[w], groups[w], s, stop, ready, runs[w]); });
   for (std::thread& t : threads) t.join();
+  const std::int64_t start_us = gate.wait();
   for (auto& cam : cameras) {
     if (stop && !cam->failed()) cam->fail("cancelled", cam->id + ": stopped by a failure (see the other errors)");
+    cam->free_slots.close();  // a decoder waiting for a slot after its worker stopped
     cam->decoder.join();
     cam->to_save.close();
     cam->saver.join();
@@ -366,8 +259,9 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   const double wall_s = double(Trace::now_us() - start_us) / 1e6;
   for (auto& cam : cameras) {
     outcome.processed++;
-    if (cam->failure) outcome.failures.push_back(*cam->failure);
-    ctx.progress.item_done(cam->path, !cam->failure, cam->failure ? cam->failure->message : "");
+    const std::optional<ItemFailure> failure = cam->failure_copy();
+    if (failure) outcome.failures.push_back(*failure);
+    ctx.progress.item_done(cam->path, !failure, failure ? failure->message : "");
     outcome.outputs.insert(outcome.outputs.end(), cam->written.begin(), cam->written.end());
     outcome.work_units += double(cam->frames);
     latency.insert(latency.end(), cam->latency_ms.begin(), cam->latency_ms.end());

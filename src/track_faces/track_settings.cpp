@@ -60,8 +60,10 @@ config::Schema make_schema() {
   s.boolean("/run/realtime", false, "release each camera's frames at its frame rate (as live cameras would)");
   s.integer("/run/decode_threads", 1, 0, 64, "decoder threads per camera (0 = libav's choice)");
   s.string_list("/run/devices", {},
-                "GPU runs: one compute worker per entry (\"cuda:0\", \"cuda:1\"...; the same device twice overlaps two "
-                "workers' steps on it), cameras dealt out in turn; empty: one worker on --device");
+                "GPU runs: the GPUs the cameras are dealt out to (\"cuda:0\", \"cuda:1\"...); empty: --device's");
+  s.integer("/run/workers", 2, 1, 16,
+            "GPU compute workers per device, each with its own stream and engines and a share of the cameras, so "
+            "one's GPU work overlaps another's host work");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed cameras and go on; fail: stop at the first");
   return s;
 }
@@ -140,6 +142,7 @@ TrackSettings read_settings(const config::json& c) {
     throw UsageError("/output: every output is off (jsonl, csv, summary and preview)");
   s.realtime = config::value_at<bool>(c, "/run/realtime");
   s.devices = config::value_at<std::vector<std::string>>(c, "/run/devices");
+  s.workers_per_device = config::value_at<int>(c, "/run/workers");
   for (const std::string& d : s.devices) {
     const DeviceChoice choice = [&] {
       try {

@@ -21,7 +21,8 @@ struct TrackSettings {
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
   int decode_threads = 1;
-  std::vector<std::string> devices;  // compute workers' devices (cuda:N); empty: one on the job's device
+  std::vector<std::string> devices;  // GPUs for the compute workers (cuda:N); empty: the job's device
+  int workers_per_device = 2;        // GPU compute workers per device (the CPU path has one)
   bool stop_on_error = false;
 };
 

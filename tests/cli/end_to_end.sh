@@ -310,13 +310,14 @@ assert faces and all(len(f['landmarks']) == 468 and len(f['keypoints']) == 6 for
   json_check "track-faces good camera completed" "$work/tf-bad.json" "j['items']['succeeded']==1 and j['items']['failed']==1"
   if [[ $has_gpu == 1 ]]; then
     check "track-faces gpu" 0 "$gpuproc" "${tf[@]}" --device cuda:0 --set run.precision=fp32 --set output.landmarks=true \
+      --set run.workers=1 \
       --set output.dir="$work/tf-gpu" --report "$work/tf-gpu.json"
     json_check "track-faces gpu: same tracks as cpu" "$work/tf-gpu.json" \
       "[len(c['summary']['tracks']) for c in j['extra']['per_camera']] == [len(c['summary']['tracks']) for c in json.load(open('$work/tf.json'))['extra']['per_camera']]"
     check "track-faces gpu equals cpu" 0 python3 scripts/bench/track_faces_compare.py "$work/tf/cam_front.jsonl" \
       "$work/tf-gpu/cam_front.jsonl"
     check "track-faces two gpu workers" 0 "$gpuproc" "${tf[@]}" --device cuda:0 --set run.precision=fp32 \
-      --set output.landmarks=true --set 'run.devices=["cuda:0","cuda:0"]' --set output.dir="$work/tf-gpu2" \
+      --set output.landmarks=true --set 'run.devices=["cuda:0","cuda:0"]' --set run.workers=1 --set output.dir="$work/tf-gpu2" \
       --report "$work/tf-gpu2.json"
     json_check "track-faces two workers reported" "$work/tf-gpu2.json" "j['extra']['compute_workers']==2 and j['extra']['frames']==240"
     check "track-faces two workers equal one" 0 python3 scripts/bench/track_faces_compare.py "$work/tf-gpu/cam_mirror.jsonl" \

@@ -1,0 +1,178 @@
+#include "track_faces/camera_stream.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "core/trace.hpp"
+#include "io/video_reader.hpp"
+#include "io/video_writer.hpp"
+#include "segment_body/frame_packing.hpp"
+#include "segment_body/video_frame_source.hpp"
+#include "track_faces/face_preview.hpp"
+#include "track_faces/result_writers.hpp"
+
+namespace gp::track {
+
+void StartGate::open() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_ = true;
+  start_us_ = Trace::now_us();
+  opened_.notify_all();
+}
+
+std::int64_t StartGate::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  opened_.wait(lock, [&] { return open_; });
+  return start_us_;
+}
+
+void Camera::fail(const std::string& stage, const std::string& message) {
+  {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    if (!failure_) failure_ = ItemFailure{item, stage, message};
+  }
+  decoded.close();
+  to_save.close();
+  free_slots.close();
+}
+
+bool Camera::failed() {
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  return failure_.has_value();
+}
+
+std::optional<ItemFailure> Camera::failure_copy() {
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  return failure_;
+}
+
+namespace {
+
+// Packs the decoded frame into a free pinned slot (waiting for one); false when the camera stopped.
+bool stage_in_slot(Camera& cam, Runtime& rt, DecodedFrame& d) {
+  const segbody::FrameSource src = segbody::video_frame_source(d.frame);
+  const std::size_t bytes = segbody::frame_bytes(src);
+  if (cam.slots.empty()) {
+    cam.slots.resize(Camera::kSlots);
+    for (int i = 0; i < Camera::kSlots; ++i) cam.free_slots.push(i);
+  }
+  const std::optional<int> slot = cam.free_slots.pop();
+  if (!slot) return false;
+  PinnedBuffer& buffer = cam.slots[std::size_t(*slot)];
+  if (buffer.size() < bytes) {
+    buffer.reset();
+    buffer = rt.pinned_alloc(bytes);
+  }
+  ScopedStage span("stage frame");
+  segbody::pack_frame(src, buffer.as<std::uint8_t>());
+  d.source = segbody::frame_at(src, buffer.as<std::uint8_t>());
+  d.slot = *slot;
+  return true;
+}
+
+}  // namespace
+
+void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate) {
+  try {
+    io::VideoReaderOptions ro;
+    ro.threads = s.decode_threads;
+    ro.frame_threads = !s.realtime;  // live: no frame-threading delay
+    io::VideoReader reader(cam.path, ro);
+    const bool keep_frame = !pinned || !s.preview_name.empty();
+    std::int64_t start_us = -1;
+    double first_s = -1;
+    for (std::int64_t index = 0;; ++index) {
+      DecodedFrame d;
+      {
+        ScopedStage span("decode");
+        if (!reader.read(d.frame)) break;
+      }
+      if (first_s < 0) first_s = d.frame.seconds();
+      d.index = index;
+      d.time_s = d.frame.seconds() - first_s + cam.offset_s;
+      if (pinned) {
+        if (!stage_in_slot(cam, *pinned, d)) return;
+        if (!keep_frame) d.frame = io::VideoFrame{};  // back to the decoder's pool now
+      } else {
+        d.source = segbody::video_frame_source(d.frame);
+      }
+      if (start_us < 0) start_us = gate.wait();  // the first frame is ready before the clock starts
+      d.due_us = Trace::now_us();
+      if (s.realtime) {
+        d.due_us = std::max(d.due_us, start_us + std::int64_t((d.frame.seconds() - first_s) * 1e6));
+        std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
+      }
+      if (!cam.decoded.push(std::move(d))) return;  // closed: the camera failed elsewhere
+    }
+  } catch (const ItemError& e) {
+    cam.fail(e.stage(), e.what());
+  } catch (const std::exception& e) {
+    cam.fail("decode", cam.path + ": " + e.what());
+  }
+  cam.decoded.close();
+}
+
+void save_camera(Camera& cam, const TrackSettings& s) {
+  try {
+    CameraResultWriter writer(camera_output(s, s.jsonl_name, cam.id), camera_output(s, s.csv_name, cam.id),
+                              s.write_landmarks);
+    std::unique_ptr<io::VideoWriter> preview;
+    io::VideoRgbConverter to_rgb;
+    std::vector<std::uint8_t> rgb;
+    while (std::optional<SaveItem> item = cam.to_save.pop()) {
+      {
+        ScopedStage span("write results");
+        writer.write(item->result);
+      }
+      if (!s.preview_name.empty()) {
+        ScopedStage span("preview");
+        const io::VideoFrame& f = item->frame;
+        if (!preview) {
+          io::VideoWriterOptions wo;
+          wo.input = io::VideoPixels::rgb24;
+          wo.crf = s.preview_crf;
+          wo.preset = "veryfast";
+          preview = std::make_unique<io::VideoWriter>(camera_output(s, s.preview_name, cam.id), f.width() / 2 * 2,
+                                                      f.height() / 2 * 2, wo);
+        }
+        rgb.resize(std::size_t(f.width()) * f.height() * 3);
+        const ImageView view = packed_view(rgb.data(), f.width(), f.height(), 3, PixelType::u8);
+        to_rgb.convert(f, view);
+        draw_faces(view, item->result.faces);
+        ImageView even = view;
+        even.width = f.width() / 2 * 2;
+        even.height = f.height() / 2 * 2;
+        preview->write(even);
+      }
+      cam.latency_ms.push_back(double(Trace::now_us() - item->due_us) / 1000.0);
+    }
+    if (cam.failed()) return;
+    writer.finish();
+    for (const std::string& name : {s.jsonl_name, s.csv_name})
+      if (!name.empty()) cam.written.push_back(camera_output(s, name, cam.id));
+    if (preview) {
+      preview->finish();
+      cam.written.push_back(preview->path());
+    }
+    cam.summary = writer.summary().to_json();
+    if (!s.summary_name.empty()) {
+      const std::string path = camera_output(s, s.summary_name, cam.id);
+      write_atomically(path, [&](const std::string& temp) {
+        std::FILE* f = std::fopen(temp.c_str(), "wb");
+        if (!f) throw ItemError(path, "write", "cannot create the file");
+        const std::string text = cam.summary.dump(2) + "\n";
+        const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        if (std::fclose(f) != 0 || !ok) throw ItemError(path, "write", "cannot write the file");
+      });
+      cam.written.push_back(path);
+    }
+  } catch (const ItemError& e) {
+    cam.fail(e.stage(), e.what());
+  } catch (const std::exception& e) {
+    cam.fail("write", cam.id + ": " + e.what());
+  }
+}
+
+}  // namespace gp::track

@@ -1,0 +1,93 @@
+#pragma once
+// One camera's threads and state in a track-faces job: its decoder thread (libavcodec) filling a
+// small queue, on the GPU path through a ring of pinned slots the decoder packs each frame into
+// (so the copy that staging costs runs on the camera's own thread, and the compute step uploads
+// straight from pinned memory), and its save thread (results, summary, preview).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/bounded_queue.hpp"
+#include "core/gpu_runtime.hpp"
+#include "core/pipeline.hpp"  // ItemFailure
+#include "cuda/segment_body/frame.hpp"
+#include "io/video_frame.hpp"
+#include "track_faces/camera_tracker.hpp"
+#include "track_faces/face_frame.hpp"
+#include "track_faces/track_settings.hpp"
+
+namespace gp::track {
+
+// Released once every compute worker is ready: with run.realtime the cameras' clocks start there
+// (live cameras are switched on once the system is up), so start-up is not counted as latency.
+class StartGate {
+ public:
+  void open();
+  std::int64_t wait();  // the start time (Trace::now_us clock)
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  bool open_ = false;
+  std::int64_t start_us_ = 0;
+};
+
+struct DecodedFrame {
+  io::VideoFrame frame;         // kept when the preview needs it, or on the CPU path
+  segbody::FrameSource source;  // the frame's pixels: a pinned slot (GPU path) or `frame` itself
+  int slot = -1;                // the pinned slot, returned with Camera::release_slot
+  std::int64_t index = 0;
+  double time_s = 0;
+  std::int64_t due_us = 0;  // when the frame was (or, realtime, would have been) available
+};
+
+struct SaveItem {
+  CameraFrame result;
+  io::VideoFrame frame;  // for the preview; empty without one
+  std::int64_t due_us = 0;
+};
+
+struct Camera {
+  std::size_t item = 0;  // position in the run's inputs
+  std::string id, path;
+  double offset_s = 0;
+  BoundedQueue<DecodedFrame> decoded{3};
+  BoundedQueue<SaveItem> to_save{8};
+  std::unique_ptr<CameraTracker> tracker;
+  std::thread decoder, saver;
+  std::vector<std::string> written;
+  nlohmann::ordered_json summary;
+  std::vector<double> latency_ms;
+  std::int64_t frames = 0, detection_frames = 0;
+  bool active = true;  // the compute worker's: frames still coming
+
+  // Pinned slots (GPU path): the queue's frames, one being decoded and one in the compute step.
+  static constexpr int kSlots = 5;
+  std::vector<PinnedBuffer> slots;
+  BoundedQueue<int> free_slots{kSlots};
+  void release_slot(int slot) {
+    if (slot >= 0) free_slots.push(slot);
+  }
+
+  void fail(const std::string& stage, const std::string& message);
+  bool failed();
+  std::optional<ItemFailure> failure_copy();
+
+ private:
+  std::mutex failure_mutex_;
+  std::optional<ItemFailure> failure_;
+};
+
+// The decoder thread's body. pinned: the runtime to take the slots from (GPU path), or null.
+void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate);
+// The save thread's body.
+void save_camera(Camera& cam, const TrackSettings& s);
+
+}  // namespace gp::track
