@@ -104,9 +104,9 @@ decode_n=$(nproc)
 for ((i = 0; i < decode_n; i++)); do echo "$work/cams/cam_$(printf %03d $i).mp4"; done >"$work/decode.list"
 timed decode_limit "" xargs -P "$decode_n" -I{} ffmpeg -nostdin -v error -threads 1 -i {} -f null - <"$work/decode.list"
 mega_job() {  # mega_job NAME DEVICE
-  timed "$1" "$work/keep-$1" "$gpuproc" "${job[@]}" "$megamind" --device "$2" --set run.realtime=false \
-    --set detector.model=short --set output.landmarks=true --set run.precision=fp32 --set output.dir="$work/keep-$1/out" --report "$work/report-$1.json"
-  mkdir -p "$work/$1" && cp "$work/keep-$1/out/Megamind.jsonl" "$work/$1/" 2>/dev/null || true
+  timed "$1" "" "$gpuproc" "${job[@]}" "$megamind" --device "$2" --set run.realtime=false \
+    --set detector.model=short --set output.landmarks=true --set run.precision=fp32 --set output.dir="$work/$1" \
+    --report "$work/report-$1.json"
 }
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then mega_job mega_gpu "$device"; fi
 mega_job mega_cpu cpu

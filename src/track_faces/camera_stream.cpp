@@ -89,9 +89,10 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
         ScopedStage span("decode");
         if (!reader.read(d.frame)) break;
       }
-      if (first_s < 0) first_s = d.frame.seconds();
+      const double seconds = d.frame.seconds();
+      if (first_s < 0) first_s = seconds;
       d.index = index;
-      d.time_s = d.frame.seconds() - first_s + cam.offset_s;
+      d.time_s = seconds - first_s + cam.offset_s;
       if (pinned) {
         if (!stage_in_slot(cam, *pinned, d)) return;
         if (!keep_frame) d.frame = io::VideoFrame{};  // back to the decoder's pool now
@@ -101,7 +102,7 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       if (start_us < 0) start_us = gate.wait();  // the first frame is ready before the clock starts
       d.due_us = Trace::now_us();
       if (s.realtime) {
-        d.due_us = std::max(d.due_us, start_us + std::int64_t((d.frame.seconds() - first_s) * 1e6));
+        d.due_us = std::max(d.due_us, start_us + std::int64_t((seconds - first_s) * 1e6));
         std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
       }
       if (!cam.decoded.push(std::move(d))) return;  // closed: the camera failed elsewhere
