@@ -112,7 +112,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then mega_
 mega_job mega_cpu cpu
 [[ -f $work/mega_gpu/Megamind.jsonl && -f $work/peer-megamind.jsonl ]] &&
   python3 scripts/bench/face_agreement.py "$work/mega_gpu/Megamind.jsonl" "$work/peer-megamind.jsonl" \
-    --json "$work/agreement.json" >"$work/logs/agreement.txt" 2>&1 || true
+    --out "$work/agreement.json" >"$work/logs/agreement.txt" 2>&1 || true
 [[ -f $work/mega_gpu/Megamind.jsonl && -f $work/mega_cpu/Megamind.jsonl ]] &&
   python3 scripts/bench/track_faces_compare.py "$work/mega_gpu/Megamind.jsonl" "$work/mega_cpu/Megamind.jsonl" \
     --json "$work/gpu_vs_cpu.json" >"$work/logs/gpu_vs_cpu.txt" 2>&1 || true
