@@ -13,6 +13,7 @@
 #include <set>
 
 #include "core/outputs.hpp"
+#include "core/report_numbers.hpp"
 #include "core/parallel_for.hpp"
 #include "core/trace.hpp"
 #include "gpuproc/build_info.hpp"
@@ -64,7 +65,6 @@ std::string utc_now() {
   return buf;
 }
 
-double round3(double v) { return std::round(v * 1000) / 1000; }
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
 
 json stage_table() {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/report_numbers.hpp"
 #include "core/outputs.hpp"
 #include "core/pipeline.hpp"
 #include "core/trace.hpp"
@@ -37,14 +38,6 @@ void write_png(const std::string& path, std::vector<std::uint8_t>& pixels, int w
   });
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t k = std::min(v.size() - 1, std::size_t(std::ceil(q * double(v.size()))) - (q > 0 ? 1 : 0));
-  return v[k];
-}
-
-double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
 FrameWants image_wants(const Settings& s) {
   FrameWants w;

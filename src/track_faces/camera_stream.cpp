@@ -15,11 +15,13 @@
 
 namespace gp::track {
 
-void StartGate::open() {
+void StartGate::arrive() {
   std::lock_guard<std::mutex> lock(mutex_);
-  open_ = true;
-  start_us_ = Trace::now_us();
-  opened_.notify_all();
+  if (left_ > 0 && --left_ == 0) {
+    open_ = true;
+    start_us_ = Trace::now_us();
+    opened_.notify_all();
+  }
 }
 
 std::int64_t StartGate::wait() {
@@ -54,20 +56,26 @@ namespace {
 bool stage_in_slot(Camera& cam, Runtime& rt, DecodedFrame& d) {
   const segbody::FrameSource src = segbody::video_frame_source(d.frame);
   const std::size_t bytes = segbody::frame_bytes(src);
-  if (cam.slots.empty()) {
-    cam.slots.resize(Camera::kSlots);
+  if (!cam.slab.get()) {
+    cam.slot_bytes = (bytes + 4095) / 4096 * 4096;
+    cam.slab = rt.pinned_alloc(cam.slot_bytes * Camera::kSlots);
+    cam.larger.resize(Camera::kSlots);
     for (int i = 0; i < Camera::kSlots; ++i) cam.free_slots.push(i);
   }
   const std::optional<int> slot = cam.free_slots.pop();
   if (!slot) return false;
-  PinnedBuffer& buffer = cam.slots[std::size_t(*slot)];
-  if (buffer.size() < bytes) {
-    buffer.reset();
-    buffer = rt.pinned_alloc(bytes);
+  std::uint8_t* data = cam.slab.as<std::uint8_t>() + std::size_t(*slot) * cam.slot_bytes;
+  if (bytes > cam.slot_bytes) {
+    PinnedBuffer& buffer = cam.larger[std::size_t(*slot)];
+    if (buffer.size() < bytes) {
+      buffer.reset();
+      buffer = rt.pinned_alloc(bytes);
+    }
+    data = buffer.as<std::uint8_t>();
   }
   ScopedStage span("stage frame");
-  segbody::pack_frame(src, buffer.as<std::uint8_t>());
-  d.source = segbody::frame_at(src, buffer.as<std::uint8_t>());
+  segbody::pack_frame(src, data);
+  d.source = segbody::frame_at(src, data);
   d.slot = *slot;
   return true;
 }
@@ -75,6 +83,11 @@ bool stage_in_slot(Camera& cam, Runtime& rt, DecodedFrame& d) {
 }  // namespace
 
 void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate) {
+  bool arrived = false;  // at the gate, exactly once, whatever happens
+  const auto arrive = [&] {
+    if (!arrived) gate.arrive();
+    arrived = true;
+  };
   try {
     io::VideoReaderOptions ro;
     ro.threads = s.decode_threads;
@@ -94,24 +107,28 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       d.index = index;
       d.time_s = seconds - first_s + cam.offset_s;
       if (pinned) {
-        if (!stage_in_slot(cam, *pinned, d)) return;
+        if (!stage_in_slot(cam, *pinned, d)) break;
         if (!keep_frame) d.frame = io::VideoFrame{};  // back to the decoder's pool now
       } else {
         d.source = segbody::video_frame_source(d.frame);
       }
-      if (start_us < 0) start_us = gate.wait();  // the first frame is ready before the clock starts
+      if (start_us < 0) {  // the first frame is staged before the clock starts
+        arrive();
+        start_us = gate.wait();
+      }
       d.due_us = Trace::now_us();
       if (s.realtime) {
         d.due_us = std::max(d.due_us, start_us + std::int64_t((seconds - first_s) * 1e6));
         std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
       }
-      if (!cam.decoded.push(std::move(d))) return;  // closed: the camera failed elsewhere
+      if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
     }
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());
   } catch (const std::exception& e) {
     cam.fail("decode", cam.path + ": " + e.what());
   }
+  arrive();
   cam.decoded.close();
 }
 

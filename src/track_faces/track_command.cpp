@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/report_numbers.hpp"
 #include "core/trace.hpp"
 #include "track_faces/camera_stream.hpp"
 #include "track_faces/face_processor.hpp"
@@ -29,13 +30,6 @@ namespace {
 
 constexpr int kMaxStepFrames = 64;  // the engines' largest batch: more cameras run in groups
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, std::size_t(std::ceil(q * double(v.size()))) - 1)];
-}
-
-double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
 class TrackFacesCommand final : public BatchCommand {
  public:
@@ -75,26 +69,11 @@ struct GroupRun {
   std::exception_ptr error;
 };
 
-// Counts the compute workers ready (engines built and warmed up); the last one opens the gate.
-class ReadyCount {
- public:
-  ReadyCount(std::size_t workers, StartGate& gate) : left_(workers), gate_(gate) {}
-  void ready() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (left_ > 0 && --left_ == 0) gate_.open();
-  }
-
- private:
-  std::mutex mutex_;
-  std::size_t left_;
-  StartGate& gate_;
-};
-
 // One compute worker: a processor on `rt` for its cameras, which advance together, a frame of each
 // per step. Stops early when `stop` is set (a failure elsewhere, or run.on_error fail); on an
 // exception sets it and closes every queue of its cameras so their threads end.
 void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSettings& s, std::atomic<bool>& stop,
-               ReadyCount& ready, GroupRun& run) {
+               StartGate& gate, GroupRun& run) {
   try {
     FaceProcessorOptions po = s.processor;
     po.max_frames = std::min<int>(kMaxStepFrames, int(cameras.size()));
@@ -104,10 +83,10 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
       run.gpu = processor->gpu();
       processor->warm_up();
     } catch (...) {
-      ready.ready();  // the others must not wait for this one
+      gate.arrive();  // the others must not wait for this one
       throw;
     }
-    ready.ready();
+    gate.arrive();
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
     while (!stop) {
@@ -219,10 +198,9 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   std::vector<std::vector<Camera*>> groups(workers);
   for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
 
-  // Decoders start at once (their first frames wait at the gate), compute workers build and warm
-  // up their engines meanwhile; the last one ready opens the gate.
-  StartGate gate;
-  ReadyCount ready(workers, gate);
+  // Decoders start at once and stage their first frame, compute workers build and warm up their
+  // engines meanwhile; the last of them to be ready opens the gate.
+  StartGate gate(workers + cameras.size());
   for (std::size_t w = 0; w < workers; ++w)
     for (Camera* cam : groups[w]) {
       Runtime* pinned = worker_runtimes[w]->gpu() ? worker_runtimes[w] : nullptr;
@@ -233,7 +211,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   std::vector<GroupRun> runs(workers);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] { run_group(*worker_runtimes[w], groups[w], s, stop, ready, runs[w]); });
+    threads.emplace_back([&, w] { run_group(*worker_runtimes[w], groups[w], s, stop, gate, runs[w]); });
   for (std::thread& t : threads) t.join();
   const std::int64_t start_us = gate.wait();
   for (auto& cam : cameras) {
