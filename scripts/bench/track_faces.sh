@@ -144,6 +144,7 @@ def job_figures(name, k, expected_frames):
            "tracks_per_camera": [len(c.get("summary", {}).get("tracks", [])) for c in x["per_camera"]][:4]}
     fig["real_time"] = bool(done and x["latency_ms"]["p99"] < 33.0)
     fig["compute_workers"] = x.get("compute_workers")
+    fig["latency_ms_per_second"] = x.get("latency_ms_per_second")
     fig["stages"] = r.get("stages")
     return fig
 

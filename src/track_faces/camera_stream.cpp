@@ -118,7 +118,9 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       }
       d.due_us = Trace::now_us();
       if (s.realtime) {
-        d.due_us = std::max(d.due_us, start_us + std::int64_t((seconds - first_s) * 1e6));
+        // A live camera delivers the frame at its time whether or not we are keeping up: latency
+        // counts from there, decoding and any backlog included.
+        d.due_us = start_us + std::int64_t((seconds - first_s) * 1e6);
         std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
       }
       if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
@@ -165,6 +167,7 @@ void save_camera(Camera& cam, const TrackSettings& s) {
         preview->write(even);
       }
       cam.latency_ms.push_back(double(Trace::now_us() - item->due_us) / 1000.0);
+      cam.due_us.push_back(item->due_us);
     }
     if (cam.failed()) return;
     writer.finish();

@@ -67,7 +67,8 @@ struct Camera {
   std::thread decoder, saver;
   std::vector<std::string> written;
   nlohmann::ordered_json summary;
-  std::vector<double> latency_ms;
+  std::vector<double> latency_ms;  // per frame, in frame order
+  std::vector<std::int64_t> due_us;  // when each of those frames was due
   std::int64_t frames = 0, detection_frames = 0;
   bool active = true;  // the compute worker's: frames still coming
 

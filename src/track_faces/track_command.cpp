@@ -10,10 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <exception>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -29,7 +26,6 @@ namespace gp::track {
 namespace {
 
 constexpr int kMaxStepFrames = 64;  // the engines' largest batch: more cameras run in groups
-
 
 class TrackFacesCommand final : public BatchCommand {
  public:
@@ -231,8 +227,10 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   outcome.cancelled = stop;
   const bool gpu = runs.front().gpu;
 
-  // Report: per camera, and the latency over all frames.
+  // Report: per camera, and the latency over all frames and per second of the run (frames by the
+  // second they were due in), which tells start-up transients from a steady backlog.
   std::vector<double> latency;
+  std::vector<std::vector<double>> latency_by_second;
   nlohmann::ordered_json per_camera = nlohmann::ordered_json::array();
   const double wall_s = double(Trace::now_us() - start_us) / 1e6;
   for (auto& cam : cameras) {
@@ -243,6 +241,11 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
     outcome.outputs.insert(outcome.outputs.end(), cam->written.begin(), cam->written.end());
     outcome.work_units += double(cam->frames);
     latency.insert(latency.end(), cam->latency_ms.begin(), cam->latency_ms.end());
+    for (std::size_t i = 0; i < cam->latency_ms.size(); ++i) {
+      const std::size_t second = std::size_t(std::max<std::int64_t>(0, cam->due_us[i] - start_us) / 1000000);
+      if (second >= latency_by_second.size()) latency_by_second.resize(second + 1);
+      latency_by_second[second].push_back(cam->latency_ms[i]);
+    }
     nlohmann::ordered_json c = {{"camera", cam->id}, {"input", cam->path}, {"frames", cam->frames},
                                 {"detection_frames", cam->detection_frames},
                                 {"latency_ms", {{"p50", round3(percentile(cam->latency_ms, 0.5))},
@@ -264,6 +267,10 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   x["latency_ms"] = {{"p50", round3(percentile(latency, 0.5))}, {"p99", round3(percentile(latency, 0.99))},
                      {"max", round3(latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()))},
                      {"from", s.realtime ? "when a live camera would deliver the frame" : "the frame leaving its decoder"}};
+  nlohmann::ordered_json per_second = nlohmann::ordered_json::array();
+  for (const std::vector<double>& v : latency_by_second)
+    per_second.push_back({{"frames", v.size()}, {"p50", round3(percentile(v, 0.5))}, {"p99", round3(percentile(v, 0.99))}});
+  x["latency_ms_per_second"] = std::move(per_second);
   x["per_camera"] = std::move(per_camera);
   return outcome;
 }
