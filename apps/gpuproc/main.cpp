@@ -11,6 +11,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "info.hpp"
+#include "merge_reports_command.hpp"
 
 namespace {
 
@@ -75,6 +76,12 @@ int main(int argc, char** argv) {
   auto* compare = app.add_subcommand("compare", "compare images, CSV/JSON tables or folders (exit 0 same, 1 different)");
   gp::app::add_compare_options(*compare, compare_args);
 
+  gp::app::MergeReportsArgs merge_args;
+  auto* merge = app.add_subcommand("merge-reports",
+                                   "combine the run reports of a sharded job; checks every shard is there once "
+                                   "(exit 0 complete and ok, 1 failed items or shards missing)");
+  gp::app::add_merge_reports_options(*merge, merge_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -85,6 +92,7 @@ int main(int argc, char** argv) {
   try {
     if (*info) return gp::app::run_info(info_json);
     if (*compare) return gp::app::run_compare(compare_args);
+    if (*merge) return gp::app::run_merge_reports(merge_args);
     if (*validate) {
       auto cfg = gp::config::load_file(validate_path);
       if (!cfg.is_object() || !cfg.contains("command") || !cfg["command"].is_string())

@@ -1,5 +1,7 @@
 #include "core/batch_job.hpp"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -57,6 +59,11 @@ config::json load_job_config(const BatchCommand& command, const CommonOptions& o
 }
 
 namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  return ::gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -124,6 +131,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   const std::string name = command.schema().command();
   json report{{"gpuproc", {{"version", GPUPROC_VERSION}, {"revision", GPUPROC_GIT_REVISION}}},
               {"command", name},
+              {"host", host_name()},
               {"started_at", utc_now()}};
   std::unique_ptr<Runtime> runtime;
   int exit_code = int(ExitCode::ok);

@@ -110,6 +110,22 @@ import json, sys
 a, b = (json.load(open(p))["inputs"]["files"] for p in sys.argv[1:3])
 assert not set(a) & set(b) and len(a) + len(b) == int(sys.argv[3]), (a, b)
 PY
+check "merge-reports of both shards" 0 "$gpuproc" merge-reports "$work/shard0.json" "$work/shard1.json" -o "$work/merged.json"
+json_check "merged report covers every input once" "$work/merged.json" \
+  "j['status']=='ok' and j['inputs']['count']==$n_samples and j['shard_count']==2 and len(j['shards'])==2"
+check "merge-reports with a shard missing" 1 "$gpuproc" merge-reports "$work/shard0.json"
+expect_text "merge-reports names the missing shard" "$work/stderr" "shard 1/2 missing"
+check "merge-reports of a non-report" 2 "$gpuproc" merge-reports "$cfg"
+# The Slurm scripts as an array of 3 tasks would run them (Slurm's variables, no scheduler), then
+# the merge job: every input processed once.
+for t in 0 1 2; do
+  SLURM_ARRAY_JOB_ID=77 SLURM_ARRAY_TASK_ID=$t SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 GPUPROC="$gpuproc" \
+    check "slurm array task $t" 0 bash scripts/slurm/gpuproc-array.sbatch tonemap-exr "$cfg" "$work/slurm" \
+    --device cpu --set thumbnail.size=64
+done
+GPUPROC="$gpuproc" check "slurm merge job" 0 bash scripts/slurm/merge-reports.sbatch "$work/slurm" 77
+json_check "slurm: every input once over 3 shards" "$work/slurm/reports/merged-77.json" \
+  "j['status']=='ok' and j['inputs']['count']==$n_samples and j['shard_count']==3 and j['items']['processed']==$n_samples"
 
 # GPU path when a GPU is present: same images as the CPU path within 1 LSB.
 has_gpu=0

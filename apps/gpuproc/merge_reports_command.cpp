@@ -1,0 +1,43 @@
+#include "merge_reports_command.hpp"
+
+#include <fstream>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "core/report_merge.hpp"
+
+namespace gp::app {
+
+void add_merge_reports_options(CLI::App& sub, MergeReportsArgs& args) {
+  sub.add_option("reports", args.reports, "the shards' --report files")->required();
+  sub.add_option("-o,--out", args.out, "write the merged report here (default: standard output)");
+}
+
+int run_merge_reports(const MergeReportsArgs& args) {
+  std::vector<nlohmann::json> reports;
+  for (const std::string& path : args.reports) {
+    std::ifstream in(path);
+    if (!in) throw UsageError(path + ": cannot read the report");
+    try {
+      reports.push_back(nlohmann::json::parse(in));
+    } catch (const std::exception& e) {
+      throw UsageError(path + ": not JSON: " + e.what());
+    }
+  }
+  const ReportMerge m = merge_reports(reports, args.reports);
+  const std::string text = m.report.dump(2) + "\n";
+  if (args.out.empty()) {
+    std::cout << text;
+  } else {
+    write_atomically(args.out, [&](const std::string& temp) {
+      std::ofstream out(temp);
+      out << text;
+      if (!out) throw Error("cannot write " + temp);
+    });
+  }
+  for (const std::string& p : m.problems) std::cerr << "merge-reports: " << p << "\n";
+  return m.problems.empty() && !m.items_failed ? 0 : 1;
+}
+
+}  // namespace gp::app
