@@ -87,6 +87,35 @@ check "another exposure" 0 "$gpuproc" "${run[@]}" --set output.dir="$work/cpu3" 
 first=$(cd "$out" && ls *.png | head -1)
 check "compare different images" 1 "$gpuproc" compare "$out/$first" "$work/cpu3/$first"
 
+# kill -9 in the middle of a batch, then --resume: every file under its final name is whole (equal
+# to a clean run's), and only the missing items are redone. 6 copies of the samples, so the kill
+# lands while some are written and some are not.
+mkdir -p "$work/many"
+for k in 1 2 3 4 5 6; do for f in data-samples/exr/*.exr; do cp "$f" "$work/many/c${k}_$(basename "$f")"; done; done
+n_many=$((6 * n_samples))
+check "clean run of the copies" 0 "$gpuproc" "${run[@]}" "$work/many" --set output.dir="$work/many-clean" --progress none
+"$gpuproc" "${run[@]}" "$work/many" --set output.dir="$work/many-killed" --progress none --threads 1 >/dev/null 2>&1 &
+victim=$!
+for _ in $(seq 1 300); do  # until some outputs are there (at most 30 s)
+  (($(find "$work/many-killed" -name '*_thumb.jpg' 2>/dev/null | wc -l) >= 3)) && break
+  sleep 0.1
+done
+kill -9 "$victim" 2>/dev/null; wait "$victim" 2>/dev/null
+python3 - "$work/many-clean" "$work/many-killed" "$n_many" <<'PY' && passes=$((passes + 1)) || { echo "FAIL: kill -9"; failures=$((failures + 1)); }
+import filecmp, os, sys
+clean, killed, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+final = [f for f in os.listdir(killed) if not f.startswith(".")]
+done = [f for f in final if f.endswith("_thumb.jpg")]
+assert 0 < len(done) < n, f"the kill should land mid-batch: {len(done)} of {n} thumbnails"
+torn = [f for f in final if os.path.isfile(os.path.join(killed, f)) and not filecmp.cmp(os.path.join(clean, f), os.path.join(killed, f), shallow=False)]
+assert not torn, f"files under their final names differ from the clean run: {torn}"
+PY
+check "resume after kill -9" 0 "$gpuproc" "${run[@]}" "$work/many" --set output.dir="$work/many-killed" --resume \
+  --progress none --report "$work/many-resume.json"
+json_check "resume redid only the missing items" "$work/many-resume.json" \
+  "0 < j['items']['skipped_complete'] < $n_many and j['items']['processed'] + j['items']['skipped_complete'] == $n_many"
+check "after resume: the same files as a clean run" 0 "$gpuproc" compare "$work/many-clean" "$work/many-killed"
+
 # A corrupt input among good ones: exit 1, the error names the file, the others complete.
 mkdir -p "$work/mixed"
 cp data-samples/exr/*.exr "$work/mixed/"
