@@ -170,6 +170,13 @@ fs::path write_and_rename(const std::string& final_path, const std::function<voi
     fsync_path(temp, O_RDONLY, final_path);
     fs::rename(temp, final_path, ec);
     if (ec) throw Error(final_path + ": cannot move the finished file into place: " + ec.message());
+  } catch (const ItemError& e) {
+    fs::remove(temp, ec);
+    // Writers name the file they were given, the hidden temporary: name the output instead.
+    const std::string prefix = temp + ": " + e.stage() + ": ";
+    const std::string what = e.what();
+    if (e.file() != temp || what.compare(0, prefix.size(), prefix) != 0) throw;
+    throw ItemError(final_path, e.stage(), what.substr(prefix.size()));
   } catch (...) {
     fs::remove(temp, ec);
     throw;

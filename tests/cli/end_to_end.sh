@@ -116,6 +116,55 @@ json_check "resume redid only the missing items" "$work/many-resume.json" \
   "0 < j['items']['skipped_complete'] < $n_many and j['items']['processed'] + j['items']['skipped_complete'] == $n_many"
 check "after resume: the same files as a clean run" 0 "$gpuproc" compare "$work/many-clean" "$work/many-killed"
 
+# A full disk (a file-size limit, so writes fail with EFBIG as they would with ENOSPC): the items
+# whose outputs do not fit fail, the error names the output file, nothing half-written is left
+# (no temporaries; every file there equals a clean run's), the others complete.
+# (check runs in a subshell here, so its counts are made outside.)
+if (
+  trap '' XFSZ
+  ulimit -f 100
+  check "output disk full" 1 "$gpuproc" "${run[@]}" --set output.dir="$work/full" --progress none --report "$work/full.json"
+); then passes=$((passes + 1)); else failures=$((failures + 1)); fi
+expect_text "disk full: the error names the output" "$work/stderr" "$work/full/"
+expect_text "disk full: the reason" "$work/stderr" "File too large"
+json_check "disk full: the small outputs completed" "$work/full.json" "j['items']['failed'] >= 1 and j['items']['succeeded'] >= 1"
+python3 - "$out" "$work/full" <<'PY' && passes=$((passes + 1)) || { echo "FAIL: disk full left partial files"; failures=$((failures + 1)); }
+import filecmp, os, sys
+clean, full = sys.argv[1:3]
+names = os.listdir(full)
+assert not [n for n in names if n.startswith(".")], f"temporaries left: {names}"
+assert all(filecmp.cmp(os.path.join(clean, n), os.path.join(full, n), shallow=False) for n in names), names
+PY
+
+# Corrupt inputs of the other formats: a malformed JSON config (exit 2, file and line), a damaged
+# PNG and TIFF among good panoramas, a truncated DICOM slice, a truncated .tflite model.
+printf '{\n  "command": "tonemap-exr",\n  "inputs": ["x.exr"\n' >"$work/broken.json"
+check "malformed config" 2 "$gpuproc" tonemap-exr --config "$work/broken.json" --device cpu
+expect_text "malformed config: file and line" "$work/stderr" "$work/broken.json:4:1: invalid JSON"
+mkdir -p "$work/bad-images"
+python3 -c "
+import sys
+open(sys.argv[1] + '/bad.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + bytes(100))
+open(sys.argv[1] + '/bad.tif', 'wb').write(b'II*\x00\x08\x00\x00\x00' + bytes(50))" "$work/bad-images"
+check "damaged png and tiff" 1 "$gpuproc" stitch-360 --config configs/stitch-360.json --device cpu --progress none \
+  --set views.width=128 --set views.height=128 data-samples/stitch/equirect.jpg "$work/bad-images/bad.png" \
+  "$work/bad-images/bad.tif" --set output.dir="$work/bad-images-out" --report "$work/bad-images.json"
+expect_text "damaged png named" "$work/stderr" "bad.png"
+expect_text "damaged tiff named" "$work/stderr" "bad.tif"
+json_check "the good panorama completed" "$work/bad-images.json" "j['items']['succeeded']==1 and j['items']['failed']==2"
+mkdir -p "$work/bad-dicom"
+cp data-samples/pnm/foam/*.dcm "$work/bad-dicom/"
+head -c 1000 data-samples/pnm/foam/foam_0010.dcm >"$work/bad-dicom/foam_0010.dcm"
+check "truncated dicom slice" 1 "$gpuproc" segment-pnm --config configs/segment-pnm.json --device cpu --progress none \
+  "$work/bad-dicom" --set output.dir="$work/bad-dicom-out"
+expect_text "truncated dicom slice named" "$work/stderr" "foam_0010.dcm"
+if [[ -f ${GPUPROC_MODELS:-.models}/selfie_segmentation.tflite ]]; then
+  head -c 5000 "${GPUPROC_MODELS:-.models}/selfie_segmentation.tflite" >"$work/broken.tflite"
+  check "truncated tflite model" 2 "$gpuproc" segment-body --config configs/segment-body.json --device cpu \
+    --progress none --set model.path="$work/broken.tflite" --set output.dir="$work/bad-model"
+  expect_text "truncated model: field and file" "$work/stderr" "/model/path: $work/broken.tflite: corrupt TFLite"
+fi
+
 # A corrupt input among good ones: exit 1, the error names the file, the others complete.
 mkdir -p "$work/mixed"
 cp data-samples/exr/*.exr "$work/mixed/"

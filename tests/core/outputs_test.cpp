@@ -182,6 +182,23 @@ TEST_CASE("AtomicWriteGroup publishes each file at once and syncs each folder on
   CHECK(group.pending_folders() == 1);
 }
 
+TEST_CASE("write_atomically: a writer's error about the temporary names the output", "[outputs]") {
+  const fs::path dir = gp::test::scratch_dir("outputs-error-name");
+  const std::string target = (dir / "view.png").string();
+  try {
+    gp::write_atomically(target, [](const std::string& temp) {
+      std::ofstream(temp) << "half";
+      throw gp::ItemError(temp, "encode", "writing failed: File too large");
+    });
+    FAIL("no exception");
+  } catch (const gp::ItemError& e) {
+    CHECK(e.file() == target);
+    CHECK(e.stage() == "encode");
+    CHECK(std::string(e.what()) == target + ": encode: writing failed: File too large");
+  }
+  CHECK(names_in(dir).empty());
+}
+
 TEST_CASE("without fsync, writes stay atomic: published whole, no temporaries, old file kept on failure", "[outputs]") {
   struct RestoreFsync {
     ~RestoreFsync() { gp::set_outputs_fsync(true); }
