@@ -29,6 +29,7 @@
 
 #include "core/error.hpp"
 #include "core/gpu_runtime.hpp"
+#include "core/report_numbers.hpp"
 #include "gpuproc/build_info.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
@@ -122,19 +123,11 @@ Options parse_options(int argc, char** argv) {
   return o;
 }
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  // Nearest rank: the smallest value with at least p% of the values at or below it.
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
-  return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-
 json summary_ms(const std::vector<double>& values) {
   double total = 0;
   for (const double v : values) total += v;
-  return {{"p50", percentile(values, 50)},
-          {"p99", percentile(values, 99)},
+  return {{"p50", gp::percentile(values, 0.50)},
+          {"p99", gp::percentile(values, 0.99)},
           {"mean", values.empty() ? 0.0 : total / static_cast<double>(values.size())},
           {"max", values.empty() ? 0.0 : *std::max_element(values.begin(), values.end())}};
 }

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/report_numbers.hpp"
 #include "io/video_reader.hpp"
 
 namespace {
@@ -193,13 +194,6 @@ VideoResult run_video(const Options& o, int stream, Detectors& detectors, LineWr
   return result;
 }
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t rank = std::size_t(std::ceil(p / 100 * double(values.size())));  // nearest rank
-  return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
-
 json summarize(const Options& o, const std::vector<VideoResult>& results, double seconds) {
   DetectorTotals haar, hog;
   long long frames = 0, frames_decoded = 0;
@@ -238,7 +232,7 @@ json summarize(const Options& o, const std::vector<VideoResult>& results, double
   if (o.hog()) s["hog"] = hog.to_json();
   s["decode"] = {{"frames", frames_decoded}, {"seconds", decode_ms / 1000},
                  {"frames_per_s", decode_ms > 0 ? frames_decoded / (decode_ms / 1000) : 0.0}};
-  s["latency_ms"] = {{"p50", percentile(latencies, 50)}, {"p99", percentile(latencies, 99)},
+  s["latency_ms"] = {{"p50", gp::percentile(latencies, 0.50)}, {"p99", gp::percentile(latencies, 0.99)},
                      {"max", latencies.empty() ? 0.0 : *std::max_element(latencies.begin(), latencies.end())}};
   s["per_video"] = per_video;
   return {{"summary", s}};

@@ -131,8 +131,9 @@ struct FaceProcessor::Impl {
     if (det_scores_per_item != detector_anchors(o.detector.model).size())
       throw UsageError("face detector: " + o.detector_path + " has " + std::to_string(det_scores_per_item) + " boxes, " +
                        detector_model_file(o.detector.model) + " " + std::to_string(detector_anchors(o.detector.model).size()));
-    if (gpu) set_up_gpu_detection();
-    if (!gpu) {
+    if (gpu) {
+      set_up_gpu_detection();
+    } else {
       cpu_input.resize(std::size_t(infer::element_count(in[0])));
       cpu_boxes.resize(det_boxes_per_item);
       cpu_scores.resize(det_scores_per_item);
@@ -243,14 +244,10 @@ struct FaceProcessor::Impl {
       const segbody::FrameSource& f = host_frames[which[std::size_t(k)]];
       for (int i = 0; i < host_counts[k]; ++i) {
         const float* r = host_records + (std::size_t(k) * det_max_out + std::size_t(i)) * kDetectionFloats;
-        FaceDetection d;
-        d.xmin = r[0];
-        d.ymin = r[1];
-        d.width = r[2];
-        d.height = r[3];
-        d.score = r[4];
-        for (int p = 0; p < kFaceKeypoints; ++p) d.keypoints[std::size_t(p)] = {r[5 + 2 * p], r[6 + 2 * p]};
-        faces[which[std::size_t(k)]].push_back(face_in_frame(d, o.detector.model, content[std::size_t(k)], f.width, f.height));
+        detmath::Record record;
+        std::copy(r, r + kDetectionFloats, record.v);
+        faces[which[std::size_t(k)]].push_back(
+            face_in_frame(detmath::to_detection(record), o.detector.model, content[std::size_t(k)], f.width, f.height));
       }
     }
     return faces;
