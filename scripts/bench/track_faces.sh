@@ -22,7 +22,9 @@
 #   scripts/bench/track_faces.sh [RESULT.json]   (default $OUT/track_faces.json)
 # Environment: GPUPROC_BUILD (default build-gpu), BENCH_KS (default "16 32 48 64 80 96 128"),
 #   BENCH_FRAMES (default 300), BENCH_THROUGHPUT_K (64), BENCH_CPU_FRAMES (60),
-#   BENCH_PEER_STREAMS (default nproc), BENCH_DEVICE (cuda:0), BENCH_KEEP=1 keeps the work folder.
+#   BENCH_PEER_STREAMS (default nproc), BENCH_DEVICE (cuda:0), BENCH_KEEP=1 keeps the work folder,
+#   BENCH_SET ("key=value ..." applied to the GPU runs with --set, e.g. "run.workers=4"),
+#   BENCH_GPU_ONLY=1 (only (a) and (b): to compare settings quickly).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -63,6 +65,8 @@ done
 cams() { for ((i = 0; i < $1; i++)); do echo "$2/cam_$(printf %03d $i).mp4"; done; }
 
 job=(track-faces --config "$config" --progress none)
+gpu_set=()
+for kv in ${BENCH_SET:-}; do gpu_set+=(--set "$kv"); done
 run_job() {  # run_job NAME K FOLDER DEVICE [OPTION...]
   local name=$1 k=$2 folder=$3 dev=$4
   shift 4
@@ -75,13 +79,16 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   run_job gpu_warmup 4 "$work/cams_cpu" "$device"
   for k in $ks; do
     echo "(a) $k real-time streams"
-    run_job "rt_$k" "$k" "$work/cams" "$device"
+    run_job "rt_$k" "$k" "$work/cams" "$device" "${gpu_set[@]}"
   done
   echo "(b) $throughput_k streams unpaced"
-  run_job "throughput" "$throughput_k" "$work/cams" "$device" --set run.realtime=false --trace "$work/trace-throughput.json"
+  run_job "throughput" "$throughput_k" "$work/cams" "$device" --set run.realtime=false --trace "$work/trace-throughput.json" "${gpu_set[@]}"
 else
   echo "no GPU: (a) and (b) skipped"
 fi
+if [[ ${BENCH_GPU_ONLY:-0} == 1 ]]; then
+  echo "BENCH_GPU_ONLY=1: (c)-(g) skipped"
+else
 echo "(c) --device cpu, one stream of $cpu_frames frames"
 run_job cpu 1 "$work/cams_cpu" cpu --set run.realtime=false
 if [[ -x $peer ]]; then
@@ -110,6 +117,7 @@ mega_job() {  # mega_job NAME DEVICE
 }
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then mega_job mega_gpu "$device"; fi
 mega_job mega_cpu cpu
+fi
 [[ -f $work/mega_gpu/Megamind.jsonl && -f $work/peer-megamind.jsonl ]] &&
   python3 scripts/bench/face_agreement.py "$work/mega_gpu/Megamind.jsonl" "$work/peer-megamind.jsonl" \
     --out "$work/agreement.json" >"$work/logs/agreement.txt" 2>&1 || true
@@ -174,6 +182,7 @@ result = {
     "stream": {"source": "$megamind", "layout": "2x2 tiles 640x360 (starts 0/60/120/180, two mirrored)",
                "size": "1280x720", "fps": 30, "frames": frames, "codec": "H.264 crf 20"},
     "config": "scripts/bench/track_faces_bench.json",
+    "gpu_settings": "${BENCH_SET:-}",
     "what_each_figure_includes": {
         "real_time": "gpuproc track-faces with run.realtime: every camera's frames released at 30 fps; latency from the "
                      "moment a live camera would have delivered a frame to its JSON line written; real time = all frames "

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/outputs.hpp"
+#include "core/thread_priority.hpp"
 #include "core/trace.hpp"
 #include "io/video_reader.hpp"
 #include "io/video_writer.hpp"
@@ -83,6 +84,9 @@ bool stage_in_slot(Camera& cam, Runtime& rt, DecodedFrame& d) {
 }  // namespace
 
 void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate) {
+  // Decoders run a frame ahead of their cameras; with many cameras they fill every core, and the
+  // compute workers and writers, whose delays are the frames' latency, must not queue behind them.
+  lower_thread_priority(10);
   bool arrived = false;  // at the gate, exactly once, whatever happens
   const auto arrive = [&] {
     if (!arrived) gate.arrive();

@@ -39,7 +39,8 @@ CameraTracker::CameraTracker(const CameraTrackerOptions& options) : options_(opt
 
 bool CameraTracker::wants_detection() const {
   // As MediaPipe's face mesh graph: while no face is followed the detector runs on every frame.
-  return !options_.landmarks || lost_face_ || followed_.empty() || frame_ % std::max(1, options_.detect_every) == 0;
+  return !options_.landmarks || lost_face_ || followed_.empty() ||
+         (frame_ + options_.detect_phase) % std::max(1, options_.detect_every) == 0;
 }
 
 std::vector<FaceRoi> CameraTracker::rois(const std::vector<FrameFace>& detections) const {

@@ -20,6 +20,9 @@ namespace gp::track {
 
 struct CameraTrackerOptions {
   int detect_every = 10;             // frames; 1 = every frame (also every frame while no face is followed)
+  // Frames of the detect_every cycle skipped before the first periodic detection: cameras given
+  // different phases run the detector on different steps, so no step detects on every camera.
+  int detect_phase = 0;
   float min_landmark_score = 0.5f;   // below: the face is lost and the next frame runs the detector
   float roi_scale = 1.5f;            // landmark ROI around a detection or the previous landmarks
   bool landmarks = true;             // the landmark model runs (else every frame is a detection frame)

@@ -48,6 +48,37 @@ LandmarkOutputs landmark_outputs(const std::vector<infer::Shape>& inputs, const 
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// One model's engines at batch sizes 1, 2, 4, ... and the largest: a run takes the smallest that
+// fits, so a step with a few frames to detect or a few faces left over pays for at most twice
+// their work, not for the largest batch (an engine runs its whole batch every time).
+class EngineLadder {
+ public:
+  EngineLadder() = default;
+  EngineLadder(Runtime& rt, const infer::Model& model, int largest, const infer::CudaEngineOptions& options) {
+    for (int batch = 1;; batch = std::min(largest, batch * 2)) {
+      engines_.push_back(std::make_unique<infer::CudaEngine>(rt, model, batch, options));
+      if (batch == largest) break;
+    }
+  }
+  explicit operator bool() const { return !engines_.empty(); }
+  infer::CudaEngine& largest() const { return *engines_.back(); }
+  infer::CudaEngine& fitting(int items) const {
+    for (const auto& e : engines_)
+      if (e->batch() >= items) return *e;
+    return largest();
+  }
+  const std::vector<std::unique_ptr<infer::CudaEngine>>& all() const { return engines_; }
+
+ private:
+  std::vector<std::unique_ptr<infer::CudaEngine>> engines_;
+};
+
+std::vector<float*> output_pointers(const infer::CudaEngine& e) {
+  std::vector<float*> outs;
+  for (std::size_t i = 0; i < e.output_shapes().size(); ++i) outs.push_back(const_cast<float*>(e.output_device(i)));
+  return outs;
+}
+
 }  // namespace
 
 FaceRoi roi_from_face(const FrameFace& face, float scale) {
@@ -61,7 +92,7 @@ struct FaceProcessor::Impl {
   FaceProcessorOptions o;
   bool gpu;
   Stream stream;
-  std::unique_ptr<infer::CudaEngine> det_gpu, mesh_gpu;
+  EngineLadder det_gpu, mesh_gpu;
   std::unique_ptr<infer::CpuEngine> det_cpu, mesh_cpu;
   int det_batch = 1, mesh_batch = 1;
   std::size_t det_boxes_per_item = 0, det_scores_per_item = 0;
@@ -104,11 +135,11 @@ struct FaceProcessor::Impl {
       infer::CudaEngineOptions eo;
       eo.precision = o.fp16 ? infer::Precision::fp16 : infer::Precision::fp32;
       det_batch = std::max(1, o.max_frames);
-      det_gpu = std::make_unique<infer::CudaEngine>(rt, std::move(det_model), det_batch, eo);
+      det_gpu = EngineLadder(rt, det_model, det_batch, eo);
       if (!o.landmark_path.empty()) {
         mesh_batch = std::clamp(o.landmark_batch, 1, 64);
-        mesh_gpu = std::make_unique<infer::CudaEngine>(rt, load_model(o.landmark_path, "landmark model"), mesh_batch, eo);
-        mesh_out = landmark_outputs(mesh_gpu->input_shapes(), mesh_gpu->output_shapes(), o.landmark_path);
+        mesh_gpu = EngineLadder(rt, load_model(o.landmark_path, "landmark model"), mesh_batch, eo);
+        mesh_out = landmark_outputs(mesh_gpu.largest().input_shapes(), mesh_gpu.largest().output_shapes(), o.landmark_path);
       }
     } else {
       det_cpu = std::make_unique<infer::CpuEngine>(std::move(det_model), 1);
@@ -119,8 +150,8 @@ struct FaceProcessor::Impl {
         for (const infer::Shape& s : mesh_cpu->output_shapes()) cpu_mesh_outputs.emplace_back(std::size_t(infer::element_count(s)));
       }
     }
-    const auto in = gpu ? det_gpu->input_shapes() : det_cpu->input_shapes();
-    const auto out = gpu ? det_gpu->output_shapes() : det_cpu->output_shapes();
+    const auto in = gpu ? det_gpu.largest().input_shapes() : det_cpu->input_shapes();
+    const auto out = gpu ? det_gpu.largest().output_shapes() : det_cpu->output_shapes();
     const bool fits = in.size() == 1 && in[0].size() == 4 && in[0][1] == size && in[0][2] == size && in[0][3] == 3 &&
                       out.size() == 2 && infer::element_count(out[0]) == 16 * infer::element_count(out[1]);
     if (!fits)
@@ -159,13 +190,11 @@ struct FaceProcessor::Impl {
   void warm_up() {
     if (!gpu || warmed) return;
     ScopedStage span("model warm-up");
-    for (infer::CudaEngine* e : {det_gpu.get(), mesh_gpu.get()}) {
-      if (!e) continue;
-      stream.memset(e->input_device(0), 0, std::size_t(infer::element_count(e->input_shapes().at(0))) * sizeof(float));
-      std::vector<float*> outs;
-      for (std::size_t i = 0; i < e->output_shapes().size(); ++i) outs.push_back(const_cast<float*>(e->output_device(i)));
-      for (int run = 0; run < 2; ++run) e->run({e->input_device(0)}, outs, stream);
-    }
+    for (const EngineLadder* ladder : {&det_gpu, &mesh_gpu})
+      for (const auto& e : ladder->all()) {
+        stream.memset(e->input_device(0), 0, std::size_t(infer::element_count(e->input_shapes().at(0))) * sizeof(float));
+        for (int run = 0; run < 2; ++run) e->run({e->input_device(0)}, output_pointers(*e), stream);
+      }
     stream.synchronize("track-faces model warm-up");
     warmed = true;
   }
@@ -224,12 +253,13 @@ struct FaceProcessor::Impl {
       }
       return faces;
     }
-    for (std::size_t k = 0; k < which.size(); ++k)
-      content[k] = segbody::preprocess_gpu(frames[which[k]], det_pre, det_gpu->input_device(0), int(k), nullptr, stream.get());
-    float* boxes = const_cast<float*>(det_gpu->output_device(0));
-    float* scores = const_cast<float*>(det_gpu->output_device(1));
-    det_gpu->run({det_gpu->input_device(0)}, {boxes, scores}, stream);
     const int n = int(which.size());
+    infer::CudaEngine& engine = det_gpu.fitting(n);
+    for (std::size_t k = 0; k < which.size(); ++k)
+      content[k] = segbody::preprocess_gpu(frames[which[k]], det_pre, engine.input_device(0), int(k), nullptr, stream.get());
+    float* boxes = const_cast<float*>(engine.output_device(0));
+    float* scores = const_cast<float*>(engine.output_device(1));
+    engine.run({engine.input_device(0)}, {boxes, scores}, stream);
     float* records = static_cast<float*>(det_records.get());
     int* counts = reinterpret_cast<int*>(records + std::size_t(det_batch) * det_max_out * kDetectionFloats);
     detect_faces_gpu(boxes, scores, static_cast<const float4*>(anchors_device.get()), n, det_decode, det_nms,
@@ -306,25 +336,24 @@ struct FaceProcessor::Impl {
     }
     float* host_mesh = mesh_down.as<float>();
     float* host_flags = host_mesh + jobs.size() * mesh_values;
-    float* mesh = const_cast<float*>(mesh_gpu->output_device(std::size_t(mesh_out.landmarks)));
-    float* flag = const_cast<float*>(mesh_gpu->output_device(std::size_t(mesh_out.flag)));
-    std::vector<float*> outs;
-    for (std::size_t i = 0; i < mesh_gpu->output_shapes().size(); ++i) outs.push_back(const_cast<float*>(mesh_gpu->output_device(i)));
     const std::size_t item_bytes = std::size_t(kLandmarkInput) * kLandmarkInput * 3 * sizeof(float);
     for (std::size_t first = 0; first < jobs.size(); first += std::size_t(mesh_batch)) {
       const std::size_t last = std::min(jobs.size(), first + std::size_t(mesh_batch));
+      infer::CudaEngine& engine = mesh_gpu.fitting(int(last - first));
       // Consecutive jobs of one frame go in one launch.
       for (std::size_t k = first; k < last;) {
         std::size_t end = k + 1;
         while (end < last && jobs[end].frame == jobs[k].frame) ++end;
         warp_rois_gpu(frames[jobs[k].frame], d_rois + k, int(end - k), warp,
-                      static_cast<std::uint8_t*>(static_cast<void*>(mesh_gpu->input_device(0))) + (k - first) * item_bytes,
+                      static_cast<std::uint8_t*>(static_cast<void*>(engine.input_device(0))) + (k - first) * item_bytes,
                       stream.get());
         k = end;
       }
-      mesh_gpu->run({mesh_gpu->input_device(0)}, outs, stream);
-      stream.copy_to_host(host_mesh + first * mesh_values, mesh, (last - first) * mesh_values * sizeof(float));
-      stream.copy_to_host(host_flags + first, flag, (last - first) * sizeof(float));
+      const std::vector<float*> outs = output_pointers(engine);
+      engine.run({engine.input_device(0)}, outs, stream);
+      stream.copy_to_host(host_mesh + first * mesh_values, outs[std::size_t(mesh_out.landmarks)],
+                          (last - first) * mesh_values * sizeof(float));
+      stream.copy_to_host(host_flags + first, outs[std::size_t(mesh_out.flag)], (last - first) * sizeof(float));
     }
     stream.synchronize("track-faces landmarks");
     for (std::size_t k = 0; k < jobs.size(); ++k)
@@ -337,7 +366,7 @@ FaceProcessor::FaceProcessor(Runtime& runtime, const FaceProcessorOptions& optio
     : impl_(std::make_unique<Impl>(runtime, options)) {}
 FaceProcessor::~FaceProcessor() = default;
 bool FaceProcessor::gpu() const { return impl_->gpu; }
-bool FaceProcessor::has_landmarks() const { return impl_->mesh_gpu || impl_->mesh_cpu; }
+bool FaceProcessor::has_landmarks() const { return bool(impl_->mesh_gpu) || impl_->mesh_cpu; }
 void FaceProcessor::warm_up() { impl_->warm_up(); }
 void FaceProcessor::set_frames(const std::vector<segbody::FrameSource>& frames, bool packed_pinned) {
   impl_->set_frames(frames, packed_pinned);

@@ -167,7 +167,9 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
       throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (their files' stems): rename one");
     const auto offset = s.time_offsets.find(cam->id);
     cam->offset_s = offset == s.time_offsets.end() ? 0.0 : offset->second;
-    cam->tracker = std::make_unique<CameraTracker>(s.tracking);
+    CameraTrackerOptions tracking = s.tracking;
+    tracking.detect_phase = int(i % std::size_t(std::max(1, tracking.detect_every)));
+    cam->tracker = std::make_unique<CameraTracker>(tracking);
     cameras.push_back(std::move(cam));
   }
   for (const auto& [id, seconds] : s.time_offsets)

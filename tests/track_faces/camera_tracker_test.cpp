@@ -116,3 +116,19 @@ TEST_CASE("CameraTracker without landmarks detects on every frame", "[track_face
     }
   }
 }
+
+TEST_CASE("CameraTracker: a detection phase shifts the periodic detections", "[track_faces]") {
+  CameraTrackerOptions o;
+  o.detect_every = 5;
+  o.detect_phase = 2;
+  CameraTracker cam(o);
+  for (int t = 0; t < 16; ++t) {
+    INFO("frame " << t);
+    const bool detect = cam.wants_detection();
+    // Frame 0 detects (nothing followed yet); then frames where (t + 2) % 5 == 0: 3, 8, 13.
+    CHECK(detect == (t == 0 || (t + 2) % 5 == 0));
+    const std::vector<FrameFace> dets = detect ? std::vector<FrameFace>{detection_at(t)} : std::vector<FrameFace>{};
+    REQUIRE(cam.rois(dets).size() == 1);
+    cam.update(dets, {landmarks_at(t)}, detect);
+  }
+}
