@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace gp::infer {
 
@@ -21,16 +23,22 @@ WindowAxis window_axis(Padding padding, int in, int filter, int stride, int dila
   if (stride < 1 || dilation < 1 || filter < 1) {
     throw Error(fmt::format("window with filter {}, stride {}, dilation {}", filter, stride, dilation));
   }
-  const int effective_filter = (filter - 1) * dilation + 1;
-  WindowAxis axis;
-  axis.out = padding == Padding::same ? (in + stride - 1) / stride : (in + stride - effective_filter) / stride;
-  if (axis.out < 1) {
+  // 64-bit: a model's sizes, strides and dilations may multiply past int.
+  const std::int64_t effective_filter = std::int64_t(filter - 1) * dilation + 1;
+  const std::int64_t out = padding == Padding::same ? (std::int64_t(in) + stride - 1) / stride
+                                                    : (std::int64_t(in) + stride - effective_filter) / stride;
+  if (out < 1) {
     throw Error(fmt::format("{} window of {} (dilated) over {} gives no output", padding_name(padding),
                             effective_filter, in));
   }
-  const int total = std::max(0, (axis.out - 1) * stride + effective_filter - in);
-  axis.pad_before = total / 2;
-  axis.pad_after = total - axis.pad_before;
+  const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * stride + effective_filter - in);
+  if (total > std::numeric_limits<int>::max()) {
+    throw Error(fmt::format("window of {} (dilated) over {} needs {} padding", effective_filter, in, total));
+  }
+  WindowAxis axis;
+  axis.out = static_cast<int>(out);  // at most in + stride - 1
+  axis.pad_before = static_cast<int>(total / 2);
+  axis.pad_after = static_cast<int>(total) - axis.pad_before;
   return axis;
 }
 
@@ -39,7 +47,12 @@ TransposeAxis transpose_conv_axis(Padding padding, int in, int filter, int strid
     throw Error(fmt::format("transposed convolution of {} with filter {}, stride {}", in, filter, stride));
   }
   const int total = padding == Padding::same ? std::max(0, filter - (in - 1) % stride - 1) : 0;
-  return {stride * (in - 1) + filter - total, total / 2};
+  const std::int64_t out = std::int64_t(stride) * (in - 1) + filter - total;  // 64-bit: may pass int
+  if (out > std::numeric_limits<int>::max()) {
+    throw Error(fmt::format("transposed convolution of {} with filter {}, stride {} gives {} outputs", in, filter,
+                            stride, out));
+  }
+  return {static_cast<int>(out), total / 2};
 }
 
 Nhwc conv2d_output(const Nhwc& input, const Nhwc& filter, const Conv2DOptions& o) {
@@ -52,7 +65,7 @@ Nhwc conv2d_output(const Nhwc& input, const Nhwc& filter, const Conv2DOptions& o
 }
 
 Nhwc depthwise_conv2d_output(const Nhwc& input, const Nhwc& filter, const DepthwiseConv2DOptions& o) {
-  if (filter.n != 1 || filter.c % input.c != 0) {
+  if (filter.n != 1 || input.c < 1 || filter.c % input.c != 0) {  // input.c 0: a model's empty dimension
     throw Error(fmt::format("depthwise filter {} does not fit {} input channels", shape_string(filter.shape()),
                             input.c));
   }
@@ -122,7 +135,9 @@ Shape pad_output(const Shape& input, const std::vector<int>& paddings) {
   Shape out(input);
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (paddings[2 * i] < 0 || paddings[2 * i + 1] < 0) throw Error("negative padding");
-    out[i] += paddings[2 * i] + paddings[2 * i + 1];
+    const std::int64_t size = std::int64_t(out[i]) + paddings[2 * i] + paddings[2 * i + 1];
+    if (size > std::numeric_limits<int>::max()) throw Error(fmt::format("padding {} makes dimension {} {} long", shape_string(input), i, size));
+    out[i] = static_cast<int>(size);
   }
   return out;
 }
@@ -138,7 +153,10 @@ Shape reshape_output(const Shape& input, const Shape& new_shape) {
     } else if (out[i] < 0) {
       throw Error(fmt::format("new shape {} has a negative dimension", shape_string(new_shape)));
     } else {
-      known *= out[i];
+      known *= out[i];  // each factor below 2^31, so this stays far from int64's limit before the check
+      if (known > std::numeric_limits<std::int32_t>::max()) {
+        throw Error(fmt::format("new shape {} has more than 2^31 elements", shape_string(new_shape)));
+      }
     }
   }
   const std::int64_t count = element_count(input);
@@ -168,7 +186,9 @@ Shape concatenation_output(const std::vector<Shape>& inputs, int axis) {
       throw Error(fmt::format("cannot concatenate {} to {} along axis {}", shape_string(s), shape_string(inputs[0]),
                               axis));
     }
-    out[a] += s[a];
+    const std::int64_t size = std::int64_t(out[a]) + s[a];
+    if (size > std::numeric_limits<int>::max()) throw Error(fmt::format("concatenation to {} elements along axis {}", size, axis));
+    out[a] = static_cast<int>(size);
   }
   return out;
 }

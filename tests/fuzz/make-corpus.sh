@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# (Re)writes the seed inputs of tests/fuzz/corpus/<target>/ (seed_* files; inputs the fuzzers
+# found and saved there, crash_* and others, are kept). Small on purpose: real configs, two
+# DICOM slices of the foam sample, tiny raw volumes and tiny .tflite models built with flatc.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+corpus=$root/tests/fuzz/corpus
+mkdir -p "$corpus"/{config,tflite,dicom,raw_volume}
+rm -f "$corpus"/*/seed_*
+
+# config: the documented example configs, and two with --set assignments after a NUL byte
+# (fuzz_config.cpp: one assignment per line).
+for f in "$root"/configs/*.json; do cp "$f" "$corpus/config/seed_$(basename "$f")"; done
+{ cat "$root/configs/segment-pnm.json"; printf '\0input.format=raw\n/input/raw/width=4\ninput.raw.height=3\ninput.raw.depth=2\noutput.statoil_prefix=net'; } \
+  >"$corpus/config/seed_segment-pnm-overrides.json"
+{ printf '{"command": "stitch-360", "inputs": ["a.jpg"]}'; printf '\0output.width=512\nrig.views=[]\n/rig/preset="ring8"'; } \
+  >"$corpus/config/seed_stitch-360-overrides.json"
+
+# tflite: tiny models (conv + dequantize; depthwise, pool, add, reshape, concat; resize, pad,
+# transpose conv, prelu, hard swish, mean).
+python3 "$root/tests/fuzz/seeds/make_tflite_seeds.py" "$root/src/infer/tflite_schema.fbs" "$corpus/tflite"
+
+# dicom: one slice, and a series of three slices joined by fuzz_dicom.cpp's separator.
+foam=$root/data-samples/pnm/foam
+cp "$foam/foam_0001.dcm" "$corpus/dicom/seed_slice.dcm"
+separator=$'\n--gpuproc-fuzz-next-slice--\n'
+{ cat "$foam/foam_0040.dcm"; printf '%s' "$separator"; cat "$foam/foam_0041.dcm"; printf '%s' "$separator"
+  cat "$foam/foam_0042.dcm"; } >"$corpus/dicom/seed_series3.dcm"
+
+# raw_volume: fuzz_raw_volume.cpp's 13 parameter bytes, then the file.
+python3 - "$corpus/raw_volume" <<'PY'
+import struct, sys
+out = sys.argv[1]
+def params(dtype, big=False, header=0, nx=1, ny=1, nz=0, crop_begin=(0, 0, 0), crop_size=(0, 0, 0), downsample=1, scale=0):
+    return bytes([dtype | (0x10 if big else 0), header, nx - 1, ny - 1, nz] + list(crop_begin) + list(crop_size) + [downsample - 1, scale])
+seeds = {
+    # uint16 4x3x2, little endian, whole volume
+    "seed_u16_4x3x2": params(2, nx=4, ny=3, nz=2) + struct.pack("<24H", *range(0, 2400, 100)),
+    # float32 big endian after an 8-byte header, 4x4x4 cropped and downsampled by 2, slope -1
+    "seed_f32be_crop_down": params(6, big=True, header=8, nx=4, ny=4, nz=4, crop_begin=(0, 0, 0), crop_size=(4, 4, 4),
+                                   downsample=2, scale=1 | 0x40) + b"HEADER!!" + struct.pack(">64f", *[i * 0.5 for i in range(64)]),
+    # int8 5x5, slices fitted to the file (nz 0), crop from (1, 1, 1)
+    "seed_i8_fit_crop": params(1, nx=5, ny=5, nz=0, crop_begin=(1, 1, 1), scale=2 | (1 << 3)) + bytes(range(256 - 75, 256)),
+    # float64 2x2x2, little endian
+    "seed_f64": params(7, nx=2, ny=2, nz=2) + struct.pack("<8d", 1e300, -1e300, 0.0, -0.0, 1.5, 2.5, 1e-300, 3.0),
+}
+for name, data in seeds.items():
+    open(f"{out}/{name}", "wb").write(data)
+PY
+du -sh "$corpus"
