@@ -121,12 +121,11 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
         start_us = gate.wait();
       }
       d.due_us = Trace::now_us();
-      if (s.realtime) {
-        // A live camera delivers the frame at its time whether or not we are keeping up: latency
-        // counts from there, decoding and any backlog included.
-        d.due_us = start_us + std::int64_t((seconds - first_s) * 1e6);
-        std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, d.due_us - Trace::now_us())));
-      }
+      // A live camera delivers the (decoded) frame at its time whether or not we are keeping up:
+      // latency counts from there, any backlog included. The decoder runs up to the queue's few
+      // frames ahead of that time, as a capture card hands over frames already decoded; the
+      // compute worker holds each frame back until its time (release_when_due).
+      if (s.realtime) d.due_us = start_us + std::int64_t((seconds - first_s) * 1e6);
       if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
     }
   } catch (const ItemError& e) {

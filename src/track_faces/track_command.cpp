@@ -100,6 +100,13 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
         frames.push_back(std::move(*d));
       }
       if (step.empty()) break;
+      if (s.realtime) {
+        // Live cameras: a step starts when the last of its frames is due. Waiting here, in the
+        // worker, rather than in each decoder, costs no wake-up of a busy decoder thread.
+        std::int64_t due = 0;
+        for (const DecodedFrame& d : frames) due = std::max(due, d.due_us);
+        std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, due - Trace::now_us())));
+      }
       const auto t0 = std::chrono::steady_clock::now();
       for (std::size_t first = 0; first < step.size(); first += kMaxStepFrames) {
         const std::size_t last = std::min(step.size(), first + kMaxStepFrames);
