@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -86,15 +88,17 @@ json stage_table() {
   return stages;
 }
 
-json device_section(const CommonOptions& options, const Runtime* runtime) {
-  json d{{"requested", options.device}};
-  if (!runtime) return d;
+std::string used_device(const Runtime& runtime) {
   try {
-    d["used"] = runtime->gpu() ? "cuda:" + std::to_string(runtime->device()) : "cpu";
+    return runtime.gpu() ? "cuda:" + std::to_string(runtime.device()) : "cpu";
   } catch (const std::exception&) {  // the requested GPU is not there; the error says so
-    d["used"] = "none";
+    return "none";
   }
-  if (auto info = runtime->gpu_info()) {
+}
+
+json one_device(const Runtime& runtime) {
+  json d{{"used", used_device(runtime)}};
+  if (auto info = runtime.gpu_info()) {
     d["name"] = info->name;
     d["compute_capability"] = fmt::format("{}.{}", info->cc_major, info->cc_minor);
     d["memory_bytes"] = info->total_bytes;
@@ -104,15 +108,53 @@ json device_section(const CommonOptions& options, const Runtime* runtime) {
   return d;
 }
 
-json memory_section(const Runtime* runtime) {
-  if (!runtime) return json::object();
-  MemoryStats m = runtime->memory_stats();
+// The first device's fields at the top, as for one device; with a --device list, "devices" has
+// every device with the items its compute workers took.
+json device_section(const CommonOptions& options, const std::vector<std::unique_ptr<Runtime>>& runtimes,
+                    const DeviceItemCounts* items) {
+  json d{{"requested", options.device}};
+  if (runtimes.empty()) return d;
+  d.update(one_device(*runtimes.front()));
+  json devices = json::array();
+  for (std::size_t k = 0; k < runtimes.size(); ++k) {
+    json entry = one_device(*runtimes[k]);
+    if (items && k < items->size()) entry["items"] = (*items)[k];
+    devices.push_back(entry);
+  }
+  d["devices"] = devices;
+  return d;
+}
+
+json one_memory(const Runtime& runtime) {
+  MemoryStats m = runtime.memory_stats();
   json j{{"device_peak_bytes", m.device_peak}, {"pinned_peak_bytes", m.pinned_peak}, {"oom_retries", m.oom_retries}};
   if (m.device_limit) j["device_limit_bytes"] = m.device_limit;
   if (m.device_total) {
     j["device_total_bytes"] = m.device_total;
     j["device_free_bytes_at_end"] = m.device_free;
   }
+  return j;
+}
+
+// One device: its figures. Several: the largest device peak, pinned peaks and out-of-memory
+// retries summed (each runtime has its own pinned pool), and each device's figures in "per_device".
+json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
+  if (runtimes.empty()) return json::object();
+  if (runtimes.size() == 1) return one_memory(*runtimes.front());
+  json per_device = json::array();
+  std::size_t device_peak = 0, pinned_peak = 0, oom_retries = 0;
+  for (const auto& runtime : runtimes) {
+    const MemoryStats m = runtime->memory_stats();
+    device_peak = std::max(device_peak, m.device_peak);
+    pinned_peak += m.pinned_peak;
+    oom_retries += m.oom_retries;
+    json entry = one_memory(*runtime);
+    entry["device"] = used_device(*runtime);
+    per_device.push_back(entry);
+  }
+  json j{{"device_peak_bytes", device_peak}, {"pinned_peak_bytes", pinned_peak}, {"oom_retries", oom_retries}};
+  if (const std::size_t limit = runtimes.front()->memory_stats().device_limit) j["device_limit_bytes"] = limit;
+  j["per_device"] = per_device;
   return j;
 }
 
@@ -133,7 +175,8 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
               {"command", name},
               {"host", host_name()},
               {"started_at", utc_now()}};
-  std::unique_ptr<Runtime> runtime;
+  std::vector<std::unique_ptr<Runtime>> runtimes;  // one per --device entry
+  std::unique_ptr<DeviceItemCounts> items_per_device;
   int exit_code = int(ExitCode::ok);
   std::vector<std::string> inputs;
   BatchOutcome outcome;
@@ -144,7 +187,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     report["status"] = status;
     report["exit_code"] = exit_code;
     report["wall_s"] = round3(wall);
-    report["device"] = device_section(options, runtime.get());
+    report["device"] = device_section(options, runtimes, items_per_device.get());
     report["inputs"] = {{"count", inputs.size()}, {"files", inputs}};
     report["outputs"] = {{"count", outcome.outputs.size()}, {"files", outcome.outputs}};
     report["items"] = {{"processed", outcome.processed},
@@ -156,7 +199,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     report["throughput"] = {{"items_per_s", wall > 0 ? round3(outcome.processed / wall) : 0.0}};
     if (outcome.work_unit_name != "items")
       report["throughput"][outcome.work_unit_name + "_per_s"] = wall > 0 ? round3(outcome.work_units / wall) : 0.0;
-    report["memory"] = memory_section(runtime.get());
+    report["memory"] = memory_section(runtimes);
     json errors = json::array();
     for (auto& f : outcome.failures)
       errors.push_back({{"item", f.index < inputs.size() ? inputs[f.index] : ""}, {"stage", f.stage}, {"message", f.message}});
@@ -171,6 +214,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   };
 
   try {
+    const DeviceSelection devices = DeviceSelection::parse(options.device);
+    if (devices.several() && !command.runs_on_several_devices())
+      throw UsageError(fmt::format("--device {}: {} runs on one device", options.device, name));
     if (options.threads) cpu_threads_setting() = options.threads;
     set_outputs_fsync(options.fsync);
     report["outputs_fsync"] = options.fsync;
@@ -219,15 +265,22 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
         if (!dir.empty() && fs::is_directory(dir)) remove_stale_temporaries(dir);
 
     RuntimeOptions ro;
-    ro.device = DeviceChoice::parse(options.device);
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
     Trace::global().enable_timeline(!options.trace_path.empty());
-    runtime = std::make_unique<Runtime>(ro);  // the driver answers in the background
+    // One runtime per device, each asking the driver in the background (only "all" waits here
+    // for the count). --gpu-memory-limit applies to each device.
+    for (const DeviceChoice& device : devices.resolve(devices.all_gpus ? cuda_device_count() : 0)) {
+      ro.device = device;
+      runtimes.push_back(std::make_unique<Runtime>(ro));
+    }
+    items_per_device = std::make_unique<DeviceItemCounts>(runtimes.size());
 
     Progress progress(parse_progress_mode(options.progress), name, todo.size());
     if (outcome.skipped_complete)
       progress.message("info", fmt::format("--resume: {} item(s) already complete", outcome.skipped_complete));
-    BatchContext ctx{cfg, options, *runtime, progress, options.resume};
+    std::vector<Runtime*> runtime_list;
+    for (auto& r : runtimes) runtime_list.push_back(r.get());
+    BatchContext ctx{cfg, options, *runtimes.front(), progress, options.resume, runtime_list, items_per_device.get()};
     BatchOutcome run = command.run(ctx, todo, todo_indices);
     run.skipped_complete = outcome.skipped_complete;
     outcome = std::move(run);

@@ -3,6 +3,8 @@
 // and sharding, --dry-run, --resume, the runtime, progress, the run report, the trace, and the
 // mapping from outcomes to exit codes. A subcommand implements BatchCommand; run_batch_job does
 // the rest.
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,12 +37,39 @@ struct CommonOptions {
 // Parses "1.5G", "512MiB", "4096" into bytes. Throws UsageError naming `option`.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& option);
 
+// Items each device's compute workers took, for the report's device section.
+class DeviceItemCounts {
+ public:
+  explicit DeviceItemCounts(std::size_t devices) : counts_(std::max<std::size_t>(1, devices)) {}
+  void add(std::size_t device, std::size_t items) { counts_[device % counts_.size()] += items; }
+  std::size_t operator[](std::size_t device) const { return counts_[device]; }
+  std::size_t size() const { return counts_.size(); }
+
+ private:
+  std::vector<std::atomic<std::size_t>> counts_;
+};
+
 struct BatchContext {
   const config::json& config;
   const CommonOptions& options;
-  Runtime& runtime;
+  Runtime& runtime;  // the first device's: single-device code needs nothing else
   Progress& progress;
   bool resume;
+  // Every device of --device, `runtime` first (one unless --device lists several GPUs). The
+  // pipeline's compute queue is the queue they share: a command runs workers_per_device x
+  // devices() compute workers, worker w on runtime_for_worker(w).
+  std::vector<Runtime*> runtimes;
+  DeviceItemCounts* items_per_device;  // null: not counted
+
+  int devices() const { return runtimes.empty() ? 1 : int(runtimes.size()); }
+  int device_of_worker(int worker) const { return worker % devices(); }
+  Runtime& runtime_for_worker(int worker) const {
+    return runtimes.empty() ? runtime : *runtimes[std::size_t(device_of_worker(worker))];
+  }
+  // Worker `worker` took `items` items (counted against its device).
+  void count_items(int worker, std::size_t items) const {
+    if (items_per_device) items_per_device->add(std::size_t(device_of_worker(worker)), items);
+  }
 };
 
 // What one run produced, for the report.
@@ -66,6 +95,9 @@ class BatchCommand {
   // Every file an input produces (absolute or relative to the working directory).
   virtual std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
                                                    std::size_t index) const = 0;
+  // Whether run() spreads its compute workers over every runtime of a --device list (else a
+  // list is a usage error for this command).
+  virtual bool runs_on_several_devices() const { return false; }
   virtual BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                            const std::vector<std::size_t>& input_indices) = 0;
 };

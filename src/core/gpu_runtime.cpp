@@ -66,6 +66,54 @@ std::string DeviceChoice::str() const {
   return "auto";
 }
 
+DeviceSelection DeviceSelection::parse(const std::string& text) {
+  auto bad = [&] {
+    return UsageError("--device: expected auto, cpu, cuda:N, a list of GPUs such as cuda:0,1, or all, got \"" + text + "\"");
+  };
+  DeviceSelection selection;
+  if (text == "all" || text == "cuda:all") {
+    selection.all_gpus = true;
+    return selection;
+  }
+  if (text.find(',') == std::string::npos) {
+    try {
+      selection.devices.push_back(DeviceChoice::parse(text));
+    } catch (const UsageError&) {
+      throw bad();
+    }
+    return selection;
+  }
+  // A list: "cuda:" then indices, each bare or as cuda:N ("cuda:0,1", "cuda:0,cuda:1").
+  if (text.rfind("cuda:", 0) != 0) throw bad();
+  const std::string list = text.substr(5);
+  for (std::size_t begin = 0;;) {
+    const std::size_t comma = list.find(',', begin);
+    std::string entry = list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    if (entry.rfind("cuda:", 0) != 0) entry = "cuda:" + entry;
+    try {
+      selection.devices.push_back(DeviceChoice::parse(entry));  // "cuda:" alone (an empty entry) fails
+    } catch (const UsageError&) {
+      throw bad();
+    }
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return selection;
+}
+
+std::vector<DeviceChoice> DeviceSelection::resolve(int gpu_count) const {
+  if (!all_gpus) return devices;
+  if (gpu_count <= 0) throw GpuError("--device all: no CUDA device (no GPU or no driver; use --device cpu)");
+  std::vector<DeviceChoice> out;
+  for (int i = 0; i < gpu_count; ++i) {
+    DeviceChoice gpu;
+    gpu.kind = DeviceChoice::Kind::cuda;
+    gpu.index = i;
+    out.push_back(gpu);
+  }
+  return out;
+}
+
 int cuda_device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -289,9 +337,18 @@ void Runtime::wait_ready() const {
   if (ready_.valid()) ready_.get();
 }
 
+void Runtime::select_device() const noexcept {
+  const int device = device_or_cpu();
+  if (device < 0) return;
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device) return;
+  if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();  // the call that needs it reports the error
+}
+
 Runtime::~Runtime() {
   if (ready_.valid()) ready_.wait();
   const bool used_gpu = device_or_cpu() >= 0;
+  if (used_gpu) select_device();  // the job's other runtimes may have left theirs current
   if (used_gpu) cudaDeviceSynchronize();
   std::lock_guard<std::mutex> lock(pinned_mutex_);
   pinned_free_.clear([&](void* ptr) {
@@ -318,6 +375,8 @@ std::optional<GpuInfo> Runtime::gpu_info() const {
 void Runtime::bind_thread() const {
   if (!gpu()) return;
   wait_ready();
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device()) return;  // cheap: no driver call
   GP_CUDA_CHECK(cudaSetDevice(device()), "select GPU " + std::to_string(device()));
 }
 
@@ -329,7 +388,7 @@ Stream Runtime::make_stream() const {
 
 DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, const std::string& what) {
   if (!gpu()) throw GpuError("device_alloc on the CPU path (" + what + ")");
-  wait_ready();
+  bind_thread();
   const std::size_t in_use = device_in_use_.fetch_add(bytes) + bytes;
   if (options_.gpu_memory_limit && in_use > options_.gpu_memory_limit) {
     device_in_use_ -= bytes;
@@ -360,6 +419,7 @@ DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, cons
 
 void Runtime::device_free(void* ptr, std::size_t bytes, cudaStream_t stream) {
   // Stream-ordered: the block becomes reusable once the stream's queued work has finished with it.
+  select_device();  // freed from save threads, which serve every device of the job
   cudaFreeAsync(ptr, stream);
   device_in_use_ -= bytes;
 }
@@ -375,7 +435,7 @@ PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
   if (!b.ptr_) {
     b.capacity_ = bytes;
     if (gpu()) {
-      wait_ready();
+      bind_thread();  // else a thread that never chose a GPU would create a context on GPU 0
       ScopedStage timed("pinned alloc");  // pinning pages is slow: worth seeing in the report
       cudaError_t err = cudaHostAlloc(&b.ptr_, bytes, cudaHostAllocPortable);
       if (err != cudaSuccess) {
@@ -399,6 +459,7 @@ void Runtime::pinned_release(void* ptr, std::size_t capacity) {
   pinned_in_use_ -= capacity;
   if (pinned_free_.keep(ptr, capacity)) return;
   if (gpu()) {
+    select_device();
     cudaFreeHost(ptr);
   } else {
     std::free(ptr);
@@ -466,7 +527,7 @@ MemoryStats Runtime::memory_stats() const {
   s.device_limit = options_.gpu_memory_limit;
   s.oom_retries = oom_retries_;
   if (device_or_cpu() >= 0 && ready_.valid() && ready_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    cudaSetDevice(device_or_cpu());
+    select_device();
     if (cudaMemGetInfo(&s.device_free, &s.device_total) != cudaSuccess) cudaGetLastError();
   }
   std::lock_guard<std::mutex> lock(pinned_mutex_);
@@ -478,7 +539,7 @@ MemoryStats Runtime::memory_stats() const {
 
 void Runtime::trim() {
   if (!gpu()) return;
-  wait_ready();
+  bind_thread();
   // Waits for queued frees, then hands unused pool memory back to the driver.
   GP_CUDA_CHECK(cudaDeviceSynchronize(), "synchronize before trimming the memory pool");
   GP_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0), "trim memory pool");

@@ -28,6 +28,19 @@ struct DeviceChoice {
   std::string str() const;
 };
 
+// --device of the batch subcommands: one DeviceChoice as above, or several GPUs whose compute
+// workers share the job's queue: "cuda:0,1" (cuda:N entries or bare indices after "cuda:"; an
+// index may repeat, which gives one GPU two runtimes, as the tests do), or "cuda:all" / "all"
+// (every GPU the driver lists). "auto" stays one GPU.
+struct DeviceSelection {
+  std::vector<DeviceChoice> devices;  // as written; empty only when all_gpus
+  bool all_gpus = false;
+  static DeviceSelection parse(const std::string& text);  // throws UsageError naming --device
+  // The devices to run on; all_gpus: cuda:0 .. cuda:gpu_count-1 (GpuError when there is none).
+  std::vector<DeviceChoice> resolve(int gpu_count) const;
+  bool several() const { return all_gpus || devices.size() > 1; }
+};
+
 struct GpuInfo {
   int index = -1;
   std::string name;
@@ -184,7 +197,8 @@ class Runtime {
   std::string device_name() const;  // "cpu" or "cuda:0 (NVIDIA H100 80GB HBM3)"
   std::optional<GpuInfo> gpu_info() const;
 
-  // Makes this runtime's device current on the calling thread (worker threads call it once).
+  // Makes this runtime's device current on the calling thread (worker threads call it once;
+  // the runtime's own CUDA calls below do it too, so one thread may serve several runtimes).
   void bind_thread() const;
   Stream make_stream() const;
 
@@ -205,6 +219,7 @@ class Runtime {
   void device_free(void* ptr, std::size_t bytes, cudaStream_t stream);
   void wait_ready() const;  // the context exists (GPU mode); rethrows its creation's failure
   int device_or_cpu() const noexcept;  // device(), or -1 when choosing it failed (reports, teardown)
+  void select_device() const noexcept;  // bind_thread without waiting or throwing (GPU chosen and ready)
   void pinned_release(void* ptr, std::size_t capacity);
 
   RuntimeOptions options_;

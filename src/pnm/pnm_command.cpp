@@ -57,6 +57,7 @@ class PnmCommand final : public BatchCommand {
     return files;
   }
 
+  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 };
@@ -98,17 +99,19 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
 BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
                              const std::vector<std::size_t>& input_indices) {
   const Settings s = read_settings(ctx.config);
-  Runtime& rt = ctx.runtime;
+  Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   // one_volume: the whole (shard's) input list is a single volume, named after its first file.
   const std::size_t volumes = s.one_volume ? (inputs.empty() ? 0 : 1) : inputs.size();
 
   PipelineOptions po;
-  // One volume on the GPU at a time (it may need most of its memory); the next one loads
-  // meanwhile, and the previous one's files are written.
-  po.load_threads = 1;
-  po.compute_workers = 1;
-  po.save_threads = 1;
-  po.max_in_flight = 3;
+  // One volume on each GPU at a time (it may need most of its memory); the next one loads
+  // meanwhile, and the previous one's files are written. A volume is not split over GPUs: with
+  // several devices, volumes (items) are spread over them, each a lane of its own.
+  const int lanes = ctx.devices();  // 1 on the CPU path
+  po.load_threads = lanes;
+  po.compute_workers = lanes;
+  po.save_threads = lanes;
+  po.max_in_flight = 3 * lanes;
   po.stop_on_error = s.stop_on_error;
 
   std::mutex outcome_mutex;
@@ -130,11 +133,12 @@ BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& 
     item.volume = io::read_volume(item.paths, s.read);
     item.load_seconds = seconds_since(t);
   };
-  stages.compute_init = [&](int) { rt.bind_thread(); };
-  stages.compute = [&](PnmItem& item, int) {
+  stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
+  stages.compute = [&](PnmItem& item, int w) {
     const auto t = std::chrono::steady_clock::now();
+    ctx.count_items(w, 1);
     if (rt.gpu()) {
-      segment_on_gpu(item, s, rt, ctx.progress);
+      segment_on_gpu(item, s, ctx.runtime_for_worker(w), ctx.progress);
     } else {
       item.device = "cpu";
       item.segmentation = segment_cpu(item.volume, s);

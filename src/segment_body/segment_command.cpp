@@ -5,6 +5,7 @@
 #include "segment_body/segment_command.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <mutex>
@@ -68,57 +69,76 @@ class SegmentBodyCommand final : public BatchCommand {
     return planned_files(plan_input(read_settings(config), input, index));
   }
 
+  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 
  private:
-  // A processor at the largest batch that fits: GpuOutOfMemory halves it (reported).
-  void make_processor(Runtime& rt, const Settings& s, int batch, int width, int height, const FrameWants& wants) {
+  // Device d's processor at the largest batch that fits: GpuOutOfMemory halves it (reported).
+  void make_processor(std::size_t d, Runtime& rt, const Settings& s, int batch, int width, int height,
+                      const FrameWants& wants) {
     for (;;) {
       try {
-        processor_.reset();
-        processor_ = std::make_unique<MaskProcessor>(rt, s, batch);
-        if (width > 0) processor_->reserve(width, height, wants);
+        processors_[d].reset();
+        processors_[d] = std::make_unique<MaskProcessor>(rt, s, batch);
+        if (width > 0) processors_[d]->reserve(width, height, wants);
         return;
       } catch (const GpuOutOfMemory& e) {
-        processor_.reset();
+        processors_[d].reset();
         if (batch == 1) throw;
         rt.trim();
         rt.note_oom_retry();
-        reductions_.push_back({{"from", batch}, {"to", batch / 2}, {"why", e.what()}});
+        nlohmann::ordered_json reduction{{"from", batch}, {"to", batch / 2}, {"why", e.what()}};
+        if (processors_.size() > 1) reduction["device"] = d;
+        {
+          std::lock_guard<std::mutex> lock(reductions_mutex_);
+          reductions_.push_back(reduction);
+        }
         batch /= 2;
       }
     }
   }
 
-  std::unique_ptr<MaskProcessor> processor_;
+  // One per device of the job (ctx.runtime_for_worker(d)); image worker d and video lane d use processors_[d].
+  std::vector<std::unique_ptr<MaskProcessor>> processors_;
+  std::mutex reductions_mutex_;
   nlohmann::ordered_json reductions_ = nlohmann::ordered_json::array();
 };
 
 BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
                                      const std::vector<std::size_t>& input_indices) {
   const Settings s = read_settings(ctx.config);
-  Runtime& rt = ctx.runtime;
+  Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   BatchOutcome outcome;
   outcome.work_unit_name = "frames";
   std::mutex outcome_mutex;
   std::vector<std::size_t> images, videos;
   for (std::size_t i = 0; i < inputs.size(); ++i) (is_image_file(inputs[i]) ? images : videos).push_back(i);
-  if (rt.gpu()) rt.bind_thread();
-  make_processor(rt, s, s.batch, 0, 0, {});
+  // Several devices: images go to one compute worker per device through the pipeline's shared
+  // queue, videos (one video is one stream of frames) to one lane per device, each taking the
+  // next video.
+  const std::size_t devices = std::size_t(ctx.devices());
+  processors_.clear();
+  processors_.resize(devices);
+  for (std::size_t d = 0; d < devices; ++d) make_processor(d, ctx.runtime_for_worker(int(d)), s, s.batch, 0, 0, {});
+  auto smallest_batch = [&] {
+    int batch = processors_[0]->batch();
+    for (const auto& p : processors_) batch = std::min(batch, p->batch());
+    return batch;
+  };
   std::int64_t frames = 0;
   std::vector<double> latency_ms, compute_latency_ms;
-  double compute_wall = 0;
+  std::vector<double> busy_s(devices, 0.0);  // each device's compute time; written by its own worker or lane
 
-  // Images: load pool -> batches on one compute worker -> save pool.
+  // Images: load pool -> batches on one compute worker per device -> save pool.
   if (!images.empty()) {
     const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
     PipelineOptions po;
     po.load_threads = int(std::max(1u, cores / 2));
     po.save_threads = int(std::max(1u, cores / 2));
-    po.compute_workers = 1;
-    po.compute_batch = processor_->batch();
-    po.max_in_flight = processor_->batch() * 3;
+    po.compute_workers = int(devices);
+    po.compute_batch = smallest_batch();
+    po.max_in_flight = po.compute_batch * 3 * int(devices);
     po.stop_on_error = s.stop_on_error;
     const FrameWants wants = image_wants(s);
     Pipeline<ImageItem>::Stages stages;
@@ -132,18 +152,17 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
       item.plan = plan_input(s, item.name, input_indices[images[item.index]]);
       item.image = load_rgb_image(item.name);
     };
-    stages.compute_init = [&](int) {
-      if (rt.gpu()) rt.bind_thread();
-    };
-    stages.compute_batch = [&](const std::vector<ImageItem*>& items, int) {
+    stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
+    stages.compute_batch = [&](const std::vector<ImageItem*>& items, int w) {
+      ctx.count_items(w, items.size());
       std::vector<FrameSource> sources;
       for (ImageItem* item : items)
         sources.push_back(packed_frame(FrameFormat::rgb, item->image.pixels.data(), std::size_t(item->image.width) * 3,
                                        item->image.width, item->image.height));
       std::vector<FrameResult> results;
       const std::int64_t start = Trace::now_us();
-      processor_->run(sources, nullptr, wants, results);
-      compute_wall += double(Trace::now_us() - start) / 1e6;
+      processors_[std::size_t(w)]->run(sources, nullptr, wants, results);
+      busy_s[std::size_t(w)] += double(Trace::now_us() - start) / 1e6;
       for (std::size_t i = 0; i < items.size(); ++i) {
         items[i]->result = std::move(results[i]);
         items[i]->image.pixels = {};
@@ -176,54 +195,92 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
     outcome.cancelled = result.cancelled;
   }
 
-  // Videos, one after another, each with its own decode and encode threads.
-  for (std::size_t k = 0; k < videos.size() && !outcome.cancelled; ++k) {
-    const std::size_t i = videos[k];
-    const std::string& path = inputs[i];
-    std::string error, stage = "compute";
+  // Videos: each with its own decode and encode threads, one at a time per device.
+  std::atomic<std::size_t> next_video{0};
+  std::atomic<bool> cancelled{outcome.cancelled};
+  std::exception_ptr fatal;  // a GPU error: the device is unusable, fatal for the job
+  auto video_lane = [&](std::size_t d) {
     try {
-      const InputPlan plan = plan_input(s, path, input_indices[i]);
-      io::VideoReader reader(path, reader_options(s));
-      const FrameWants wants = video_wants(plan);
-      try {
-        processor_->reserve(reader.info().width, reader.info().height, wants);
-      } catch (const GpuOutOfMemory&) {  // before any frame: retry at a smaller batch
-        make_processor(rt, s, std::max(1, processor_->batch() / 2), reader.info().width, reader.info().height, wants);
+      Runtime& lane_rt = ctx.runtime_for_worker(int(d));
+      lane_rt.bind_thread();
+      for (;;) {
+        if (cancelled) break;
+        const std::size_t k = next_video++;
+        if (k >= videos.size()) break;
+        ctx.count_items(int(d), 1);
+        const std::size_t i = videos[k];
+        const std::string& path = inputs[i];
+        std::string error, stage = "compute";
+        try {
+          const InputPlan plan = plan_input(s, path, input_indices[i]);
+          io::VideoReader reader(path, reader_options(s));
+          const FrameWants wants = video_wants(plan);
+          try {
+            processors_[d]->reserve(reader.info().width, reader.info().height, wants);
+          } catch (const GpuOutOfMemory&) {  // before any frame: retry at a smaller batch
+            make_processor(d, lane_rt, s, std::max(1, processors_[d]->batch() / 2), reader.info().width,
+                           reader.info().height, wants);
+          }
+          const std::int64_t start = Trace::now_us();
+          VideoJobResult r = run_video(s, *processors_[d], reader, plan, input_indices[i]);
+          busy_s[d] += double(Trace::now_us() - start) / 1e6;
+          std::lock_guard<std::mutex> lock(outcome_mutex);
+          frames += r.frames;
+          outcome.work_units += double(r.frames);
+          latency_ms.insert(latency_ms.end(), r.latency_ms.begin(), r.latency_ms.end());
+          compute_latency_ms.insert(compute_latency_ms.end(), r.compute_latency_ms.begin(), r.compute_latency_ms.end());
+          outcome.outputs.insert(outcome.outputs.end(), r.written.begin(), r.written.end());
+        } catch (const GpuOutOfMemory& e) {
+          error = e.what();
+        } catch (const GpuError&) {
+          throw;
+        } catch (const std::exception& e) {
+          error = e.what();
+          const auto* ie = dynamic_cast<const ItemError*>(&e);
+          if (ie) stage = ie->stage();
+          if (!ie || ie->file() != path) error = path + ": " + error;
+        }
+        {
+          std::lock_guard<std::mutex> lock(outcome_mutex);
+          outcome.processed++;
+          if (!error.empty()) outcome.failures.push_back({i, stage, error});
+        }
+        if (!error.empty() && s.stop_on_error) cancelled = true;
+        ctx.progress.item_done(path, error.empty(), error);
       }
-      const std::int64_t start = Trace::now_us();
-      VideoJobResult r = run_video(s, *processor_, reader, plan, input_indices[i]);
-      compute_wall += double(Trace::now_us() - start) / 1e6;
-      frames += r.frames;
-      outcome.work_units += double(r.frames);
-      latency_ms.insert(latency_ms.end(), r.latency_ms.begin(), r.latency_ms.end());
-      compute_latency_ms.insert(compute_latency_ms.end(), r.compute_latency_ms.begin(), r.compute_latency_ms.end());
-      outcome.outputs.insert(outcome.outputs.end(), r.written.begin(), r.written.end());
-    } catch (const GpuOutOfMemory& e) {
-      error = e.what();
-    } catch (const GpuError&) {
-      throw;  // the device is unusable: fatal for the job
-    } catch (const std::exception& e) {
-      error = e.what();
-      const auto* ie = dynamic_cast<const ItemError*>(&e);
-      if (ie) stage = ie->stage();
-      if (!ie || ie->file() != path) error = path + ": " + error;
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(outcome_mutex);
+      if (!fatal) fatal = std::current_exception();
+      cancelled = true;
     }
-    outcome.processed++;
-    if (!error.empty()) {
-      outcome.failures.push_back({i, stage, error});
-      if (s.stop_on_error) outcome.cancelled = true;
-    }
-    ctx.progress.item_done(path, error.empty(), error);
+  };
+  const std::size_t lanes = std::min(devices, videos.size());
+  if (lanes == 1) {
+    video_lane(0);  // on this thread, as with one device
+  } else if (lanes > 1) {
+    std::vector<std::thread> threads;
+    for (std::size_t d = 0; d < lanes; ++d)
+      threads.emplace_back([&, d] {
+        Trace::name_thread("video-lane-" + std::to_string(d));
+        video_lane(d);
+      });
+    for (std::thread& t : threads) t.join();
   }
+  if (fatal) std::rethrow_exception(fatal);
+  outcome.cancelled = cancelled;
+  std::sort(outcome.failures.begin(), outcome.failures.end(),
+            [](const ItemFailure& a, const ItemFailure& b) { return a.index < b.index; });
 
   std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  // Devices work at once: the job's compute time is the busiest one's (one device: all of it).
+  const double compute_wall = *std::max_element(busy_s.begin(), busy_s.end());
   nlohmann::ordered_json& x = outcome.extra;
   x["path"] = rt.gpu() ? "gpu" : "cpu";
   x["model"] = {{"file", s.model_path},
-                {"input", std::to_string(processor_->model_width()) + "x" + std::to_string(processor_->model_height())},
+                {"input", std::to_string(processors_[0]->model_width()) + "x" + std::to_string(processors_[0]->model_height())},
                 {"precision", rt.gpu() ? (s.fp16 ? "fp16" : "fp32") : "fp32"}};
   x["mode"] = s.streaming ? "streaming" : "throughput";
-  x["batch"] = processor_->batch();
+  x["batch"] = smallest_batch();
   x["batch_reductions"] = reductions_;
   x["frames"] = frames;
   x["images"] = images.size();
@@ -245,7 +302,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
                                {"p50", round3(percentile(compute_latency_ms, 0.5))},
                                {"p99", round3(percentile(compute_latency_ms, 0.99))},
                                {"max", round3(percentile(compute_latency_ms, 1.0))}};
-  processor_.reset();
+  processors_.clear();
   return outcome;
 }
 

@@ -31,11 +31,12 @@ bool GpuWorker::encodes_jpeg(const Runtime& runtime, const Settings& settings) {
 std::shared_ptr<const io::GpuJpegContext> GpuWorkerShared::jpeg_context(Runtime& runtime) {
 #ifdef GPUPROC_HAVE_NVJPEG
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!context_) {
+  std::shared_ptr<const io::GpuJpegContext>& context = contexts_[&runtime];
+  if (!context) {
     ScopedStage span("gpu nvjpeg handle");
-    context_ = std::make_shared<const io::GpuJpegContext>(runtime);
+    context = std::make_shared<const io::GpuJpegContext>(runtime);
   }
-  return context_;
+  return context;
 #else
   (void)runtime;
   throw Error("stitch-360: this build has no nvJPEG");

@@ -23,8 +23,9 @@ class GpuJpegContext;
 
 namespace gp::stitch {
 
-// What the GPU workers of one job share: the nvJPEG library handle, made by the first worker that
-// asks (making one takes most of a second; several at once take longer each), and the byte buffers
+// What the GPU workers of one job share: the nvJPEG library handle of each device (runtime), made by
+// the first of its workers that asks (making one takes most of a second; several at once take
+// longer each), and the byte buffers
 // the JPEG files and encoded views travel in, recycled between the load, GPU and save stages.
 class GpuWorkerShared {
  public:
@@ -51,7 +52,7 @@ class GpuWorkerShared {
   std::mutex mutex_;
   std::condition_variable all_set_up_;
   int workers_;
-  std::shared_ptr<const io::GpuJpegContext> context_;
+  std::map<const Runtime*, std::shared_ptr<const io::GpuJpegContext>> contexts_;  // the handle works on its device only
 };
 
 class GpuWorker {

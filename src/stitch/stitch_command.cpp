@@ -187,6 +187,7 @@ class StitchCommand final : public BatchCommand {
     return paths;
   }
 
+  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 };
@@ -194,7 +195,7 @@ class StitchCommand final : public BatchCommand {
 BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
                                 const std::vector<std::size_t>& input_indices) {
   const Settings s = read_settings(ctx.config);
-  Runtime& rt = ctx.runtime;
+  Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   const Projector projector(s);
   const std::vector<ViewCamera> views = resolve_views(s);
   OutputMasks masks(s);
@@ -206,7 +207,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   const bool gpu_codec = GpuWorker::decodes_jpeg(rt);
   po.load_threads = int(std::max(1u, gpu_codec ? cores / 4 : cores / 2));
   po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
-  po.compute_workers = rt.gpu() ? s.gpu_workers : int(std::max(1u, cores / 4));
+  // run.gpu_workers per device; with several devices their workers share the compute queue.
+  po.compute_workers = rt.gpu() ? s.gpu_workers * ctx.devices() : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
   // the workers' batches, as many loaded and waiting, and the last ones saving. With only one
   // batch per worker waiting, batches averaged 12.5 panoramas instead of 16 (4 workers, H100).
@@ -242,22 +244,25 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   };
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
-    rt.bind_thread();
+    Runtime& worker_rt = ctx.runtime_for_worker(worker);
+    worker_rt.bind_thread();
     // Arrives also when the set-up throws, so that the other workers do not wait for this one.
     struct SetUpDone {
       GpuWorkerShared& shared;
       ~SetUpDone() { shared.set_up_done(); }
     } set_up_done{shared};
-    workers[worker] = std::make_unique<GpuWorker>(rt, s, projector, shared);
+    workers[worker] = std::make_unique<GpuWorker>(worker_rt, s, projector, shared);
   };
   if (rt.gpu()) {
     stages.compute_batch = [&](const std::vector<StitchItem*>& items, int worker) {
       ScopedStage span(gpu_codec ? "gpu decode+project+encode" : "gpu project");
+      ctx.count_items(worker, items.size());
       return workers[worker]->run(items);
     };
   } else {
-    stages.compute = [&](StitchItem& item, int) {
+    stages.compute = [&](StitchItem& item, int worker) {
       ScopedStage span("project");
+      ctx.count_items(worker, 1);
       std::vector<ImageView> apply;
       if (s.mask.apply && item.masks)
         for (const OutputMask& m : *item.masks) apply.push_back(m.view());

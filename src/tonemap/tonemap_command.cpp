@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -46,6 +47,7 @@ class TonemapCommand final : public BatchCommand {
     return plan_outputs(s, input, index, full).all();
   }
 
+  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 };
@@ -97,7 +99,7 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
 BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
                                  const std::vector<std::size_t>& input_indices) {
   const Settings s = read_settings(ctx.config);
-  Runtime& rt = ctx.runtime;
+  Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   const unsigned hw = hardware_threads();
   PipelineOptions po;
   // Decoding is the heaviest CPU work; saving too unless the GPU already compressed the PNGs.
@@ -109,14 +111,17 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   po.load_threads = s.load_threads ? s.load_threads : int(std::max(2u, hw / 4));
   const int threads_per_file = s.decode_threads_per_file ? s.decode_threads_per_file : std::max(1, int(hw) / po.load_threads);
   po.save_threads = s.save_threads ? s.save_threads : int(gpu_compresses ? std::max(2u, hw / 4) : hw);
-  // The CPU path parallelises inside each step, so two workers are enough to overlap them.
-  po.compute_workers = gpu_expected ? s.batch : 2;
+  // The CPU path parallelises inside each step, so two workers are enough to overlap them. On
+  // the GPU run.batch workers per device; with several devices their workers share the queue.
+  po.compute_workers = gpu_expected ? s.batch * ctx.devices() : 2;
   // Room for a second round of loads while the first is computed and saved: loads never wait for
   // a slot while the GPU and the writers work.
   po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + 2 * po.load_threads + po.save_threads;
   po.stop_on_error = s.stop_on_error;
 
-  GpuAdmission admission(po.compute_workers);
+  // Each device's memory admits its own workers: one running out halves only its own batch.
+  std::vector<std::unique_ptr<GpuAdmission>> admissions;
+  for (int d = 0; d < ctx.devices(); ++d) admissions.push_back(std::make_unique<GpuAdmission>(po.compute_workers / ctx.devices()));
   HostPool host_memory;  // decoded frames and downloaded pixels, reused from item to item
   std::vector<std::unique_ptr<ComputeBackend>> backends(po.compute_workers);
   std::mutex outcome_mutex;
@@ -133,11 +138,14 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   };
   stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file); };
   stages.compute_init = [&](int w) {
-    rt.bind_thread();
-    backends[w] = rt.gpu() ? make_gpu_backend(rt, w) : make_cpu_backend();
+    Runtime& worker_rt = ctx.runtime_for_worker(w);
+    worker_rt.bind_thread();
+    backends[w] = worker_rt.gpu() ? make_gpu_backend(worker_rt, w) : make_cpu_backend();
   };
   stages.compute = [&](TonemapItem& item, int w) {
-    compute_with_retry(item, s, rt, host_memory, *backends[w], admission, ctx.progress);
+    ctx.count_items(w, 1);
+    compute_with_retry(item, s, ctx.runtime_for_worker(w), host_memory, *backends[w],
+                       *admissions[std::size_t(ctx.device_of_worker(w))], ctx.progress);
   };
   stages.save = [&](TonemapItem& item) { save_stage(item, s); };
   stages.done = [&](const TonemapItem& item) {
@@ -159,11 +167,18 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   outcome.cancelled = result.cancelled;
   std::sort(outcome.outputs.begin(), outcome.outputs.end());
   const std::size_t ok = outcome.processed - outcome.failures.size();
+  int batch_final = admissions.front()->limit();  // the smallest of the devices'
+  nlohmann::ordered_json batch_final_per_device = nlohmann::ordered_json::array();
+  for (const auto& admission : admissions) {
+    batch_final = std::min(batch_final, admission->limit());
+    batch_final_per_device.push_back(admission->limit());
+  }
   outcome.extra = {{"oiio_version", GPUPROC_OIIO_VERSION},  // built against (asking loads OpenImageIO)
                    {"workers", {{"load", po.load_threads}, {"decode_threads_per_file", threads_per_file}, {"compute", po.compute_workers}, {"save", po.save_threads},
                                 {"max_in_flight", po.max_in_flight}}},
-                   {"gpu_batch_final", admission.limit()},
+                   {"gpu_batch_final", batch_final},
                    {"mean_exposure_scale", ok ? exposure_sum / ok : 0.0}};
+  if (admissions.size() > 1) outcome.extra["gpu_batch_final_per_device"] = batch_final_per_device;
   return outcome;
 }
 

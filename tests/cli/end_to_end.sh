@@ -421,5 +421,55 @@ else
   echo "track-faces: skipped (no face models in ${GPUPROC_MODELS:-.models}; run scripts/fetch-models.sh)"
 fi
 
+# Several GPUs in one process (--device cuda:0,1 / all): malformed lists are usage errors naming
+# --device; a command that runs on one device refuses a list; a listed GPU that is missing is
+# fatal. On a GPU, two runtimes on GPU 0 (cuda:0,0) write what one writes, the work spread.
+for bad in "cuda:" "cuda:0," "cpu,cuda:0" "cuda:0,x" "cuda:all,1"; do
+  check "device list '$bad' is a usage error" 2 "$gpuproc" tonemap-exr --config "$cfg" --device "$bad" --progress none \
+    --set output.dir="$work/x"
+  expect_text "device list '$bad' error names --device" "$work/stderr" "--device: expected auto, cpu, cuda:N, a list"
+done
+check "device list with --dry-run is still checked" 2 "$gpuproc" stitch-360 --config configs/stitch-360.json \
+  --device cuda:0,,1 --dry-run
+check "track-faces takes one device" 2 "$gpuproc" track-faces --config configs/track-faces.json --device cuda:0,1 \
+  --progress none --set output.dir="$work/x"
+expect_text "track-faces list error says why" "$work/stderr" "track-faces runs on one device"
+check "missing GPU in a device list" 3 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0,99 --progress none \
+  --set output.dir="$work/x" --report "$work/list-missing.json"
+json_check "missing GPU: both devices in the report" "$work/list-missing.json" \
+  "j['device']['requested']=='cuda:0,99' and [d['used'] for d in j['device']['devices']][1]=='none'"
+if [[ $has_gpu == 0 ]]; then
+  check "device all without a GPU" 3 "$gpuproc" tonemap-exr --config "$cfg" --device all --progress none --set output.dir="$work/x"
+  expect_text "device all error" "$work/stderr" "--device all: no CUDA device"
+else
+  check "tonemap two runtimes on gpu 0" 0 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0,0 --progress none \
+    --set thumbnail.size=64 --set output.dir="$work/gpu-00" --report "$work/gpu-00.json"
+  check "tonemap cuda:0,0 equals cuda:0" 0 diff -r "$work/gpu" "$work/gpu-00"
+  json_check "tonemap cuda:0,0: two devices, every item once" "$work/gpu-00.json" \
+    "len(j['device']['devices'])==2 and sum(d['items'] for d in j['device']['devices'])==$n_samples and len(j['memory']['per_device'])==2"
+  check "stitch two runtimes on gpu 0" 0 "$gpuproc" "${st[@]}" --device cuda:0,0 --set output.dir="$work/st-gpu-00"
+  check "stitch cuda:0,0 equals cuda:0" 0 diff -r "$work/st-gpu" "$work/st-gpu-00"
+  check "stitch many two runtimes on gpu 0" 1 "$gpuproc" "${st[@]}" --device cuda:0,0 "$work/st-many" \
+    --set run.batch=4 --set output.dir="$work/st-many-00" --report "$work/st-many-00.json"
+  check "stitch many cuda:0,0 equals cuda:0" 0 diff -r "$work/st-many-out" "$work/st-many-00"
+  json_check "stitch many cuda:0,0: both runtimes took panoramas" "$work/st-many-00.json" \
+    "[d['items'] > 0 for d in j['device']['devices']] == [True, True] and j['items']['succeeded']==12"
+  # Volumes are spread over the devices (one volume per GPU at a time): the phantom twice.
+  mkdir -p "$work/pnm-two" && ln -s "$src/data-samples/pnm/foam" "$work/pnm-two/a" && ln -s "$src/data-samples/pnm/foam" "$work/pnm-two/b"
+  check "pnm two volumes on two runtimes" 0 "$gpuproc" "${pnm[@]}" --device cuda:0,0 "$work/pnm-two/a" "$work/pnm-two/b" \
+    --set output.dir="$work/pnm-00" --report "$work/pnm-00.json"
+  for v in a b; do
+    check "pnm cuda:0,0 volume $v labels equal cuda:0" 0 cmp "$work/pnm-gpu/foam/labels.nrrd" "$work/pnm-00/$v/labels.nrrd"
+  done
+  json_check "pnm cuda:0,0: one volume per runtime" "$work/pnm-00.json" "[d['items'] for d in j['device']['devices']] == [1, 1]"
+  gpus=$("$gpuproc" info --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['gpus']))")
+  if [[ $gpus -ge 2 ]]; then
+    check "tonemap on every gpu" 0 "$gpuproc" tonemap-exr --config "$cfg" --device all --progress none \
+      --set thumbnail.size=64 --set output.dir="$work/gpu-all" --report "$work/gpu-all.json"
+    check "tonemap all equals cuda:0" 0 diff -r "$work/gpu" "$work/gpu-all"
+    json_check "tonemap all: every gpu listed" "$work/gpu-all.json" "len(j['device']['devices'])==$gpus"
+  fi
+fi
+
 echo "cli end-to-end: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
