@@ -39,6 +39,7 @@ struct Expansion {
   std::vector<std::string> extensions;  // normalised
   bool recursive = false;
   bool folders_are_items = false;
+  std::vector<std::string> sequence_extensions;
   std::set<std::string> files;  // sorted by bytes, duplicates gone
 
   void add_file(const fs::path& p) { files.insert(p.lexically_normal().string()); }
@@ -46,12 +47,30 @@ struct Expansion {
     return extensions.empty() ||
            std::find(extensions.begin(), extensions.end(), lowercase_extension(p.string())) != extensions.end();
   }
+  bool sequence_member(const fs::path& p) const {
+    return std::find(sequence_extensions.begin(), sequence_extensions.end(), lowercase_extension(p.string())) !=
+           sequence_extensions.end();
+  }
 };
+
+// Whether the folder's own (not hidden) files include sequence members and no accepted file.
+bool is_sequence_folder(const fs::path& dir, const Expansion& x) {
+  if (x.sequence_extensions.empty()) return false;
+  bool members = false;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (is_hidden(it->path()) || !it->is_regular_file(type_ec)) continue;
+    if (!x.extensions.empty() && x.extension_accepted(it->path())) return false;
+    members = members || x.sequence_member(it->path());
+  }
+  return members;
+}
 
 // Regular files of a folder with an accepted extension; hidden files and folders (temporaries,
 // .git, ...) are skipped.
 void add_directory(const fs::path& dir, Expansion& x) {
-  if (x.folders_are_items) return x.add_file(dir);
+  if (x.folders_are_items || is_sequence_folder(dir, x)) return x.add_file(dir);
   std::error_code ec;
   auto consider = [&](const fs::directory_entry& e) {
     std::error_code type_ec;
@@ -60,11 +79,20 @@ void add_directory(const fs::path& dir, Expansion& x) {
   if (x.recursive) {
     fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
-      if (is_hidden(it->path()) && it->is_directory(ec)) it.disable_recursion_pending();
-      else consider(*it);
+      std::error_code type_ec;
+      if (it->is_directory(type_ec) && (is_hidden(it->path()) || is_sequence_folder(it->path(), x))) {
+        if (!is_hidden(it->path())) x.add_file(it->path());  // a sequence: one item, not its files
+        it.disable_recursion_pending();
+      } else {
+        consider(*it);
+      }
     }
   } else {
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) consider(*it);
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code type_ec;
+      if (it->is_directory(type_ec) && !is_hidden(it->path()) && is_sequence_folder(it->path(), x)) x.add_file(it->path());
+      else consider(*it);
+    }
   }
   if (ec) throw UsageError(dir.string() + ": cannot list the folder: " + ec.message());
 }
@@ -184,7 +212,8 @@ Shard shard_from_job_index(const char* index, std::optional<int> shard_count) {
 }  // namespace
 
 std::vector<std::string> expand_inputs(const InputSpec& spec) {
-  Expansion x{normalised_extensions(spec.extensions), spec.recursive, spec.folders_are_items, {}};
+  Expansion x{normalised_extensions(spec.extensions), spec.recursive, spec.folders_are_items,
+              normalised_extensions(spec.sequence_extensions), {}};
   for (const auto& p : spec.patterns) add_pattern(p, x, 0);
   return {x.files.begin(), x.files.end()};
 }

@@ -12,6 +12,9 @@ struct InputSpec {
   std::vector<std::string> extensions;  // for directories: accepted extensions (".exr"; case ignored)
   bool recursive = false;               // descend into sub-directories of directory inputs
   bool folders_are_items = false;       // a folder is one item (a DICOM series, a TIFF stack)
+  // A folder holding files with these extensions and none with `extensions` is one item (a
+  // camera recorded as an image sequence, among cameras recorded as videos).
+  std::vector<std::string> sequence_extensions = {};
 };
 
 // Expands the patterns; paths lexically normalised ("./a.exr" -> "a.exr"), duplicates removed,

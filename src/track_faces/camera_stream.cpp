@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/outputs.hpp"
@@ -11,6 +13,7 @@
 #include "io/video_writer.hpp"
 #include "segment_body/frame_packing.hpp"
 #include "segment_body/video_frame_source.hpp"
+#include "track_faces/image_sequence.hpp"
 #include "track_faces/face_preview.hpp"
 #include "track_faces/result_writers.hpp"
 
@@ -54,8 +57,7 @@ std::optional<ItemFailure> Camera::failure_copy() {
 namespace {
 
 // Packs the decoded frame into a free pinned slot (waiting for one); false when the camera stopped.
-bool stage_in_slot(Camera& cam, Runtime& rt, DecodedFrame& d) {
-  const segbody::FrameSource src = segbody::video_frame_source(d.frame);
+bool stage_in_slot(Camera& cam, Runtime& rt, const segbody::FrameSource& src, DecodedFrame& d) {
   const std::size_t bytes = segbody::frame_bytes(src);
   if (!cam.slab.get()) {
     cam.slot_bytes = (bytes + 4095) / 4096 * 4096;
@@ -93,28 +95,50 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
     arrived = true;
   };
   try {
-    io::VideoReaderOptions ro;
-    ro.threads = s.decode_threads;
-    ro.frame_threads = !s.realtime;  // live: no frame-threading delay
-    io::VideoReader reader(cam.path, ro);
+    // A video, or a folder of images (one per frame).
+    std::optional<io::VideoReader> video;
+    std::optional<ImageSequence> images;
+    if (std::filesystem::is_directory(cam.path)) {
+      images.emplace(cam.path, s.sequence_fps);
+    } else {
+      io::VideoReaderOptions ro;
+      ro.threads = s.decode_threads;
+      ro.frame_threads = !s.realtime;  // live: no frame-threading delay
+      video.emplace(cam.path, ro);
+    }
     const bool keep_frame = !pinned || !s.preview_name.empty();
     std::int64_t start_us = -1;
     double first_s = -1;
     for (std::int64_t index = 0;; ++index) {
       DecodedFrame d;
+      segbody::FrameSource source;
+      double seconds = 0;
       {
         ScopedStage span("decode");
-        if (!reader.read(d.frame)) break;
+        if (images) {
+          std::shared_ptr<segbody::RgbImage> image = images->read();
+          if (!image) break;
+          source = segbody::packed_frame(segbody::FrameFormat::rgb, image->pixels.data(), std::size_t(image->width) * 3,
+                                         image->width, image->height);
+          seconds = images->seconds_of(index);
+          d.image = std::move(image);
+        } else {
+          if (!video->read(d.frame)) break;
+          source = segbody::video_frame_source(d.frame);
+          seconds = d.frame.seconds();
+        }
       }
-      const double seconds = d.frame.seconds();
       if (first_s < 0) first_s = seconds;
       d.index = index;
       d.time_s = seconds - first_s + cam.offset_s;
       if (pinned) {
-        if (!stage_in_slot(cam, *pinned, d)) break;
-        if (!keep_frame) d.frame = io::VideoFrame{};  // back to the decoder's pool now
+        if (!stage_in_slot(cam, *pinned, source, d)) break;
+        if (!keep_frame) {
+          d.frame = io::VideoFrame{};  // back to the decoder's pool now
+          d.image.reset();
+        }
       } else {
-        d.source = segbody::video_frame_source(d.frame);
+        d.source = source;
       }
       if (start_us < 0) {  // the first frame is staged before the clock starts
         arrive();
@@ -151,22 +175,27 @@ void save_camera(Camera& cam, const TrackSettings& s) {
       }
       if (!s.preview_name.empty()) {
         ScopedStage span("preview");
-        const io::VideoFrame& f = item->frame;
+        const int width = item->image ? item->image->width : item->frame.width();
+        const int height = item->image ? item->image->height : item->frame.height();
         if (!preview) {
           io::VideoWriterOptions wo;
           wo.input = io::VideoPixels::rgb24;
           wo.crf = s.preview_crf;
           wo.preset = "veryfast";
-          preview = std::make_unique<io::VideoWriter>(camera_output(s, s.preview_name, cam.id), f.width() / 2 * 2,
-                                                      f.height() / 2 * 2, wo);
+          preview = std::make_unique<io::VideoWriter>(camera_output(s, s.preview_name, cam.id), width / 2 * 2,
+                                                      height / 2 * 2, wo);
         }
-        rgb.resize(std::size_t(f.width()) * f.height() * 3);
-        const ImageView view = packed_view(rgb.data(), f.width(), f.height(), 3, PixelType::u8);
-        to_rgb.convert(f, view);
+        rgb.resize(std::size_t(width) * height * 3);
+        const ImageView view = packed_view(rgb.data(), width, height, 3, PixelType::u8);
+        if (item->image) {
+          std::copy(item->image->pixels.begin(), item->image->pixels.end(), rgb.begin());
+        } else {
+          to_rgb.convert(item->frame, view);
+        }
         draw_faces(view, item->result.faces);
         ImageView even = view;
-        even.width = f.width() / 2 * 2;
-        even.height = f.height() / 2 * 2;
+        even.width = width / 2 * 2;
+        even.height = height / 2 * 2;
         preview->write(even);
       }
       cam.latency_ms.push_back(double(Trace::now_us() - item->due_us) / 1000.0);

@@ -1,5 +1,6 @@
 #pragma once
-// One camera's threads and state in a track-faces job: its decoder thread (libavcodec) filling a
+// One camera's threads and state in a track-faces job: its decoder thread (libavcodec, or the
+// images of an image-sequence folder) filling a
 // small queue, on the GPU path through a ring of pinned slots the decoder packs each frame into
 // (so the copy that staging costs runs on the camera's own thread, and the compute step uploads
 // straight from pinned memory), and its save thread (results, summary, preview).
@@ -19,6 +20,7 @@
 #include "core/pipeline.hpp"  // ItemFailure
 #include "cuda/segment_body/frame.hpp"
 #include "io/video_frame.hpp"
+#include "segment_body/rgb_image.hpp"
 #include "track_faces/camera_tracker.hpp"
 #include "track_faces/face_frame.hpp"
 #include "track_faces/track_settings.hpp"
@@ -44,6 +46,7 @@ class StartGate {
 
 struct DecodedFrame {
   io::VideoFrame frame;         // kept when the preview needs it, or on the CPU path
+  std::shared_ptr<const segbody::RgbImage> image;  // an image-sequence camera's frame (instead of `frame`)
   segbody::FrameSource source;  // the frame's pixels: a pinned slot (GPU path) or `frame` itself
   int slot = -1;                // the pinned slot, returned with Camera::release_slot
   std::int64_t index = 0;
@@ -54,6 +57,7 @@ struct DecodedFrame {
 struct SaveItem {
   CameraFrame result;
   io::VideoFrame frame;  // for the preview; empty without one
+  std::shared_ptr<const segbody::RgbImage> image;  // the same for an image-sequence camera
   std::int64_t due_us = 0;
 };
 

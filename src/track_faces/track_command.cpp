@@ -20,6 +20,7 @@
 #include "core/trace.hpp"
 #include "track_faces/camera_stream.hpp"
 #include "track_faces/face_processor.hpp"
+#include "track_faces/image_sequence.hpp"
 #include "track_faces/track_settings.hpp"
 
 namespace gp::track {
@@ -39,6 +40,7 @@ class TrackFacesCommand final : public BatchCommand {
     InputSpec spec;
     spec.patterns = config.at("inputs").get<std::vector<std::string>>();
     spec.extensions = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts"};
+    spec.sequence_extensions = image_sequence_extensions();  // a folder of images is one camera
     spec.recursive = config.at("input").at("recursive").get<bool>();
     return spec;
   }
@@ -138,7 +140,10 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
           item.due_us = d.due_us;
           cam.frames++;
           cam.detection_frames += detect[k - first] ? 1 : 0;
-          if (!s.preview_name.empty()) item.frame = std::move(d.frame);
+          if (!s.preview_name.empty()) {
+            item.frame = std::move(d.frame);
+            item.image = std::move(d.image);
+          }
           cam.to_save.push(std::move(item));
         }
       }
@@ -171,7 +176,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
     cam->path = inputs[i];
     cam->id = camera_id(inputs[i]);
     if (!ids.insert(cam->id).second)
-      throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (their files' stems): rename one");
+      throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (file stems or folder names): rename one");
     const auto offset = s.time_offsets.find(cam->id);
     cam->offset_s = offset == s.time_offsets.end() ? 0.0 : offset->second;
     CameraTrackerOptions tracking = s.tracking;

@@ -17,9 +17,10 @@ config::Schema make_schema() {
   s.required_string_list("/inputs", "one video per camera (files, folders, globs or @list.txt files)");
   s.object("/input", "how inputs are found");
   s.boolean("/input/recursive", false, "search folders recursively");
-  s.object("/cameras", "the cameras (one per input; its id is the file's stem)");
+  s.object("/cameras", "the cameras: one per input, a video or a folder of images (one per frame, in file-name order); its id is the file's stem or the folder's name");
   s.string_list("/cameras/time_offsets", {},
                 "\"id=seconds\" entries added to that camera's timestamps, to line up cameras started apart");
+  s.number("/cameras/fps", 30, 0.001, 1000, "frame rate of image-sequence cameras (a video's own timestamps are used)");
 
   s.object("/detector", "MediaPipe BlazeFace (scripts/fetch-models.sh fetches it)");
   s.choice("/detector/model", "short", {"short", "full"}, "short: faces within ~2 m (128x128); full: up to ~5 m (192x192)");
@@ -141,6 +142,7 @@ TrackSettings read_settings(const config::json& c) {
   if (s.jsonl_name.empty() && s.csv_name.empty() && s.summary_name.empty() && s.preview_name.empty())
     throw UsageError("/output: every output is off (jsonl, csv, summary and preview)");
   s.realtime = config::value_at<bool>(c, "/run/realtime");
+  s.sequence_fps = config::value_at<double>(c, "/cameras/fps");
   s.devices = config::value_at<std::vector<std::string>>(c, "/run/devices");
   s.workers_per_device = config::value_at<int>(c, "/run/workers");
   for (const std::string& d : s.devices) {
@@ -158,7 +160,11 @@ TrackSettings read_settings(const config::json& c) {
   return s;
 }
 
-std::string camera_id(const std::string& input) { return fs::path(input).stem().string(); }
+std::string camera_id(const std::string& input) {
+  fs::path path(input);
+  if (!path.has_filename()) path = path.parent_path();  // "cams/front/"
+  return (fs::is_directory(path) ? path.filename() : path.stem()).string();
+}
 
 std::string camera_output(const TrackSettings& s, const std::string& name, const std::string& camera) {
   if (name.empty()) return "";

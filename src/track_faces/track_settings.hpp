@@ -20,6 +20,7 @@ struct TrackSettings {
   bool write_landmarks = false;
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
+  double sequence_fps = 30;  // image-sequence cameras' frame rate
   int decode_threads = 1;
   std::vector<std::string> devices;  // GPUs for the compute workers (cuda:N); empty: the job's device
   int workers_per_device = 2;        // GPU compute workers per device (the CPU path has one)
@@ -29,7 +30,8 @@ struct TrackSettings {
 // Throws UsageError naming the field.
 TrackSettings read_settings(const config::json& config);
 
-// A camera's id: its video's file stem (two cameras with one stem are a usage error in the run).
+// A camera's id: its video's file stem, or its image folder's name (two cameras with one id are a
+// usage error in the run).
 std::string camera_id(const std::string& input);
 
 // An output's path for a camera ({camera} in the name); "" when the name is empty.

@@ -397,6 +397,24 @@ assert faces and all(len(f['landmarks']) == 468 and len(f['keypoints']) == 6 for
   check "track-faces resume skips" 0 "$gpuproc" "${tf[@]}" --device cpu --set output.preview.enabled=true \
     --set output.landmarks=true --set output.dir="$work/tf" --resume --report "$work/tf-resume.json"
   json_check "track-faces resume: both complete" "$work/tf-resume.json" "j['items']['skipped_complete']==2"
+  # An image-sequence camera (a folder of PNGs, one per frame) finds what the same video finds:
+  # the frames are the video's, through ffmpeg's RGB conversion rather than ours.
+  mkdir -p "$work/seq/cam_front"
+  ffmpeg -nostdin -v error -i data-samples/faces/cam_front.mp4 "$work/seq/cam_front/%04d.png"
+  check "track-faces image-sequence camera" 0 "$gpuproc" "${tf[@]}" --device cpu --set output.landmarks=true \
+    --set cameras.fps=30 --set output.dir="$work/tf-seq" --report "$work/tf-seq.json" "$work/seq"
+  json_check "track-faces image sequence: one camera named after its folder, every frame" "$work/tf-seq.json" \
+    "j['items']['succeeded']==1 and j['extra']['frames']==120 and j['extra']['per_camera'][0]['camera']=='cam_front'"
+  python3 scripts/bench/track_faces_compare.py --json "$work/tf-seq-compare.json" "$work/tf-seq/cam_front.jsonl" \
+    "$work/tf/cam_front.jsonl" >/dev/null || true
+  json_check "track-faces image sequence agrees with the video" "$work/tf-seq-compare.json" \
+    "j['frames']['common']==120 and j['faces_only_in_a']+j['faces_only_in_b']<=3 and j['box_iou']['mean']>=0.9 and j['landmarks_px']['mean_error']<1.0"
+  mkdir -p "$work/seq-bad/cam_bad"
+  cp "$work/seq/cam_front/000"[1-3].png "$work/seq-bad/cam_bad/"
+  head -c 2000 "$work/seq/cam_front/0004.png" >"$work/seq-bad/cam_bad/0004.png"
+  check "track-faces damaged image in a sequence fails that camera" 1 "$gpuproc" "${tf[@]}" --device cpu \
+    --set output.dir="$work/tf-seq-bad" --report "$work/tf-seq-bad.json" data-samples/faces/cam_front.mp4 "$work/seq-bad"
+  expect_text "track-faces sequence error names the image" "$work/stderr" "cam_bad/0004.png"
   head -c 60000 data-samples/faces/cam_mirror.mp4 >"$work/cam_broken.mp4"
   check "track-faces truncated camera fails alone" 1 "$gpuproc" "${tf[@]}" --device cpu data-samples/faces/cam_front.mp4 \
     "$work/cam_broken.mp4" --set output.dir="$work/tf-bad" --report "$work/tf-bad.json"

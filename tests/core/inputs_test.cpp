@@ -88,6 +88,28 @@ TEST_CASE("folders can be items themselves (a DICOM series, a TIFF stack)", "[in
   CHECK(gp::expand_inputs(spec) == Strings{s(dir / "a.exr"), s(dir / "sub")});
 }
 
+TEST_CASE("a folder of sequence files (and no accepted file) is one item among files", "[inputs]") {
+  // cams/front.mp4, cams/side/0001.png 0002.png, cams/mixed/a.mp4 b.png, cams/deep/x/0001.png
+  const fs::path dir = gp::test::scratch_dir("inputs-sequences");
+  for (const char* name : {"front.mp4", "side/0001.png", "side/0002.PNG", "mixed/a.mp4", "mixed/b.png",
+                           "deep/x/0001.png", ".hidden/0001.png"})
+    touch(dir / name);
+  InputSpec spec{{s(dir)}, {".mp4"}, false};
+  spec.sequence_extensions = {".png"};
+  // Not recursive: the folder's own files and its sequence folders.
+  CHECK(gp::expand_inputs(spec) == Strings{s(dir / "front.mp4"), s(dir / "side")});
+  // Recursive: a folder with a video in it is searched, a sequence folder is not entered.
+  spec.recursive = true;
+  CHECK(gp::expand_inputs(spec) ==
+        Strings{s(dir / "deep/x"), s(dir / "front.mp4"), s(dir / "mixed/a.mp4"), s(dir / "side")});
+  // Named directly, globbed, or without sequence extensions (then it is searched as before).
+  spec = InputSpec{{s(dir / "side"), s(dir / "d*/x")}, {".mp4"}, false};
+  spec.sequence_extensions = {"png"};
+  CHECK(gp::expand_inputs(spec) == Strings{s(dir / "deep/x"), s(dir / "side")});
+  spec.sequence_extensions.clear();
+  CHECK(gp::expand_inputs(spec).empty());
+}
+
 TEST_CASE("globs expand with glob(3)", "[inputs]") {
   const fs::path dir = make_tree();
   CHECK(gp::expand_inputs({{s(dir / "*.exr")}, {}, false}) == Strings{s(dir / "a.exr")});
