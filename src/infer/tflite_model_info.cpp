@@ -108,6 +108,12 @@ std::vector<float> constant_floats(const Model& model, const Tensor& tensor) {
   if (!tensor.is_constant() || tensor.is_sparse) {
     throw model.error(fmt::format("tensor '{}' is not a dense constant", tensor.name));
   }
+  // Type first: a constant without a fixed element size (STRING) may declare any shape, and
+  // allocating for it before refusing it could ask for gigabytes (found by fuzz_tflite).
+  if (tensor.type != TensorType::float32 && tensor.type != TensorType::float16) {
+    throw model.error(fmt::format("tensor '{}' is {}, not FLOAT32 or FLOAT16", tensor.name,
+                                  tensor_type_name(tensor.type)));
+  }
   const auto count = static_cast<std::size_t>(tensor.element_count());
   std::vector<float> out(count);
   if (tensor.type == TensorType::float32) {
