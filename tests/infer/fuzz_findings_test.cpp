@@ -59,10 +59,13 @@ TEST_CASE("tflite fuzzer's saved crash inputs load or fail with a ModelError", "
       const Model model = Model::from_bytes(std::move(bytes), entry.path().string());
       for (const Tensor& t : model.tensors()) {  // a STRING constant of 2^31 elements: refused, not allocated
         if (!t.is_constant()) continue;
+        std::vector<float> values;
         try {
-          CHECK(constant_floats(model, t).size() * sizeof(float) <= t.data_bytes * 2);
+          values = constant_floats(model, t);
         } catch (const ModelError&) {
+          continue;
         }
+        CHECK(values.size() * sizeof(float) <= t.data_bytes * 2);
       }
       for (const int batch : {1, 2}) {
         try {
