@@ -16,7 +16,8 @@
 namespace gp::track {
 namespace {
 
-constexpr int kLandmarkInput = 192;  // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
+constexpr int kLandmarkInput = 192;
+constexpr int kFacesReservedPerFrame = 8;  // landmark buffers made up front; more faces grow them  // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
 
 infer::Model load_model(const std::string& path, const char* what) {
   try {
@@ -187,9 +188,28 @@ struct FaceProcessor::Impl {
     stream.synchronize("track-faces detector set-up");  // the anchors' host copy goes out of scope
   }
 
+  // The landmark step's ROI and result buffers for `faces` faces (grown to twice that). Pinned
+  // allocations are slow (about 0.1 s each on the H100 with 64 cameras starting), so warm_up makes
+  // them for a generous count before the clock starts.
+  void reserve_faces(std::size_t faces) {
+    const std::size_t roi_bytes = faces * sizeof(FaceRoi);
+    if (!rois_up.get() || rois_up.size() < roi_bytes) {
+      rois_up.reset();
+      rois_device.reset();
+      rois_up = rt.pinned_alloc(roi_bytes * 2);
+      rois_device = rt.device_alloc(roi_bytes * 2, stream, "face ROIs");
+    }
+    const std::size_t result_bytes = faces * (std::size_t(kFaceLandmarks) * 3 + 1) * sizeof(float);
+    if (!mesh_down.get() || mesh_down.size() < result_bytes) {
+      mesh_down.reset();
+      mesh_down = rt.pinned_alloc(result_bytes * 2);
+    }
+  }
+
   void warm_up() {
     if (!gpu || warmed) return;
     ScopedStage span("model warm-up");
+    if (mesh_gpu) reserve_faces(std::size_t(std::max(1, o.max_frames)) * kFacesReservedPerFrame);
     for (const EngineLadder* ladder : {&det_gpu, &mesh_gpu})
       for (const auto& e : ladder->all()) {
         stream.memset(e->input_device(0), 0, std::size_t(infer::element_count(e->input_shapes().at(0))) * sizeof(float));
@@ -319,21 +339,11 @@ struct FaceProcessor::Impl {
     }
     // ROIs up once per step; each engine run takes up to mesh_batch faces, frame by frame.
     const std::size_t roi_bytes = jobs.size() * sizeof(FaceRoi);
-    if (!rois_up.get() || rois_up.size() < roi_bytes) {
-      rois_up.reset();
-      rois_device.reset();
-      rois_up = rt.pinned_alloc(roi_bytes * 2);
-      rois_device = rt.device_alloc(roi_bytes * 2, stream, "face ROIs");
-    }
+    reserve_faces(jobs.size());
     FaceRoi* staged = rois_up.as<FaceRoi>();
     for (std::size_t k = 0; k < jobs.size(); ++k) staged[k] = jobs[k].roi;
     stream.copy_to_device(rois_device.get(), staged, roi_bytes);
     const FaceRoi* d_rois = static_cast<const FaceRoi*>(rois_device.get());
-    const std::size_t result_floats = jobs.size() * (mesh_values + 1);
-    if (!mesh_down.get() || mesh_down.size() < result_floats * sizeof(float)) {
-      mesh_down.reset();
-      mesh_down = rt.pinned_alloc(result_floats * sizeof(float) * 2);
-    }
     float* host_mesh = mesh_down.as<float>();
     float* host_flags = host_mesh + jobs.size() * mesh_values;
     const std::size_t item_bytes = std::size_t(kLandmarkInput) * kLandmarkInput * 3 * sizeof(float);

@@ -20,7 +20,7 @@ expect() {  # expect NAME CONDITION-COMMAND...
   if "$@"; then pass; else fail "$name"; fi
 }
 
-for tool in cpack dpkg-deb dpkg-shlibdeps man file; do
+for tool in cpack dpkg-deb dpkg-shlibdeps man file col; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (scripts/debian-packages.txt)"; exit 77; }
 done
 
@@ -134,9 +134,17 @@ expect "Maintainer (name <address>)" bash -c '[[ $1 =~ ^.+\ \<.+@.+\>$ ]]' _ "$(
 expect "Description" test "$(dpkg-deb -f "$deb" Description | wc -l)" -gt 2
 depends=$(field Depends)
 # From dpkg-shlibdeps: the C library, and what the binary and the OpenImageIO module link.
-for dep in libc6 libstdc++6 libavcodec libopenexr libopenimageio; do
-  expect "Depends has $dep ($depends)" grep -q "$dep" <<<"$depends"
-done
+# Only where the libraries come from Debian packages: dpkg-shlibdeps names the packages that own
+# them (on a machine with the libraries unpacked elsewhere, e.g. a dependency bundle, none does).
+avcodec_lib=$(ldd "$build/apps/gpuproc/gpuproc" | awk '/libavcodec/ {print $3; exit}')
+[[ -n $avcodec_lib ]] && avcodec_lib=$(realpath "$avcodec_lib")
+if [[ -n $avcodec_lib ]] && dpkg -S "$avcodec_lib" >/dev/null 2>&1; then
+  for dep in libc6 libstdc++6 libavcodec libopenexr libopenimageio; do
+    expect "Depends has $dep ($depends)" grep -q "$dep" <<<"$depends"
+  done
+else
+  echo "SKIPPED: Depends of the libraries ($avcodec_lib belongs to no Debian package here)"
+fi
 dpkg-deb -I "$deb" >"$work/info" && pass || fail "dpkg-deb -I"
 # The package holds exactly what cmake --install put in place, under the same prefix.
 package_prefix=$(sed -n 's/^set(CPACK_PACKAGING_INSTALL_PREFIX "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")

@@ -46,7 +46,7 @@ gp::RuntimeOptions cpu_runtime() {
 
 }  // namespace
 
-TEST_CASE("--device: single forms stay one device, lists and all are several", "[core][runtime][devices]") {
+TEST_CASE("device option: single forms stay one device, lists and all are several", "[core][runtime][devices]") {
   for (const char* single : {"auto", "cpu", "cuda", "cuda:0", "cuda:7"}) {
     const DeviceSelection s = DeviceSelection::parse(single);
     INFO(single);
@@ -69,7 +69,7 @@ TEST_CASE("--device: single forms stay one device, lists and all are several", "
   }
 }
 
-TEST_CASE("--device: malformed lists are usage errors naming the option and the text", "[core][runtime][devices]") {
+TEST_CASE("device option: malformed lists are usage errors naming the option and the text", "[core][runtime][devices]") {
   for (const char* bad : {"cuda:", "cuda:0,", "cuda:,1", "cuda:0,,1", "cpu,cuda:0", "cuda:0,cpu", "cuda:0,x",
                           "0,1", "cuda:0,-1", "all,cuda:0", "cuda:all,1", "cuda:0;1", "GPU", "cuda:0,auto", "cuda:0 ,1"}) {
     INFO(bad);
@@ -78,7 +78,7 @@ TEST_CASE("--device: malformed lists are usage errors naming the option and the 
   }
 }
 
-TEST_CASE("--device all resolves to every GPU the driver lists, and fails without one", "[core][runtime][devices]") {
+TEST_CASE("device option: all resolves to every GPU the driver lists, and fails without one", "[core][runtime][devices]") {
   CHECK(indices(DeviceSelection::parse("all").resolve(3)) == std::vector<int>{0, 1, 2});
   CHECK(indices(DeviceSelection::parse("cuda:all").resolve(1)) == std::vector<int>{0});
   CHECK_THROWS_AS(DeviceSelection::parse("all").resolve(0), gp::GpuError);
