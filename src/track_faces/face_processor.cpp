@@ -216,7 +216,27 @@ struct FaceProcessor::Impl {
         for (int run = 0; run < 2; ++run) e->run({e->input_device(0)}, output_pointers(*e), stream);
       }
     stream.synchronize("track-faces model warm-up");
+    warm_up_step();
     warmed = true;
+  }
+
+  // One step on grey 720p frames: launches every kernel of a step once (CUDA loads a kernel's
+  // module at its first launch, under a lock all workers share) and grows the frame buffer, so
+  // neither happens in the first timed steps.
+  void warm_up_step() {
+    constexpr int kWidth = 1280, kHeight = 720;
+    std::vector<std::uint8_t> grey(segbody::yuv420_bytes(kWidth, kHeight), 128);
+    const int cw = segbody::chroma_size(kWidth), ch = segbody::chroma_size(kHeight);
+    std::uint8_t* u = grey.data() + std::size_t(kWidth) * kHeight;
+    const segbody::FrameSource frame = segbody::yuv420_frame(grey.data(), kWidth, u, std::size_t(cw),
+                                                             u + std::size_t(cw) * ch, std::size_t(cw), kWidth, kHeight);
+    const std::vector<segbody::FrameSource> step(std::size_t(std::max(1, o.max_frames)), frame);
+    set_frames(step, true);  // the copies finish within detect()'s synchronisation, before `grey` goes
+    detect(std::vector<bool>(step.size(), true));
+    std::vector<std::vector<FaceRoi>> rois(step.size());
+    rois[0].push_back(square_roi(0.5f * kWidth, 0.5f * kHeight, 200, 240, 0.0f, 1.5f));
+    landmarks(rois);
+    stream.synchronize("track-faces warm-up step");
   }
 
   void set_frames(const std::vector<segbody::FrameSource>& in, bool packed_pinned) {
