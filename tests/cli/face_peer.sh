@@ -8,6 +8,9 @@ set -uo pipefail
 peer=${1:-}
 src=$2
 megamind=/usr/share/doc/opencv-doc/examples/data/Megamind.avi
+# opencv-data's cascade (the peer's default); on the GPU machine it comes with the dependency bundle.
+cascade=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
+[[ -f $cascade ]] || cascade=/opt/gpuproc-deps/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
 agreement=$src/scripts/bench/face_agreement.py
 if [[ -z $peer || ! -x $peer ]]; then
   echo "SKIP: gpuproc-face-peer not built (needs libopencv-objdetect-dev, opencv-data, libdlib-dev)"
@@ -39,7 +42,7 @@ fail() {
 # 1. Both detectors on every 10th frame of the clip (270 frames: 27 processed). Measured with
 # OpenCV 4.6 and dlib 19.24: each finds a face in 26 of 27 frames (frame 0 is dark), Haar 37
 # faces and HOG 33 (two characters in some frames); every HOG face has a Haar face at IoU >= 0.3.
-"$peer" "$megamind" --every 10 --out "$work/both.jsonl" || fail "peer on Megamind.avi: exit $?"
+"$peer" --haar-cascade "$cascade" "$megamind" --every 10 --out "$work/both.jsonl" || fail "peer on Megamind.avi: exit $?"
 "$python" - "$work/both.jsonl" "$megamind" <<'EOF' || fail "Megamind.avi detections"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -81,7 +84,7 @@ assert haar["agreement"] >= 0.75 and haar["peer_vs_gpuproc"]["recall"] >= 0.9, h
 EOF
 
 # 2. Two streams on two threads, HOG only, 30 frames each: the same boxes in both streams.
-"$peer" "$megamind" "$megamind" --detector hog --threads 2 --every 10 --max-frames 30 --out "$work/two.jsonl" ||
+"$peer" --haar-cascade "$cascade" "$megamind" "$megamind" --detector hog --threads 2 --every 10 --max-frames 30 --out "$work/two.jsonl" ||
   fail "two streams: exit $?"
 "$python" - "$work/two.jsonl" <<'EOF' || fail "two streams"
 import json, sys
@@ -95,10 +98,10 @@ assert [v["frames_decoded"] for v in summary["per_video"]] == [30, 30]
 EOF
 
 # 3. Exit codes: an unreadable video 1, a bad option 2, a missing cascade 3.
-"$peer" "$work/missing.avi" --out "$work/x.jsonl" 2> "$work/err.txt"
+"$peer" --haar-cascade "$cascade" "$work/missing.avi" --out "$work/x.jsonl" 2> "$work/err.txt"
 rc=$?
 [[ $rc == 1 ]] && grep -q missing.avi "$work/err.txt" || fail "missing video: exit $rc, $(cat "$work/err.txt")"
-"$peer" "$megamind" --detector lbp > /dev/null 2>&1
+"$peer" --haar-cascade "$cascade" "$megamind" --detector lbp > /dev/null 2>&1
 rc=$?
 [[ $rc == 2 ]] || fail "--detector lbp: exit $rc"
 "$peer" "$megamind" --haar-cascade "$work/none.xml" --max-frames 1 > /dev/null 2>&1
