@@ -1,6 +1,5 @@
 #include "track_faces/camera_stream.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -13,8 +12,8 @@
 #include "io/video_writer.hpp"
 #include "segment_body/frame_packing.hpp"
 #include "segment_body/video_frame_source.hpp"
-#include "track_faces/image_sequence.hpp"
 #include "track_faces/face_preview.hpp"
+#include "track_faces/image_sequence.hpp"
 #include "track_faces/result_writers.hpp"
 
 namespace gp::track {
@@ -86,7 +85,7 @@ bool stage_in_slot(Camera& cam, Runtime& rt, const segbody::FrameSource& src, De
 }  // namespace
 
 void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate) {
-  // Decoders run a frame ahead of their cameras; with many cameras they fill every core, and the
+  // Decoders run a few frames ahead of their cameras; with many cameras they fill every core, and the
   // compute workers and writers, whose delays are the frames' latency, must not queue behind them.
   lower_thread_priority(10);
   bool arrived = false;  // at the gate, exactly once, whatever happens
@@ -148,7 +147,7 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       // A live camera delivers the (decoded) frame at its time whether or not we are keeping up:
       // latency counts from there, any backlog included. The decoder runs up to the queue's few
       // frames ahead of that time, as a capture card hands over frames already decoded; the
-      // compute worker holds each frame back until its time (release_when_due).
+      // compute worker holds each step back until its frames are due (run_group).
       if (s.realtime) d.due_us = start_us + std::int64_t((seconds - first_s) * 1e6);
       if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
     }
