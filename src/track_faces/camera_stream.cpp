@@ -108,6 +108,25 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
     const bool keep_frame = !pinned || !s.preview_name.empty();
     std::int64_t start_us = -1;
     double first_s = -1;
+    // A live camera delivers the (decoded) frame at its time whether or not we are keeping up:
+    // latency counts from there, any backlog included. The decoder runs up to the queue's few
+    // frames ahead of that time, as a capture card hands over frames already decoded; the
+    // compute worker holds each step back until its frames are due (run_group).
+    const auto deliver = [&](DecodedFrame&& d) {
+      d.due_us = s.realtime ? start_us + std::int64_t((d.time_s - cam.offset_s) * 1e6) : Trace::now_us();
+      return cam.decoded.push(std::move(d));  // false: closed, the camera failed elsewhere
+    };
+    // The first frames, as many as the queue holds, are decoded before the clock starts, so the
+    // run starts as it goes on: a few decoded frames ahead (not 64 decoders racing for frame 1).
+    std::vector<DecodedFrame> preroll;
+    const auto start_clock = [&] {
+      arrive();
+      start_us = gate.wait();
+      bool open = true;
+      for (DecodedFrame& d : preroll) open = open && deliver(std::move(d));
+      preroll.clear();
+      return open;
+    };
     for (std::int64_t index = 0;; ++index) {
       DecodedFrame d;
       segbody::FrameSource source;
@@ -139,18 +158,14 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       } else {
         d.source = source;
       }
-      if (start_us < 0) {  // the first frame is staged before the clock starts
-        arrive();
-        start_us = gate.wait();
+      if (start_us >= 0) {
+        if (!deliver(std::move(d))) break;
+        continue;
       }
-      d.due_us = Trace::now_us();
-      // A live camera delivers the (decoded) frame at its time whether or not we are keeping up:
-      // latency counts from there, any backlog included. The decoder runs up to the queue's few
-      // frames ahead of that time, as a capture card hands over frames already decoded; the
-      // compute worker holds each step back until its frames are due (run_group).
-      if (s.realtime) d.due_us = start_us + std::int64_t((seconds - first_s) * 1e6);
-      if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
+      preroll.push_back(std::move(d));
+      if (preroll.size() == std::size_t(Camera::kQueuedFrames) && !start_clock()) break;
     }
+    if (start_us < 0 && !preroll.empty()) start_clock();  // a video shorter than the preroll
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());
   } catch (const std::exception& e) {

@@ -28,7 +28,7 @@
 namespace gp::track {
 
 // Opens once every party has arrived: the compute workers with their engines built and warmed
-// up, the decoders with their first frame staged. With run.realtime the cameras' clocks start there
+// up, the decoders with their first frames staged. With run.realtime the cameras' clocks start there
 // (live cameras are switched on once the system is up), so start-up is not counted as latency.
 class StartGate {
  public:
@@ -65,7 +65,8 @@ struct Camera {
   std::size_t item = 0;  // position in the run's inputs
   std::string id, path;
   double offset_s = 0;
-  BoundedQueue<DecodedFrame> decoded{3};
+  static constexpr int kQueuedFrames = 3;  // decoded frames waiting for the compute worker
+  BoundedQueue<DecodedFrame> decoded{kQueuedFrames};
   BoundedQueue<SaveItem> to_save{8};
   std::unique_ptr<CameraTracker> tracker;
   std::thread decoder, saver;
