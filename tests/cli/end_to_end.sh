@@ -397,6 +397,12 @@ assert faces and all(len(f['landmarks']) == 468 and len(f['keypoints']) == 6 for
   check "track-faces resume skips" 0 "$gpuproc" "${tf[@]}" --device cpu --set output.preview.enabled=true \
     --set output.landmarks=true --set output.dir="$work/tf" --resume --report "$work/tf-resume.json"
   json_check "track-faces resume: both complete" "$work/tf-resume.json" "j['items']['skipped_complete']==2"
+  # run.realtime: frames released at the camera's pace (4 s of video; the CPU falls behind, which
+  # the latency shows), every frame still processed, latency counted from the live camera.
+  check "track-faces realtime" 0 "$gpuproc" "${tf[@]}" --device cpu --set run.realtime=true \
+    --set output.dir="$work/tf-rt" --report "$work/tf-rt.json" data-samples/faces/cam_front.mp4
+  json_check "track-faces realtime: every frame, latency from the camera, per second" "$work/tf-rt.json" \
+    "j['extra']['frames']==120 and j['extra']['realtime'] and j['extra']['latency_ms']['from']=='when a live camera would deliver the frame' and j['extra']['latency_ms']['p50']>0 and sum(s['frames'] for s in j['extra']['latency_ms_per_second'])==120 and len(j['extra']['latency_ms_per_second'])>=4"
   # An image-sequence camera (a folder of PNGs, one per frame) finds what the same video finds:
   # the frames are the video's, through ffmpeg's RGB conversion rather than ours.
   mkdir -p "$work/seq/cam_front"
