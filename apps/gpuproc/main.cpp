@@ -26,7 +26,7 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
   sub.add_option("--set", o.overrides, "override a config field: key.path=value (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub.add_option("--device", o.device, "auto (GPU when present), cpu, or cuda:N")->capture_default_str();
+  sub.add_option("--device", o.device, "auto (GPU 0 when present), cpu, cuda:N, or several GPUs: cuda:0,1 or all")->capture_default_str();
   sub.add_option("--report", o.report_path, "write a JSON run report here");
   sub.add_option("--trace", o.trace_path, "write a Chrome/Perfetto trace of the stages here");
   sub.add_option("--progress", o.progress, "auto (bar on a terminal, JSON lines otherwise), bar, json, none")
