@@ -165,7 +165,7 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       preroll.push_back(std::move(d));
       if (preroll.size() == std::size_t(Camera::kQueuedFrames) && !start_clock()) break;
     }
-    if (start_us < 0 && !preroll.empty()) start_clock();  // a video shorter than the preroll
+    if (start_us < 0 && !preroll.empty()) start_clock();  // a camera with fewer frames than the preroll
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());
   } catch (const std::exception& e) {

@@ -16,8 +16,8 @@
 namespace gp::track {
 namespace {
 
-constexpr int kLandmarkInput = 192;
-constexpr int kFacesReservedPerFrame = 8;  // landmark buffers made up front; more faces grow them  // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
+constexpr int kLandmarkInput = 192;          // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
+constexpr int kFacesReservedPerFrame = 8;  // landmark buffers made up front; more faces grow them
 
 infer::Model load_model(const std::string& path, const char* what) {
   try {

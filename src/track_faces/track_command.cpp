@@ -208,7 +208,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   std::vector<std::vector<Camera*>> groups(workers);
   for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
 
-  // Decoders start at once and stage their first frame, compute workers build and warm up their
+  // Decoders start at once and stage their first frames, compute workers build and warm up their
   // engines meanwhile; the last of them to be ready opens the gate.
   StartGate gate(workers + cameras.size());
   for (std::size_t w = 0; w < workers; ++w)
