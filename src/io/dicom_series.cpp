@@ -8,11 +8,15 @@
 #include <dcmtk/dcmdata/dcfcache.h>
 #include <dcmtk/dcmdata/dcfilefo.h>
 #include <dcmtk/dcmdata/dcmetinf.h>
+#include <dcmtk/dcmdata/dcpixel.h>
+#include <dcmtk/dcmdata/dcpixseq.h>
+#include <dcmtk/dcmdata/dcxfer.h>
 #include <dcmtk/dcmdata/dcuid.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -86,6 +90,31 @@ void read_groups(DcmItem* groups, FrameGeometry& g) {
   }
 }
 
+// Refuses a header that claims more frames than the pixel data holds, before anything is sized by
+// the claim: a native frame needs Rows x Columns x Samples x BitsAllocated/8 bytes, and an
+// encapsulated one at least one fragment of its own (PS3.5 A.4).
+std::string frames_beyond_pixel_data(DcmElement* pixels, const FileInfo& info) {
+  const std::string claim = "NumberOfFrames " + std::to_string(info.frames) + " of " + std::to_string(info.columns) +
+                            "x" + std::to_string(info.rows);
+  if (DcmXfer(info.syntax).isEncapsulated()) {
+    auto* pixel_data = dynamic_cast<DcmPixelData*>(pixels);
+    E_TransferSyntax key = EXS_Unknown;
+    const DcmRepresentationParameter* parameter = nullptr;
+    DcmPixelSequence* sequence = nullptr;
+    if (!pixel_data) return {};
+    pixel_data->getOriginalRepresentationKey(key, parameter);
+    if (pixel_data->getEncapsulatedRepresentation(key, parameter, sequence).bad() || !sequence) return {};
+    const unsigned long fragments = sequence->card() > 0 ? sequence->card() - 1 : 0;  // item 0 is the offset table
+    if (fragments >= static_cast<unsigned long>(info.frames)) return {};
+    return claim + " but the pixel data has " + std::to_string(fragments) + " fragment" + (fragments == 1 ? "" : "s");
+  }
+  const std::uint64_t needed = std::uint64_t(info.frames) * std::uint64_t(info.rows) * std::uint64_t(info.columns) *
+                               std::uint64_t(std::max(info.samples, 1)) * std::uint64_t((info.bits_allocated + 7) / 8);
+  const std::uint64_t held = pixels->getLength();
+  if (needed <= held) return {};
+  return claim + " needs " + std::to_string(needed) + " bytes of pixel data; the file holds " + std::to_string(held);
+}
+
 FileInfo scan_file(const std::string& path) {
   FileInfo info;
   info.path = path;
@@ -124,6 +153,8 @@ FileInfo scan_file(const std::string& path) {
   Sint32 s = 0;
   if (data->findAndGetSint32(DCM_NumberOfFrames, s).good() && s > 1) info.frames = s;
   if (data->findAndGetSint32(DCM_InstanceNumber, s).good()) info.has_instance = true, info.instance = s;
+  info.error = frames_beyond_pixel_data(pixels, info);
+  if (!info.error.empty()) return info;
 
   FrameGeometry top;
   read_plane(data, top);

@@ -6,6 +6,10 @@
 #include <fstream>
 #include <iterator>
 
+#include <dcmtk/config/osconfig.h>
+#include <dcmtk/dcmdata/dcdeftag.h>
+#include <dcmtk/dcmdata/dcfilefo.h>
+
 #include "core/error.hpp"
 #include "io/dicom_writer.hpp"
 #include "io/volume_reader.hpp"
@@ -167,6 +171,27 @@ TEST_CASE("DICOM compressed transfer syntaxes round-trip losslessly", "[io][dico
         CHECK_THAT(read.description, Contains(name));
       }
     }
+}
+
+TEST_CASE("DICOM NumberOfFrames beyond the pixel data is refused before anything is sized by it", "[io][dicom]") {
+  for (const char* syntax : {"explicit", "rle"}) {
+    DYNAMIC_SECTION(syntax) {
+      const auto dir = gp::test::scratch_dir(std::string("dicom-frames-") + syntax);
+      DicomWriteOptions o = hu_options();
+      o.transfer_syntax = syntax;
+      o.multi_frame = true;
+      const auto files = write_dicom(ramp(6, 5, 4), dir.string(), o);
+      DcmFileFormat file;
+      REQUIRE(file.loadFile(files.front().c_str()).good());
+      // A claim a header could make with a few bytes: two billion frames of 6x5.
+      REQUIRE(file.getDataset()->putAndInsertString(DCM_NumberOfFrames, "2000000000").good());
+      REQUIRE(file.saveFile(files.front().c_str()).good());
+      const std::string what = load_error({dir.string()});
+      CHECK_THAT(what, Contains("NumberOfFrames 2000000000 of 6x5"));
+      CHECK_THAT(what, Contains(std::string(syntax) == "rle" ? "4 fragments" : "the file holds 240"));
+      CHECK_THAT(what, Contains(fs::path(files.front()).filename().string()));
+    }
+  }
 }
 
 TEST_CASE("DICOM writer output is byte-identical run to run", "[io][dicom]") {
