@@ -215,8 +215,6 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
 
   try {
     const DeviceSelection devices = DeviceSelection::parse(options.device);
-    if (devices.several() && !command.runs_on_several_devices())
-      throw UsageError(fmt::format("--device {}: {} runs on one device", options.device, name));
     if (options.threads) cpu_threads_setting() = options.threads;
     set_outputs_fsync(options.fsync);
     report["outputs_fsync"] = options.fsync;

@@ -95,9 +95,6 @@ class BatchCommand {
   // Every file an input produces (absolute or relative to the working directory).
   virtual std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
                                                    std::size_t index) const = 0;
-  // Whether run() spreads its compute workers over every runtime of a --device list (else a
-  // list is a usage error for this command).
-  virtual bool runs_on_several_devices() const { return false; }
   virtual BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                            const std::vector<std::size_t>& input_indices) = 0;
 };

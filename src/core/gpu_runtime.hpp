@@ -38,7 +38,6 @@ struct DeviceSelection {
   static DeviceSelection parse(const std::string& text);  // throws UsageError naming --device
   // The devices to run on; all_gpus: cuda:0 .. cuda:gpu_count-1 (GpuError when there is none).
   std::vector<DeviceChoice> resolve(int gpu_count) const;
-  bool several() const { return all_gpus || devices.size() > 1; }
 };
 
 struct GpuInfo {

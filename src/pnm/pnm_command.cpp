@@ -57,7 +57,6 @@ class PnmCommand final : public BatchCommand {
     return files;
   }
 
-  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 };

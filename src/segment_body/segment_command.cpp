@@ -69,7 +69,6 @@ class SegmentBodyCommand final : public BatchCommand {
     return planned_files(plan_input(read_settings(config), input, index));
   }
 
-  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 

@@ -187,7 +187,6 @@ class StitchCommand final : public BatchCommand {
     return paths;
   }
 
-  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 };

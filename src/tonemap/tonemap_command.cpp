@@ -47,7 +47,6 @@ class TonemapCommand final : public BatchCommand {
     return plan_outputs(s, input, index, full).all();
   }
 
-  bool runs_on_several_devices() const override { return true; }
   BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
                    const std::vector<std::size_t>& input_indices) override;
 };

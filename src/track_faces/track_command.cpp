@@ -188,25 +188,16 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
     if (!ids.count(id)) throw UsageError("/cameras/time_offsets: no camera is called \"" + id + "\"");
   if (cameras.empty()) return outcome;
 
-  // Compute workers: on the GPU run.workers per device (the job's, or each run.devices entry, with
-  // a runtime of its own), on the CPU one; cameras dealt out in turn.
-  std::vector<std::unique_ptr<Runtime>> extra_runtimes;
-  std::vector<Runtime*> device_runtimes{&ctx.runtime};
-  if (ctx.runtime.gpu() && !s.devices.empty()) {
-    device_runtimes.clear();
-    for (const std::string& device : s.devices) {
-      RuntimeOptions ro;
-      ro.device = DeviceChoice::parse(device);
-      extra_runtimes.push_back(std::make_unique<Runtime>(ro));
-      device_runtimes.push_back(extra_runtimes.back().get());
-    }
-  }
+  // Compute workers: on the GPU run.workers per device of --device (worker w on the job's
+  // runtime_for_worker(w), so a list of GPUs shares the cameras out), on the CPU one; cameras
+  // dealt out to the workers in turn.
   std::vector<Runtime*> worker_runtimes;
-  for (int k = 0; k < (ctx.runtime.gpu() ? s.workers_per_device : 1); ++k)
-    for (Runtime* rt : device_runtimes) worker_runtimes.push_back(rt);
+  const int worker_count = ctx.runtime.gpu() ? s.workers_per_device * ctx.devices() : 1;
+  for (int w = 0; w < worker_count; ++w) worker_runtimes.push_back(&ctx.runtime_for_worker(w));
   const std::size_t workers = std::min(worker_runtimes.size(), cameras.size());
   std::vector<std::vector<Camera*>> groups(workers);
   for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
+  for (std::size_t w = 0; w < workers; ++w) ctx.count_items(int(w), groups[w].size());
 
   // Decoders start at once and stage their first frames, compute workers build and warm up their
   // engines meanwhile; the last of them to be ready opens the gate.

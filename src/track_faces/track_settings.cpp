@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "core/gpu_runtime.hpp"
 #include "core/outputs.hpp"
 #include "infer/model_locator.hpp"
 
@@ -60,10 +59,9 @@ config::Schema make_schema() {
   s.integer("/run/landmark_batch", 32, 1, 64, "faces per landmark model run on the GPU");
   s.boolean("/run/realtime", false, "release each camera's frames at its frame rate (as live cameras would)");
   s.integer("/run/decode_threads", 1, 0, 64, "decoder threads per camera (0 = libav's choice)");
-  s.string_list("/run/devices", {},
-                "GPU runs: the GPUs the cameras are dealt out to (\"cuda:0\", \"cuda:1\"...); empty: --device's");
   s.integer("/run/workers", 2, 1, 16,
-            "GPU compute workers per device, each with its own stream and engines and a share of the cameras, so "
+            "GPU compute workers per device of --device (a list such as cuda:0,1 deals the cameras out over "
+            "the GPUs), each with its own stream and engines and a share of the cameras, so "
             "one's GPU work overlaps another's host work");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed cameras and go on; fail: stop at the first");
   return s;
@@ -143,18 +141,7 @@ TrackSettings read_settings(const config::json& c) {
     throw UsageError("/output: every output is off (jsonl, csv, summary and preview)");
   s.realtime = config::value_at<bool>(c, "/run/realtime");
   s.sequence_fps = config::value_at<double>(c, "/cameras/fps");
-  s.devices = config::value_at<std::vector<std::string>>(c, "/run/devices");
   s.workers_per_device = config::value_at<int>(c, "/run/workers");
-  for (const std::string& d : s.devices) {
-    const DeviceChoice choice = [&] {
-      try {
-        return DeviceChoice::parse(d);
-      } catch (const std::exception& e) {
-        throw UsageError(std::string("/run/devices: ") + e.what());
-      }
-    }();
-    if (choice.kind != DeviceChoice::Kind::cuda) throw UsageError("/run/devices: \"" + d + "\" is not a GPU (cuda:N)");
-  }
   s.decode_threads = config::value_at<int>(c, "/run/decode_threads");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
   return s;

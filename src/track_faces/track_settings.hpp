@@ -22,7 +22,6 @@ struct TrackSettings {
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
   double sequence_fps = 30;  // image-sequence cameras' frame rate
   int decode_threads = 1;
-  std::vector<std::string> devices;  // GPUs for the compute workers (cuda:N); empty: the job's device
   int workers_per_device = 2;        // GPU compute workers per device (the CPU path has one)
   bool stop_on_error = false;
 };

@@ -434,10 +434,10 @@ assert faces and all(len(f['landmarks']) == 468 and len(f['keypoints']) == 6 for
       "[len(c['summary']['tracks']) for c in j['extra']['per_camera']] == [len(c['summary']['tracks']) for c in json.load(open('$work/tf.json'))['extra']['per_camera']]"
     check "track-faces gpu equals cpu" 0 python3 scripts/bench/track_faces_compare.py "$work/tf/cam_front.jsonl" \
       "$work/tf-gpu/cam_front.jsonl"
-    check "track-faces two gpu workers" 0 "$gpuproc" "${tf[@]}" --device cuda:0 --set run.precision=fp32 \
-      --set output.landmarks=true --set 'run.devices=["cuda:0","cuda:0"]' --set run.workers=1 --set output.dir="$work/tf-gpu2" \
-      --report "$work/tf-gpu2.json"
-    json_check "track-faces two workers reported" "$work/tf-gpu2.json" "j['extra']['compute_workers']==2 and j['extra']['frames']==240"
+    check "track-faces two gpu runtimes" 0 "$gpuproc" "${tf[@]}" --device cuda:0,0 --set run.precision=fp32 \
+      --set output.landmarks=true --set run.workers=1 --set output.dir="$work/tf-gpu2" --report "$work/tf-gpu2.json"
+    json_check "track-faces two runtimes reported" "$work/tf-gpu2.json" \
+      "j['extra']['compute_workers']==2 and j['extra']['frames']==240 and [d['items'] for d in j['device']['devices']]==[1,1]"
     check "track-faces two workers equal one" 0 python3 scripts/bench/track_faces_compare.py "$work/tf-gpu/cam_mirror.jsonl" \
       "$work/tf-gpu2/cam_mirror.jsonl"
   fi
@@ -446,8 +446,7 @@ else
 fi
 
 # Several GPUs in one process (--device cuda:0,1 / all): malformed lists are usage errors naming
-# --device; a command that runs on one device refuses a list; a listed GPU that is missing is
-# fatal. On a GPU, two runtimes on GPU 0 (cuda:0,0) write what one writes, the work spread.
+# --device; a listed GPU that is missing is fatal. On a GPU, two runtimes on GPU 0 (cuda:0,0) write what one writes, the work spread.
 for bad in "cuda:" "cuda:0," "cpu,cuda:0" "cuda:0,x" "cuda:all,1"; do
   check "device list '$bad' is a usage error" 2 "$gpuproc" tonemap-exr --config "$cfg" --device "$bad" --progress none \
     --set output.dir="$work/x"
@@ -455,9 +454,6 @@ for bad in "cuda:" "cuda:0," "cpu,cuda:0" "cuda:0,x" "cuda:all,1"; do
 done
 check "device list with --dry-run is still checked" 2 "$gpuproc" stitch-360 --config configs/stitch-360.json \
   --device cuda:0,,1 --dry-run
-check "track-faces takes one device" 2 "$gpuproc" track-faces --config configs/track-faces.json --device cuda:0,1 \
-  --progress none --set output.dir="$work/x"
-expect_text "track-faces list error says why" "$work/stderr" "track-faces runs on one device"
 check "missing GPU in a device list" 3 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0,99 --progress none \
   --set output.dir="$work/x" --report "$work/list-missing.json"
 json_check "missing GPU: both devices in the report" "$work/list-missing.json" \
@@ -492,6 +488,28 @@ else
       --set thumbnail.size=64 --set output.dir="$work/gpu-all" --report "$work/gpu-all.json"
     check "tonemap all equals cuda:0" 0 diff -r "$work/gpu" "$work/gpu-all"
     json_check "tonemap all: every gpu listed" "$work/gpu-all.json" "len(j['device']['devices'])==$gpus"
+    check "stitch many on every gpu" 1 "$gpuproc" "${st[@]}" --device all "$work/st-many" \
+      --set run.batch=4 --set output.dir="$work/st-many-all" --report "$work/st-many-all.json"
+    check "stitch many all equals cuda:0" 0 diff -r "$work/st-many-out" "$work/st-many-all"
+    json_check "stitch many all: every gpu took panoramas" "$work/st-many-all.json" \
+      "all(d['items'] > 0 for d in j['device']['devices']) and j['items']['succeeded']==12"
+    check "pnm two volumes on every gpu" 0 "$gpuproc" "${pnm[@]}" --device all "$work/pnm-two/a" "$work/pnm-two/b" \
+      --set output.dir="$work/pnm-all" --report "$work/pnm-all.json"
+    for v in a b; do
+      check "pnm all volume $v labels equal cuda:0" 0 cmp "$work/pnm-gpu/foam/labels.nrrd" "$work/pnm-all/$v/labels.nrrd"
+    done
+    json_check "pnm all: one volume on each of the first two gpus" "$work/pnm-all.json" \
+      "[d['items'] for d in j['device']['devices']][:2] == [1, 1]"
+    if [[ -d $work/tf-gpu ]]; then
+      check "track-faces cameras on every gpu" 0 "$gpuproc" "${tf[@]}" --device all --set run.precision=fp32 \
+        --set output.landmarks=true --set run.workers=1 --set output.dir="$work/tf-all" --report "$work/tf-all.json"
+      json_check "track-faces all: one camera on each of the first two gpus" "$work/tf-all.json" \
+        "[d['items'] for d in j['device']['devices']][:2] == [1, 1] and j['extra']['frames']==240"
+      for cam in cam_front cam_mirror; do
+        check "track-faces all: $cam equals cuda:0" 0 python3 scripts/bench/track_faces_compare.py \
+          "$work/tf-gpu/$cam.jsonl" "$work/tf-all/$cam.jsonl"
+      done
+    fi
   fi
 fi
 

@@ -50,7 +50,6 @@ TEST_CASE("device option: single forms stay one device, lists and all are severa
   for (const char* single : {"auto", "cpu", "cuda", "cuda:0", "cuda:7"}) {
     const DeviceSelection s = DeviceSelection::parse(single);
     INFO(single);
-    CHECK_FALSE(s.several());
     CHECK_FALSE(s.all_gpus);
     REQUIRE(s.devices.size() == 1);
     CHECK(s.devices[0].str() == DeviceChoice::parse(single).str());
@@ -60,11 +59,9 @@ TEST_CASE("device option: single forms stay one device, lists and all are severa
   CHECK(indices(DeviceSelection::parse("cuda:3,1,2").devices) == std::vector<int>{3, 1, 2});
   CHECK(indices(DeviceSelection::parse("cuda:1,cuda:3").devices) == std::vector<int>{1, 3});
   CHECK(indices(DeviceSelection::parse("cuda:0,0").devices) == std::vector<int>{0, 0});  // one GPU, two runtimes
-  CHECK(DeviceSelection::parse("cuda:0,1").several());
   for (const char* all : {"all", "cuda:all"}) {
     const DeviceSelection s = DeviceSelection::parse(all);
     CHECK(s.all_gpus);
-    CHECK(s.several());
     CHECK(s.devices.empty());
   }
 }
@@ -113,20 +110,9 @@ TEST_CASE("BatchContext deals compute workers over the devices in turn and count
   single.count_items(5, 1);  // not counted, no crash
 }
 
-TEST_CASE("run_batch_job: a list for a one-device command is a usage error; a list makes one runtime each",
+TEST_CASE("run_batch_job: a malformed or missing device list fails; a list makes one runtime each",
           "[core][devices]") {
   const fs::path out = gp::test::scratch_dir("devices-usage");
-  SECTION("track-faces takes one device (run.devices spreads it)") {
-    for (const char* list : {"cuda:0,1", "all"}) {
-      gp::CommonOptions o = gp::test::job_options("track-faces.json", gp::test::source_path("data-samples/faces"),
-                                                  out / "tf", list, {});
-      auto command = gp::track::make_command();
-      CHECK(gp::run_batch_job(*command, o) == 2);
-      const nlohmann::json report = read_json(o.report_path);
-      CHECK(report["status"] == "usage_error");
-      CHECK(report["errors"][0]["fatal"].get<std::string>().find("runs on one device") != std::string::npos);
-    }
-  }
   SECTION("a malformed list fails before any work, even a dry run") {
     gp::CommonOptions o = gp::test::job_options("stitch-360.json", gp::test::source_path("data-samples/stitch/equirect.jpg"),
                                                 out / "st", "cuda:0,", {});
