@@ -243,13 +243,14 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   };
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
-    Runtime& worker_rt = ctx.runtime_for_worker(worker);
-    worker_rt.bind_thread();
-    // Arrives also when the set-up throws, so that the other workers do not wait for this one.
+    // Arrives also when the set-up throws (a listed GPU that is missing fails bind_thread), so
+    // that the other workers do not wait for this one.
     struct SetUpDone {
       GpuWorkerShared& shared;
       ~SetUpDone() { shared.set_up_done(); }
     } set_up_done{shared};
+    Runtime& worker_rt = ctx.runtime_for_worker(worker);
+    worker_rt.bind_thread();
     workers[worker] = std::make_unique<GpuWorker>(worker_rt, s, projector, shared);
   };
   if (rt.gpu()) {
