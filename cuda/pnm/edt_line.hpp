@@ -164,6 +164,9 @@ GP_VIEW_HD void build_segments(const Line& f, Slots& slots, int n, float s, int 
     }
     below = top;
     top = p;
+    // A barrier past `stop` opens the segment another lane builds, which writes slot q itself:
+    // writing it here too (the same value) would race with that lane's reads of it.
+    if (fq == 0.f && q >= stop && base + k == q) return;
     slots.set(base + k, unsigned(q));
     ++k;
     if (fq == 0.f) {  // a barrier closes this segment and opens the next

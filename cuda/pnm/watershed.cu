@@ -59,10 +59,14 @@ __global__ void relax_kernel(VolumeView<const std::uint8_t> mask, VolumeView<con
   __syncthreads();
   bool ever = false;
   for (;;) {
+    // Jacobi steps: every thread reads its neighbours, then, after a barrier, writes its own
+    // voxel. Writing at once would let a thread read a neighbour's key and label half-updated;
+    // the fixed point is the same (watershed.hpp), but that is a data race.
     bool now = false;
+    std::uint64_t best_key = unreached;
+    std::uint32_t best_label = 0;
     if (free_voxel) {
-      std::uint64_t best_key = unreached, best_from = unreached;
-      std::uint32_t best_label = 0;
+      std::uint64_t best_from = unreached;
       auto consider = [&](int hx, int hy, int hz) {
         const std::uint64_t from = s_key[hz][hy][hx];
         const std::uint64_t k = step(from, level);
@@ -80,11 +84,12 @@ __global__ void relax_kernel(VolumeView<const std::uint8_t> mask, VolumeView<con
       consider(sx, sy, sz - 1);
       consider(sx, sy, sz + 1);
       if (best_key == unreached) best_label = 0;
-      if (best_key != s_key[sz][sy][sx] || best_label != s_label[sz][sy][sx]) {
-        s_key[sz][sy][sx] = best_key;
-        s_label[sz][sy][sx] = best_label;
-        now = true;
-      }
+      now = best_key != s_key[sz][sy][sx] || best_label != s_label[sz][sy][sx];
+    }
+    __syncthreads();
+    if (now) {
+      s_key[sz][sy][sx] = best_key;
+      s_label[sz][sy][sx] = best_label;
     }
     ever |= now;
     if (!__syncthreads_or(now)) break;
