@@ -484,6 +484,7 @@ else
   json_check "pnm cuda:0,0: one volume per runtime" "$work/pnm-00.json" "[d['items'] for d in j['device']['devices']] == [1, 1]"
   gpus=$("$gpuproc" info --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)['gpus']))")
   if [[ $gpus -ge 2 ]]; then
+    echo "$gpus GPUs: checking --device all against cuda:0"
     check "tonemap on every gpu" 0 "$gpuproc" tonemap-exr --config "$cfg" --device all --progress none \
       --set thumbnail.size=64 --set output.dir="$work/gpu-all" --report "$work/gpu-all.json"
     check "tonemap all equals cuda:0" 0 diff -r "$work/gpu" "$work/gpu-all"
