@@ -6,9 +6,11 @@
 //   3. compress_kernel: every voxel points straight at its root.
 // Linking always hangs the larger root under the smaller with atomicMin, so the final root of a
 // set is its smallest voxel whatever the scheduling: the result is canonical. A failed atomicMin
-// (the root was linked meanwhile) retries from the new parent. find_root() halves paths with plain
+// (the root was linked meanwhile) retries from the new parent. find_root() halves paths with
 // stores of an ancestor, which cannot undo a link: a store only lands on a non-root, and a link made
-// by an atomicMin on a non-root is never relied on (its caller retries).
+// by an atomicMin on a non-root is never relied on (its caller retries). These races are the
+// algorithm's; in shared memory every access to the parents is an atomic, so that racecheck (which
+// sees shared memory only) checks the rest of the kernel; in global memory volatile accesses do.
 #include "cuda/pnm/components.hpp"
 
 #include <cub/block/block_reduce.cuh>
@@ -34,22 +36,35 @@ __device__ __forceinline__ std::uint32_t load(const std::uint32_t* p) {
   return *static_cast<const volatile std::uint32_t*>(p);
 }
 
+// How find_root() and unite() read and write parents: in global memory (merge and compress).
+struct GlobalParents {
+  __device__ static std::uint32_t load(std::uint32_t* p) { return gp::pnm::load(p); }
+  __device__ static void store(std::uint32_t* p, std::uint32_t v) { *static_cast<volatile std::uint32_t*>(p) = v; }
+};
+// In a tile's shared memory: atomics (see the top of the file).
+struct SharedParents {
+  __device__ static std::uint32_t load(std::uint32_t* p) { return atomicOr(p, 0u); }
+  __device__ static void store(std::uint32_t* p, std::uint32_t v) { atomicExch(p, v); }
+};
+
 // Root of i. Path splitting: each visited entry is pointed at its grandparent.
+template <class Parents = GlobalParents>
 __device__ std::uint32_t find_root(std::uint32_t* parent, std::uint32_t i) {
   while (true) {
-    const std::uint32_t p = load(&parent[i]);
+    const std::uint32_t p = Parents::load(&parent[i]);
     if (p == i) return i;
-    const std::uint32_t g = load(&parent[p]);
+    const std::uint32_t g = Parents::load(&parent[p]);
     if (g == p) return p;
-    *static_cast<volatile std::uint32_t*>(&parent[i]) = g;
+    Parents::store(&parent[i], g);
     i = p;
   }
 }
 
-// Joins the sets of a and b (works on shared and global memory alike).
+// Joins the sets of a and b.
+template <class Parents = GlobalParents>
 __device__ void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
+  a = find_root<Parents>(parent, a);
+  b = find_root<Parents>(parent, b);
   while (a != b) {
     if (a > b) {
       const std::uint32_t t = a;
@@ -58,8 +73,8 @@ __device__ void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
     }
     const std::uint32_t old = atomicMin(&parent[b], a);
     if (old == b) return;  // b was a root: it now hangs under a
-    b = find_root(parent, old);
-    a = find_root(parent, a);
+    b = find_root<Parents>(parent, old);
+    a = find_root<Parents>(parent, a);
   }
 }
 
@@ -84,6 +99,7 @@ template <bool C26>
 __global__ void __launch_bounds__(tile_x* tile_y* block_z)
     local_roots_kernel(VolumeView<const std::uint8_t> mask, std::uint8_t value, std::uint32_t* roots) {
   __shared__ std::uint32_t local[tile_voxels];
+  __shared__ std::uint8_t foreground[tile_voxels];  // read while `local` changes
   const int nx = mask.nx, ny = mask.ny, nz = mask.z_count;
   const int x0 = int(blockIdx.x) * tile_x, y0 = int(blockIdx.y) * tile_y, z0 = int(blockIdx.z) * tile_z;
   const int lx = int(threadIdx.x), ly = int(threadIdx.y);
@@ -96,6 +112,7 @@ __global__ void __launch_bounds__(tile_x* tile_y* block_z)
     inside[k] = x < nx && y < ny && z0 + lz < nz;
     fg[k] = inside[k] && mask.data[view_index(x, y, z0 + lz, nx, ny)] == value;
     local[li] = fg[k] ? std::uint32_t(li) : no_root;
+    foreground[li] = fg[k];
   }
   __syncthreads();
 #pragma unroll
@@ -104,7 +121,7 @@ __global__ void __launch_bounds__(tile_x* tile_y* block_z)
     const int lz = int(threadIdx.z) + k * block_z;
     const int li = (lz * tile_y + ly) * tile_x + lx;
     // The left voxel, when foreground, joins most of the same neighbours (see skip_for_left).
-    const bool left_joins = lx > 0 && local[li - 1] != no_root;
+    const bool left_joins = lx > 0 && foreground[li - 1];
 #pragma unroll
     for (int n = 0; n < math::BackwardNeighbours<C26>::count; ++n) {
       int dx, dy, dz;
@@ -112,8 +129,8 @@ __global__ void __launch_bounds__(tile_x* tile_y* block_z)
       if (lx + dx < 0 || lx + dx >= tile_x || ly + dy < 0 || ly + dy >= tile_y || lz + dz < 0) continue;
       const bool is_left = dx == -1 && dy == 0 && dz == 0;
       const int ln = li + (dz * tile_y + dy) * tile_x + dx;
-      if (!is_left && skip_for_left<C26>(left_joins, dx, !C26 && lx > 0 && local[ln - 1] != no_root)) continue;
-      if (local[ln] != no_root) unite(local, std::uint32_t(li), std::uint32_t(ln));
+      if (!is_left && skip_for_left<C26>(left_joins, dx, !C26 && lx > 0 && foreground[ln - 1])) continue;
+      if (foreground[ln]) unite<SharedParents>(local, std::uint32_t(li), std::uint32_t(ln));
     }
   }
   __syncthreads();
@@ -123,7 +140,7 @@ __global__ void __launch_bounds__(tile_x* tile_y* block_z)
     const int lz = int(threadIdx.z) + k * block_z;
     std::uint32_t out = no_root;
     if (fg[k]) {
-      const int r = int(find_root(local, std::uint32_t((lz * tile_y + ly) * tile_x + lx)));
+      const int r = int(find_root<SharedParents>(local, std::uint32_t((lz * tile_y + ly) * tile_x + lx)));
       out = view_index(x0 + r % tile_x, y0 + (r / tile_x) % tile_y, z0 + r / (tile_x * tile_y), nx, ny);
     }
     roots[view_index(x, y, z0 + lz, nx, ny)] = out;
