@@ -98,10 +98,10 @@ std::string frames_beyond_pixel_data(DcmElement* pixels, const FileInfo& info) {
                             "x" + std::to_string(info.rows);
   if (DcmXfer(info.syntax).isEncapsulated()) {
     auto* pixel_data = dynamic_cast<DcmPixelData*>(pixels);
+    if (!pixel_data) return {};
     E_TransferSyntax key = EXS_Unknown;
     const DcmRepresentationParameter* parameter = nullptr;
     DcmPixelSequence* sequence = nullptr;
-    if (!pixel_data) return {};
     pixel_data->getOriginalRepresentationKey(key, parameter);
     if (pixel_data->getEncapsulatedRepresentation(key, parameter, sequence).bad() || !sequence) return {};
     const unsigned long fragments = sequence->card() > 0 ? sequence->card() - 1 : 0;  // item 0 is the offset table

@@ -191,10 +191,8 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   // Compute workers: on the GPU run.workers per device of --device (worker w on the job's
   // runtime_for_worker(w), so a list of GPUs shares the cameras out), on the CPU one; cameras
   // dealt out to the workers in turn.
-  std::vector<Runtime*> worker_runtimes;
-  const int worker_count = ctx.runtime.gpu() ? s.workers_per_device * ctx.devices() : 1;
-  for (int w = 0; w < worker_count; ++w) worker_runtimes.push_back(&ctx.runtime_for_worker(w));
-  const std::size_t workers = std::min(worker_runtimes.size(), cameras.size());
+  const std::size_t worker_count = ctx.runtime.gpu() ? std::size_t(s.workers_per_device * ctx.devices()) : 1;
+  const std::size_t workers = std::min(worker_count, cameras.size());
   std::vector<std::vector<Camera*>> groups(workers);
   for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
   for (std::size_t w = 0; w < workers; ++w) ctx.count_items(int(w), groups[w].size());
@@ -204,7 +202,8 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   StartGate gate(workers + cameras.size());
   for (std::size_t w = 0; w < workers; ++w)
     for (Camera* cam : groups[w]) {
-      Runtime* pinned = worker_runtimes[w]->gpu() ? worker_runtimes[w] : nullptr;
+      Runtime& worker_rt = ctx.runtime_for_worker(int(w));
+      Runtime* pinned = worker_rt.gpu() ? &worker_rt : nullptr;
       cam->decoder = std::thread([cam, &s, pinned, &gate] { decode_camera(*cam, s, pinned, gate); });
       cam->saver = std::thread([cam, &s] { save_camera(*cam, s); });
     }
@@ -212,7 +211,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   std::vector<GroupRun> runs(workers);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] { run_group(*worker_runtimes[w], groups[w], s, stop, gate, runs[w]); });
+    threads.emplace_back([&, w] { run_group(ctx.runtime_for_worker(int(w)), groups[w], s, stop, gate, runs[w]); });
   for (std::thread& t : threads) t.join();
   const std::int64_t start_us = gate.wait();
   for (auto& cam : cameras) {

@@ -446,7 +446,8 @@ else
 fi
 
 # Several GPUs in one process (--device cuda:0,1 / all): malformed lists are usage errors naming
-# --device; a listed GPU that is missing is fatal. On a GPU, two runtimes on GPU 0 (cuda:0,0) write what one writes, the work spread.
+# --device; a listed GPU that is missing is fatal. On a GPU, two runtimes on GPU 0 (cuda:0,0)
+# write what one writes, the work spread.
 for bad in "cuda:" "cuda:0," "cpu,cuda:0" "cuda:0,x" "cuda:all,1"; do
   check "device list '$bad' is a usage error" 2 "$gpuproc" tonemap-exr --config "$cfg" --device "$bad" --progress none \
     --set output.dir="$work/x"
