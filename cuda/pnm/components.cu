@@ -3,7 +3,7 @@
 //      writes each voxel's tile-local root as a view index;
 //   2. merge_tiles_kernel: voxels on a tile's faces join their neighbours in other tiles, in global
 //      memory;
-//   3. compress_kernel: every voxel points straight at its root.
+//   3. compress_kernel: every voxel points straight at its root (chased without path splitting).
 // Linking always hangs the larger root under the smaller with atomicMin, so the final root of a
 // set is its smallest voxel whatever the scheduling: the result is canonical. A failed atomicMin
 // (the root was linked meanwhile) retries from the new parent. find_root() halves paths with
@@ -184,10 +184,19 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// Root of i, read only. compress_kernel cannot split paths: a splitting store into an entry whose
+// own thread has already written its root there would leave that entry at a non-root.
+__device__ std::uint32_t chase_root(const std::uint32_t* parent, std::uint32_t i) {
+  for (std::uint32_t p = load(&parent[i]); p != i; p = load(&parent[i])) i = p;
+  return i;
+}
+
+// Each thread writes its own entry only; others read it as its old parent or its root, both
+// ancestors, so every chase ends at the true root.
 __global__ void compress_kernel(std::uint32_t* roots, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n || roots[i] == no_root) return;
-  roots[i] = find_root(roots, std::uint32_t(i));
+  roots[i] = chase_root(roots, std::uint32_t(i));
 }
 
 struct IsRoot {
