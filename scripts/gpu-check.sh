@@ -32,6 +32,7 @@ if [[ ${GPU_CHECK_SANITIZER:-1} == 1 ]] && command -v compute-sanitizer >/dev/nu
     echo "compute-sanitizer $tool $* exit $?" | tee -a "$out/steps.log"; tail -3 "$out/$log"
   }
   sanitize memcheck sanitizer-memcheck.log
+  sanitize synccheck sanitizer-synccheck.log
   # racecheck checks shared-memory accesses only, and is too slow for the whole suite (8 test
   # cases in 280 s on the H100): it runs the kernel tests of each area whose kernels use shared
   # memory (block scans and reductions, tiles, staged rows), one area at a time. Catch splits a
