@@ -143,14 +143,26 @@ TEST_CASE("stop_on_error stops admitting items", "[pipeline]") {
 TEST_CASE("a GPU error is fatal and rethrown after draining", "[pipeline]") {
   std::vector<std::size_t> order;
   std::mutex m;
+  // One loader and one worker, so the bound below holds whatever the scheduling: item 1 keeps its
+  // slot until the worker has stopped admission, and item 0's slot is the only one freed before.
   gp::PipelineOptions o;
+  o.load_threads = 1;
+  o.compute_workers = 1;
+  o.max_in_flight = 4;
   auto stages = counting_stages(order, m);
+  std::atomic<int> made{0};
+  const auto make = stages.make;
+  stages.make = [&](std::size_t i) {
+    ++made;
+    return make(i);
+  };
   stages.compute = [](TestItem& it, int) {
     if (it.index == 1) throw gp::GpuError("illegal address");
   };
   TestPipeline p(o, stages);
   CHECK_THROWS_AS(p.run(1000), gp::GpuError);
-  CHECK(order.size() < 1000);
+  CHECK(made <= o.max_in_flight + 1);
+  CHECK(order.size() == std::size_t(made.load()));  // every admitted item drained
 }
 
 TEST_CASE("out of GPU memory fails only the item", "[pipeline]") {
