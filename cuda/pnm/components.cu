@@ -6,11 +6,12 @@
 //   3. compress_kernel: every voxel points straight at its root (chased without path splitting).
 // Linking always hangs the larger root under the smaller with atomicMin, so the final root of a
 // set is its smallest voxel whatever the scheduling: the result is canonical. A failed atomicMin
-// (the root was linked meanwhile) retries from the new parent. find_root() halves paths with
+// (the root was linked meanwhile) retries from the new parent. find_root() splits paths with
 // stores of an ancestor, which cannot undo a link: a store only lands on a non-root, and a link made
 // by an atomicMin on a non-root is never relied on (its caller retries). These races are the
-// algorithm's; in shared memory every access to the parents is an atomic, so that racecheck (which
-// sees shared memory only) checks the rest of the kernel; in global memory volatile accesses do.
+// algorithm's. In shared memory every access to the parents is an atomic, so that racecheck (which
+// sees shared memory only) checks the rest of the tile kernel; in global memory the accesses are
+// volatile, so none is served from a register copy.
 #include "cuda/pnm/components.hpp"
 
 #include <cub/block/block_reduce.cuh>
