@@ -296,25 +296,37 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
                                        signal_name(signo), options.stop_timeout_s));
       },
       [&](int signo) {
-        const int removed = remove_own_temporaries();
+        int removed = remove_own_temporaries(true);
         exit_code = exit_code_for_signal(signo);
-        message("warning", fmt::format("{}: stopped with items still running (their outputs are incomplete; "
-                                       "--resume redoes them); {} temporary file(s) removed",
-                                       signal_name(signo), removed));
         if (ledger) ledger->abandon_unfinished("not finished when the run stopped (" + signal_name(signo) + ")");
         finish_report("cancelled", "");
+        removed += remove_own_temporaries(true);  // those writers were still creating during the first pass
+        message("warning", fmt::format("{}: stopped with items still running (--resume redoes them); {} temporary "
+                                       "file(s) removed",
+                                       signal_name(signo), removed));
+        if (progress) progress->finish();
         std::cerr.flush();
         std::_Exit(exit_code);
       });
 
-  // The end of a run that got going: summary on stderr, report, exit code.
+  // An error that ends the job: one line on stderr (an event in --progress json once it began), the report.
+  auto job_error = [&](const std::string& status, const std::string& what) {
+    if (progress && progress->mode() == ProgressMode::json)
+      progress->message(status == "fatal" ? "fatal" : "error", what);
+    else
+      std::cerr << "gpuproc " << name << ": " << (status == "fatal" ? "fatal: " : "") << what << "\n";
+    if (signals.begin_finishing()) finish_report(status, what);
+  };
+
+  // The end of a run that got going: summary on stderr (JSON lines in --progress json), report,
+  // exit code.
   auto finish_run = [&]() {
-    if (progress) progress->finish();
     if (!options.trace_path.empty()) Trace::global().write_chrome_trace(options.trace_path);
     if (records) records->commit();
     const ItemLedger::Counts counts = ledger->counts();
     const std::vector<std::string> failures = ledger->failure_messages();
-    if (!failures.empty()) {
+    const bool json_lines = progress->mode() == ProgressMode::json;
+    if (!failures.empty() && !json_lines) {  // JSON lines had an item_failed event each
       std::cerr << fmt::format("{}: {} of {} item(s) failed:\n", name, failures.size(), counts.processed);
       for (const auto& f : failures) std::cerr << "  " << f << "\n";
     }
@@ -323,9 +335,12 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
       const std::string why = stop_requested() ? signal_name(stop_signal())
                               : outcome.stopped_on_error ? std::string("run.on_error is fail")
                                                          : std::string("the run stopped");
-      std::cerr << fmt::format("{}: {} item(s) not done ({} not started, {} cancelled): {}\n", name, unfinished,
-                               counts.not_started, counts.cancelled, why);
+      const std::string text = fmt::format("{} item(s) not done ({} not started, {} cancelled): {}", unfinished,
+                                           counts.not_started, counts.cancelled, why);
+      if (json_lines) progress->message("warning", text);
+      else std::cerr << name << ": " << text << "\n";
     }
+    progress->finish();
     std::string status = "ok";
     exit_code = int(ExitCode::ok);
     if (stop_requested()) {
@@ -410,18 +425,14 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     if (!stop_requested()) outcome = command.run(ctx);
     return finish_run();
   } catch (const UsageError& e) {
-    std::cerr << "gpuproc " << name << ": " << e.what() << "\n";
     exit_code = int(ExitCode::usage);
-    if (signals.begin_finishing()) finish_report("usage_error", e.what());
+    job_error("usage_error", e.what());
   } catch (const std::bad_alloc&) {
-    const std::string what = "out of host memory (std::bad_alloc): lower run settings such as batch or max_in_flight";
-    std::cerr << "gpuproc " << name << ": fatal: " << what << "\n";
     exit_code = int(ExitCode::fatal);
-    if (signals.begin_finishing()) finish_report("fatal", what);
+    job_error("fatal", "out of host memory (std::bad_alloc): lower run settings such as batch or max_in_flight");
   } catch (const std::exception& e) {
-    std::cerr << "gpuproc " << name << ": fatal: " << e.what() << "\n";
     exit_code = int(ExitCode::fatal);
-    if (signals.begin_finishing()) finish_report("fatal", e.what());
+    job_error("fatal", e.what());
   }
   if (progress) progress->finish();
   remove_own_temporaries();

@@ -126,9 +126,9 @@ void check_planned_outputs(const std::vector<InputItem>& items, const std::vecto
       if (first.item == i)
         throw UsageError(fmt::format("output collision: {} would write {} twice ({}); give the templates different "
                                      "names",
-                                     items[i].path, file.path, fields));
+                                     items[i].path, first.file->path, fields));
       throw UsageError(fmt::format("output collision: {} and {} would both write {} ({}); {}", items[first.item].path,
-                                   items[i].path, file.path, fields, collision_advice));
+                                   items[i].path, first.file->path, fields, collision_advice));
     }
   }
 }

@@ -4,10 +4,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <condition_variable>
 #include <mutex>
 #include <unordered_set>
 #include <cerrno>
@@ -138,6 +140,8 @@ bool live_gpuproc(long pid) {
 // This process's temporaries not yet renamed or removed.
 std::mutex registered_mutex;
 std::unordered_set<std::string> registered_temporaries;
+bool temporaries_closed = false;                   // the process is ending: none handed out any more
+std::vector<std::string> removed_at_close;         // removed once, removed again at the next call
 
 }  // namespace
 
@@ -199,7 +203,9 @@ std::string temporary_path_for(const std::string& final_path) {
   constexpr std::size_t longest_name = 255;
   if (1 + name.size() + suffix.size() > longest_name) name.resize(longest_name - 1 - std::min(suffix.size(), longest_name - 2));
   const std::string temp = (p.parent_path() / ("." + name + suffix)).string();
-  std::lock_guard<std::mutex> lock(registered_mutex);
+  std::unique_lock<std::mutex> lock(registered_mutex);
+  static std::condition_variable never;
+  never.wait(lock, [] { return !temporaries_closed; });  // a writer still running as the process ends waits for its end
   registered_temporaries.insert(temp);
   return temp;
 }
@@ -209,12 +215,18 @@ void release_temporary_path(const std::string& temp_path) {
   registered_temporaries.erase(temp_path);
 }
 
-int remove_own_temporaries() {
+int remove_own_temporaries(bool for_good) {
   std::lock_guard<std::mutex> lock(registered_mutex);
   int removed = 0;
-  for (const std::string& temp : registered_temporaries) {
+  auto remove = [&](const std::string& temp) {
     std::error_code ec;
     if (fs::remove(temp, ec)) ++removed;
+  };
+  std::for_each(registered_temporaries.begin(), registered_temporaries.end(), remove);
+  std::for_each(removed_at_close.begin(), removed_at_close.end(), remove);
+  if (for_good) {
+    temporaries_closed = true;
+    removed_at_close.insert(removed_at_close.end(), registered_temporaries.begin(), registered_temporaries.end());
   }
   registered_temporaries.clear();
   return removed;

@@ -33,7 +33,10 @@ std::string output_path(const std::string& dir, const std::string& relative_name
 std::string temporary_path_for(const std::string& final_path);
 void release_temporary_path(const std::string& temp_path);
 // Removes every registered temporary that exists; returns how many. Called when a run stops early.
-int remove_own_temporaries();
+// `for_good` (the process is about to end with work still running): no new temporary is handed
+// out any more (temporary_path_for blocks), and a second call removes again those a writer was
+// still creating during the first.
+int remove_own_temporaries(bool for_good = false);
 
 // Whether atomic writes flush to disk: each file before its rename, its folder after (the default).
 // Off (--no-fsync) a reader still never sees a partial file, and a killed process leaves none; only
