@@ -296,15 +296,18 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
                                        signal_name(signo), options.stop_timeout_s));
       },
       [&](int signo) {
-        int removed = remove_own_temporaries(true);
+        int removed = remove_own_temporaries();
         exit_code = exit_code_for_signal(signo);
         if (ledger) ledger->abandon_unfinished("not finished when the run stopped (" + signal_name(signo) + ")");
-        finish_report("cancelled", "");
-        removed += remove_own_temporaries(true);  // those writers were still creating during the first pass
+        finish_report("cancelled", "");  // needs a temporary of its own: before the registry closes
+        // Closed for good: running writers get no new temporary; the last pass removes what one
+        // was still creating during the first.
+        removed += remove_own_temporaries(true);
         message("warning", fmt::format("{}: stopped with items still running (--resume redoes them); {} temporary "
                                        "file(s) removed",
                                        signal_name(signo), removed));
         if (progress) progress->finish();
+        remove_own_temporaries(true);
         std::cerr.flush();
         std::_Exit(exit_code);
       });
