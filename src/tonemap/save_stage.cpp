@@ -26,7 +26,7 @@ std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const
         for (int c = 0; c < v.channels; ++c) {
           const std::size_t i = std::size_t(x) * v.channels + c;
           const float value = (v.type == PixelType::u16 ? reinterpret_cast<const std::uint16_t*>(row)[i] : row[i]) * scale;
-          f[(std::size_t(y) * v.width) * v.channels + i] = c < colour ? transfer_decode(value, encode) : value;
+          f[(std::size_t(y) * v.width) * v.channels + i] = c < colour ? math::transfer_decode(value, encode) : value;
         }
     }
     out.push_back(packed_view(f.data(), v.width, v.height, v.channels, PixelType::f32));
