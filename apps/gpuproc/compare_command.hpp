@@ -1,5 +1,6 @@
 #pragma once
-// `gpuproc compare A B --tolerance T`: for CI regression runs (exit 0 same, 1 different).
+// `gpuproc compare A B --tolerance T`: for CI regression runs (exit 0 same, 1 different, 2 cannot
+// compare).
 #include <CLI/CLI.hpp>
 
 #include <string>
