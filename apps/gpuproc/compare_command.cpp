@@ -21,6 +21,8 @@ void add_compare_options(CLI::App& sub, CompareArgs& args) {
                  "images and video frames: also equal when their PSNR is at least this many dB (outputs of different "
                  "codecs)")
       ->capture_default_str();
+  sub.add_option("--ignore-key", args.ignored_keys,
+                 "JSON files: skip object members of this name at any depth (repeatable; e.g. wall-clock times)");
   sub.add_flag("--json", args.json, "print the comparison details as JSON");
 }
 
@@ -29,6 +31,7 @@ int run_compare(const CompareArgs& args) {
   options.tolerance = args.tolerance;
   options.relative_tolerance = args.relative_tolerance;
   options.min_psnr_db = args.min_psnr_db;
+  options.ignored_keys = args.ignored_keys;
   const io::CompareResult result = io::compare_paths(args.a, args.b, options);
   if (args.json) std::cout << result.details.dump(2) << "\n";
   for (const auto& d : result.differences) std::cout << d << "\n";

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace gp::app {
 
@@ -12,6 +13,7 @@ struct CompareArgs {
   double tolerance = 0;
   double relative_tolerance = 0;
   double min_psnr_db = 0;
+  std::vector<std::string> ignored_keys;
   bool json = false;
 };
 

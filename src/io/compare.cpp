@@ -181,7 +181,8 @@ CompareResult compare_paths(const std::string& a, const std::string& b, const Co
 
   CompareResult r;
   r.details = {{"a", a}, {"b", b}, {"tolerance", options.tolerance}, {"relative_tolerance", options.relative_tolerance},
-               {"min_psnr_db", options.min_psnr_db}, {"equal", true}, {"comparable", true}, {"files", json::object()}};
+               {"min_psnr_db", options.min_psnr_db}, {"ignored_keys", options.ignored_keys}, {"equal", true},
+               {"comparable", true}, {"files", json::object()}};
   if (folders) compare_folders(a, b, options, r);
   else add_file_result(r, a, a, b, options);
   r.details["equal"] = r.equal;

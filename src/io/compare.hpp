@@ -23,6 +23,9 @@ struct CompareOptions {
   // however large single differences are: for outputs of different codecs (nvJPEG against
   // libjpeg-turbo upsample chroma differently at sharp edges). 0 = off.
   double min_psnr_db = 0;
+  // JSON and JSON lines: object members of these names are skipped at any depth, e.g. the
+  // wall-clock times in segment-pnm's summary.json (seconds_load, seconds_after_load, stage_seconds).
+  std::vector<std::string> ignored_keys;
 };
 
 struct CompareResult {
@@ -41,7 +44,7 @@ struct CompareResult {
   std::vector<std::string> differences;
   // One line per file that could not be compared, "<file>: <why>".
   std::vector<std::string> errors;
-  // {"a", "b", "tolerance", "relative_tolerance", "min_psnr_db", "equal", "comparable",
+  // {"a", "b", "tolerance", "relative_tolerance", "min_psnr_db", "ignored_keys", "equal", "comparable",
   //  "files": {<name>: {"kind", "equal", metrics... or "error"}},
   //  "only_in_a": [...], "only_in_b": [...], "cannot_compare": [...]}   (the last three for folders)
   // kind: image, video, nrrd, vtp, statoil, text, csv, json. Image metrics: width, height,

@@ -81,13 +81,17 @@ std::optional<JsonDifference> first_difference(const json& x, const json& y, con
   }
   if (x.type() != y.type()) return JsonDifference{at.to_string(), shown(x) + " vs " + shown(y)};
   if (x.is_object()) {
+    const auto ignored = [&o](const std::string& key) {
+      return std::find(o.ignored_keys.begin(), o.ignored_keys.end(), key) != o.ignored_keys.end();
+    };
     for (const auto& [key, value] : x.items()) {
+      if (ignored(key)) continue;
       const json::json_pointer p = at / key;
       if (!y.contains(key)) return JsonDifference{p.to_string(), "missing in B"};
       if (auto d = first_difference(value, y[key], p, o)) return d;
     }
     for (const auto& [key, value] : y.items())
-      if (!x.contains(key)) return JsonDifference{(at / key).to_string(), "only in B"};
+      if (!x.contains(key) && !ignored(key)) return JsonDifference{(at / key).to_string(), "only in B"};
     return std::nullopt;
   }
   if (x.is_array()) {

@@ -271,6 +271,14 @@ TEST_CASE("JSON differences are located by JSON pointer", "[compare]") {
   CHECK(compare_paths(missing, a).differences[0] == missing + ": first difference at /items/1/score: only in B");
   CHECK(compare_paths(a, longer).differences[0] == a + ": first difference at /items/2: only in B (2 items vs 3)");
   CHECK(compare_paths(a, retyped).differences[0] == a + ": first difference at /items/0/score: 0.5 vs \"0.5\"");
+
+  // Members named in ignored_keys do not count, at any depth, missing or not.
+  CompareOptions ignore_score;
+  ignore_score.ignored_keys = {"score"};
+  CHECK(compare_paths(a, changed, ignore_score).equal);
+  CHECK(compare_paths(a, missing, ignore_score).equal);
+  CHECK(compare_paths(missing, a, ignore_score).equal);
+  CHECK_FALSE(compare_paths(a, longer, ignore_score).equal);
 }
 
 TEST_CASE("JSON edge cases: escaped keys, top level, JSON lines, invalid files", "[compare]") {
