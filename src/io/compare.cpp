@@ -94,6 +94,8 @@ FileComparison compare_files(const std::string& a, const std::string& b, const C
     result = FileComparison{};
     result.equal = false;
     result.error = e.what();
+    if (result.error.find(a) == std::string::npos && result.error.find(b) == std::string::npos)
+      result.error = a + ": " + result.error;  // e.g. std::bad_alloc, which names no file
     result.details["error"] = result.error;
   }
   json details{{"kind", format ? format->kind : "unknown"}, {"equal", result.equal}};
@@ -102,16 +104,18 @@ FileComparison compare_files(const std::string& a, const std::string& b, const C
   return result;
 }
 
-void add_file_result(CompareResult& r, const std::string& name, const std::string& a, const std::string& b,
+// Compares a and b into `r` under `name`; false when they could not be compared.
+bool add_file_result(CompareResult& r, const std::string& name, const std::string& a, const std::string& b,
                      const CompareOptions& o) {
   FileComparison file = compare_files(a, b, o);
   r.equal = r.equal && file.equal;
   if (!file.error.empty()) {
     r.comparable = false;
-    r.errors.push_back(name + ": " + file.error);
+    r.errors.push_back(file.error);
   }
   for (auto& line : file.differences) r.differences.push_back(name + ": " + line);
   r.details["files"][name] = std::move(file.details);
+  return file.error.empty();
 }
 
 // Relative names ("sub/a.png") of the regular files under dir; hidden files and folders (the
@@ -138,9 +142,8 @@ void compare_folders(const std::string& a, const std::string& b, const CompareOp
       only_in_a.push_back(name);
       continue;
     }
-    const std::size_t errors = r.errors.size();
-    add_file_result(r, name, (fs::path(a) / name).string(), (fs::path(b) / name).string(), o);
-    if (r.errors.size() > errors) cannot_compare.push_back(name);
+    if (!add_file_result(r, name, (fs::path(a) / name).string(), (fs::path(b) / name).string(), o))
+      cannot_compare.push_back(name);
   }
   for (const auto& name : names_b)
     if (!names_a.count(name)) only_in_b.push_back(name);

@@ -42,7 +42,7 @@ struct CompareResult {
   // token (line, column); JSON: the JSON pointer of the first difference; folders: "only in A" /
   // "only in B".
   std::vector<std::string> differences;
-  // One line per file that could not be compared, "<file>: <why>".
+  // One line per file that could not be compared: why, naming the file (its full path).
   std::vector<std::string> errors;
   // {"a", "b", "tolerance", "relative_tolerance", "min_psnr_db", "ignored_keys", "equal", "comparable",
   //  "files": {<name>: {"kind", "equal", metrics... or "error"}},

@@ -39,32 +39,6 @@ std::string channel_name(const FloatImage& image, int c) {
   return name.empty() ? "channel" + std::to_string(c) : name;
 }
 
-// One subimage and MIP level of both files.
-struct Level {
-  int subimage, miplevel;
-  std::unique_ptr<FloatImage> a, b;
-};
-
-// The levels of both files, in file order; differences in their number are recorded in `result`
-// (the levels both have are still compared).
-std::vector<Level> open_levels(const std::string& a, const std::string& b, FileComparison& result) {
-  std::vector<Level> levels;
-  auto first_a = open_image(a, 0, 0), first_b = open_image(b, 0, 0);
-  const int subimages = std::min(first_a->subimages, first_b->subimages);
-  if (first_a->subimages != first_b->subimages)
-    result.differ(fmt::format("{} subimages vs {} in {}", first_a->subimages, first_b->subimages, b));
-  for (int s = 0; s < subimages; ++s) {
-    auto sa = s == 0 ? std::move(first_a) : open_image(a, s, 0);
-    auto sb = s == 0 ? std::move(first_b) : open_image(b, s, 0);
-    const int mips = std::min(sa->miplevels, sb->miplevels);
-    if (sa->miplevels != sb->miplevels)
-      result.differ(fmt::format("subimage {}: {} MIP levels vs {} in {}", s, sa->miplevels, sb->miplevels, b));
-    levels.push_back({s, 0, std::move(sa), std::move(sb)});
-    for (int m = 1; m < mips; ++m) levels.push_back({s, m, open_image(a, s, m), open_image(b, s, m)});
-  }
-  return levels;
-}
-
 }  // namespace
 
 double ImageDifference::psnr_db() const {
@@ -148,30 +122,36 @@ std::string describe_image_difference(const FloatImage& image, const ImageDiffer
 
 FileComparison compare_images(const std::string& a, const std::string& b, const CompareOptions& o) {
   FileComparison result;
-  const std::vector<Level> levels = open_levels(a, b, result);
-  json per_level = json::array();
-  for (const Level& level : levels) {
-    const FloatImage& ia = *level.a;
-    // Messages name the level only where the files have more than one.
-    const std::string where = levels.size() > 1 || ia.subimages > 1
-                                  ? fmt::format("subimage {} MIP level {}: ", level.subimage, level.miplevel)
-                                  : std::string();
-    json metrics{{"width", ia.width}, {"height", ia.height}, {"channels", ia.channels}};
-    bool equal = true;
-    if (const auto shape = image_shape_difference(ia, *level.b)) {
-      result.differ(fmt::format("{}{} in {}", where, *shape, b));
-      equal = false;
-    } else {
-      const ImageDifference d = measure_images(ia, *level.b, o);
-      metrics.update(image_metrics(ia, d));
-      equal = d.acceptable(o);
-      if (!equal) result.differ(where + describe_image_difference(ia, d, o));
+  // One level of each file in memory at a time.
+  std::unique_ptr<FloatImage> ia = open_image(a, 0, 0), ib = open_image(b, 0, 0);
+  const int subimages = std::min(ia->subimages, ib->subimages);
+  if (ia->subimages != ib->subimages) result.differ(fmt::format("{} subimages vs {} in {}", ia->subimages, ib->subimages, b));
+  const bool several_levels = ia->subimages > 1 || ia->miplevels > 1;  // then messages name the level
+  json levels = json::array();
+  for (int s = 0; s < subimages; ++s) {
+    if (s > 0) ia = open_image(a, s, 0), ib = open_image(b, s, 0);
+    if (ia->miplevels != ib->miplevels)
+      result.differ(fmt::format("subimage {}: {} MIP levels vs {} in {}", s, ia->miplevels, ib->miplevels, b));
+    const int miplevels = std::min(ia->miplevels, ib->miplevels);
+    for (int m = 0; m < miplevels; ++m) {
+      if (m > 0) ia = open_image(a, s, m), ib = open_image(b, s, m);
+      const std::string where = several_levels ? fmt::format("subimage {} MIP level {}: ", s, m) : "";
+      json metrics{{"width", ia->width}, {"height", ia->height}, {"channels", ia->channels}};
+      bool equal = false;
+      if (const auto shape = image_shape_difference(*ia, *ib)) {
+        result.differ(fmt::format("{}{} in {}", where, *shape, b));
+      } else {
+        const ImageDifference d = measure_images(*ia, *ib, o);
+        metrics.update(image_metrics(*ia, d));
+        equal = d.acceptable(o);
+        if (!equal) result.differ(where + describe_image_difference(*ia, d, o));
+      }
+      if (levels.empty()) result.details = metrics;  // the first level's at the top, as for a single image
+      levels.push_back(json{{"subimage", s}, {"miplevel", m}, {"equal", equal}});
+      levels.back().update(metrics);
     }
-    if (per_level.empty()) result.details = metrics;  // the first level's, at the top as for one image
-    per_level.push_back(json{{"subimage", level.subimage}, {"miplevel", level.miplevel}, {"equal", equal}});
-    per_level.back().update(metrics);
   }
-  if (per_level.size() > 1) result.details["levels"] = std::move(per_level);
+  if (levels.size() > 1) result.details["levels"] = std::move(levels);
   return result;
 }
 

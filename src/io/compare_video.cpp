@@ -45,7 +45,7 @@ VideoReaderOptions reading(VideoPixels pixels) {
   return options;  // decode errors and truncation throw: such a file cannot be compared
 }
 
-// Frames left in `reader` after `frame` (counted by decoding them), for the frame count message.
+// How many frames `reader` has: it decodes the rest (into `frame`), for the frame count message.
 std::int64_t frame_count(VideoReader& reader, VideoFrame& frame) {
   while (reader.read(frame)) {
   }

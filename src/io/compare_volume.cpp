@@ -231,7 +231,7 @@ FileComparison compare_nrrd(const std::string& a, const std::string& b, const Co
   where["a"] = finite_or_null(va.value(first));
   where["b"] = finite_or_null(vb.value(first));
   result.details["first_difference"] = std::move(where);
-  result.differ(fmt::format("{}: {:.9g} vs {:.9g}; {} of {} voxels differ (max abs difference {:.6g})", at, va.value(first),
+  result.differ(fmt::format("{}: {} vs {}; {} of {} voxels differ (max abs difference {:.6g})", at, va.value(first),
                             vb.value(first), differing, va.voxels(), max_difference));
   return result;
 }

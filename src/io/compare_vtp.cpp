@@ -191,7 +191,7 @@ FileComparison compare_vtp(const std::string& a, const std::string& b, const Com
       result.details["first_difference"] = {{"array", key}, {"tuple", tuple}, {"component", component},
                                             {"a", finite_or_null(x.values[first])}, {"b", finite_or_null(y.values[first])}};
     differing_values += differing;
-    result.differ(fmt::format("{}: tuple {}, component {}: {:.17g} vs {:.17g}{}", key, tuple, component, x.values[first],
+    result.differ(fmt::format("{}: tuple {}, component {}: {} vs {}{}", key, tuple, component, x.values[first],
                               y.values[first], differing > 1 ? fmt::format("; {} values differ", differing) : ""));
   }
   for (const auto& key : fb.array_order)

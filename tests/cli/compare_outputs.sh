@@ -196,7 +196,7 @@ cp "$work/pnm-1/foam/labels.nrrd" "$work/pnm-1/foam/pores.csv" "$work/bad-a/"
 cp "$work/pnm-1/foam/pores.csv" "$work/bad-b/"
 head -c 200 "$work/pnm-1/foam/labels.nrrd" >"$work/bad-b/labels.nrrd"
 check "a damaged NRRD in a folder cannot be compared" 2 "$gpuproc" compare --json "$work/bad-a" "$work/bad-b"
-expect_text "the damaged file is named" "$work/stderr" "cannot compare labels.nrrd: "
+expect_text "the damaged file is named" "$work/stderr" "cannot compare $work/bad-b/labels.nrrd: "
 expect_text "the JSON details say why" "$work/stdout" '"error": "'
 check "missing path" 2 "$gpuproc" compare "$work/pnm-1" "$work/nowhere"
 check "file against folder" 2 "$gpuproc" compare "$work/pnm-1/foam/pores.csv" "$work/pnm-1"
