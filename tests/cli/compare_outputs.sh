@@ -12,26 +12,8 @@ src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$src"
-failures=0
-passes=0
+source "$src/tests/cli/checks.sh"
 models=${GPUPROC_MODELS:-.models}
-
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name=$1 expected=$2
-  shift 2
-  "$@" >"$work/stdout" 2>"$work/stderr"
-  local rc=$?
-  if [[ $rc -ne $expected ]]; then
-    echo "FAIL: $name: exit $rc, expected $expected"; sed 's/^/  | /' "$work/stderr" "$work/stdout" | head -20
-    failures=$((failures + 1))
-    return 1
-  fi
-  passes=$((passes + 1))
-}
-expect_text() {  # expect_text NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then passes=$((passes + 1)); else
-    echo "FAIL: $1: '$3' not in output:"; sed 's/^/  | /' "$2" | head -20; failures=$((failures + 1)); fi
-}
 
 # twice NAME SUBCOMMAND ARGS...: the same job twice, moved to $work/NAME-1 and $work/NAME-2, which
 # must compare equal (extra compare options in $compare_options). Both runs write to the same
