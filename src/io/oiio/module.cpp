@@ -17,8 +17,8 @@ class Module final : public OiioModule {
     oiio::write_mip_image(path, levels, options);
   }
   bool can_write_extension(const std::string& extension) const override { return oiio::can_write_extension(extension); }
-  std::unique_ptr<FloatImage> open_float_image(const std::string& path) const override {
-    return oiio::open_float_image(path);
+  std::unique_ptr<FloatImage> open_float_image(const std::string& path, int subimage, int miplevel) const override {
+    return oiio::open_float_image(path, subimage, miplevel);
   }
   std::unique_ptr<GreyPages> open_grey_pages(const std::string& path) const override {
     return oiio::open_grey_pages(path);
