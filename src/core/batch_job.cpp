@@ -430,12 +430,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   } catch (const UsageError& e) {
     exit_code = int(ExitCode::usage);
     job_error("usage_error", e.what());
-  } catch (const std::bad_alloc&) {
-    exit_code = int(ExitCode::fatal);
-    job_error("fatal", "out of host memory (std::bad_alloc): lower run settings such as batch or max_in_flight");
   } catch (const std::exception& e) {
     exit_code = int(ExitCode::fatal);
-    job_error("fatal", e.what());
+    job_error("fatal", describe(e));
   }
   if (progress) progress->finish();
   remove_own_temporaries();
