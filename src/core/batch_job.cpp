@@ -223,7 +223,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     report["config"] = cfg;
     const Shard shard = resolve_shard(options.shard, options.shard_count);
     report["shard"] = shard.str();
-    const std::vector<std::string> all_inputs = expand_inputs(command.input_spec(cfg));
+    const std::vector<std::string> all_inputs = expand_inputs(command.input_spec(cfg), cfg);
     const std::vector<std::size_t> indices = shard_indices(all_inputs.size(), shard);
     for (std::size_t i : indices) inputs.push_back(all_inputs[i]);
 

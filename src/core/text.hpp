@@ -14,4 +14,8 @@ inline std::string lowercase(std::string s) {
 // A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.
 std::string lowercase_extension(const std::string& path);
 
+// `text` for a message: at most `limit` bytes, cut with "..." (never inside a UTF-8 sequence), so
+// that a user's 10 MB value cannot flood stderr.
+std::string clipped(const std::string& text, std::size_t limit = 60);
+
 }  // namespace gp
