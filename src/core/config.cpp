@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <regex>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -22,12 +22,6 @@ using pointer = json::json_pointer;
 constexpr double unbounded = 1e307;
 
 // ---- small text helpers -------------------------------------------------------------------------
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
-  return out;
-}
 
 // A user value as JSON text for messages, shortened (without splitting a UTF-8 sequence). The
 // value nests at most max_json_depth levels (parse_bounded, apply_override), so dump's recursion
@@ -162,7 +156,7 @@ void check_command(const json& user, const std::string& command, Problems& probl
   const json& given = user["command"];
   if (!given.is_string()) problems.add("/command", "expected \"" + command + "\", got " + shown(given));
   else if (given.get<std::string>() != command)
-    problems.add("/command", "this config is for " + given.get<std::string>() + ", not " + command);
+    problems.add("/command", "this config is for " + clipped(given.get<std::string>()) + ", not " + command);
 }
 
 // ---- documented example -------------------------------------------------------------------------
@@ -208,20 +202,40 @@ void write_example_members(std::ostream& out, const std::vector<Field>& fields, 
 
 // ---- config files -------------------------------------------------------------------------------
 
+// nlohmann's reason ends with "; last read: '<token>'", the whole token however long (a 5 MB
+// string): keep the token's end, where the error is.
+std::string shortened_reason(const std::string& reason) {
+  static const std::string marker = "; last read: '";
+  constexpr std::size_t kept = 40;
+  const std::size_t at = reason.find(marker);
+  if (at == std::string::npos) return clipped(reason, 300);
+  std::string token = reason.substr(at + marker.size());
+  if (token.size() > kept) {
+    std::size_t cut = token.size() - kept;
+    while (cut < token.size() && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) ++cut;
+    token = "..." + token.substr(cut);
+  }
+  return clipped(reason.substr(0, at), 300) + marker + token;
+}
+
 // "path:line:column: invalid JSON: <reason>", with nlohmann's own position when it gives one.
+// (No std::regex: libstdc++'s recursion over a message holding a 5 MB token overflowed the stack.)
 std::string syntax_error_message(const std::string& path, const std::string& text, const json::parse_error& e) {
-  static const std::regex located(R"(parse error at line (\d+), column (\d+): (.*))");
-  std::smatch m;
   const std::string what = e.what();
-  if (std::regex_search(what, m, located))
-    return fmt::format("{}:{}:{}: invalid JSON: {}", path, m[1].str(), m[2].str(), m[3].str());
+  const std::size_t at = what.find("parse error at line ");
+  unsigned long line = 0, column = 0;
+  int reason_start = 0;
+  if (at != std::string::npos &&
+      std::sscanf(what.c_str() + at, "parse error at line %lu, column %lu: %n", &line, &column, &reason_start) == 2 &&
+      reason_start > 0)
+    return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, shortened_reason(what.substr(at + reason_start)));
   // No position in the message: count lines up to the last byte read (e.byte is 1-based).
-  std::size_t line = 1, column = 1;
+  line = 1, column = 1;
   for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
     column = text[i] == '\n' ? 1 : column + 1;
     line += text[i] == '\n';
   }
-  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, what);
+  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, shortened_reason(what));
 }
 
 // ---- overrides ----------------------------------------------------------------------------------

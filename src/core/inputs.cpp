@@ -18,8 +18,8 @@ namespace {
 
 // List files may name other list files; this stops a file that names itself.
 constexpr int max_list_nesting = 8;
-// No file name is longer (PATH_MAX): a longer list line is not a list of file names.
-constexpr std::size_t max_list_entry_bytes = 4096;
+// No path is longer (PATH_MAX): a longer input (a list's line) is not a file name.
+constexpr std::size_t max_input_name_bytes = 4096;
 // Reasons for an empty input set shown, of all the folders and lists that gave nothing.
 constexpr std::size_t max_reasons_shown = 10;
 
@@ -35,12 +35,6 @@ std::vector<std::string> normalised_extensions(const std::vector<std::string>& e
   std::vector<std::string> out;
   for (const auto& e : extensions)
     if (!e.empty()) out.push_back(lowercase(e[0] == '.' ? e : "." + e));
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
   return out;
 }
 
@@ -85,8 +79,8 @@ bool is_sequence_folder(const fs::path& dir, const Expansion& x) {
 
 // The kinds of file a folder is searched for: "(.exr, .hdr)", with sequence folders.
 std::string kinds_text(const Expansion& x) {
-  std::string text = x.extensions.empty() ? "any file" : joined(x.extensions, ", ");
-  if (!x.sequence_extensions.empty()) text += "; or folders of " + joined(x.sequence_extensions, ", ") + " images";
+  std::string text = x.extensions.empty() ? "any file" : join(x.extensions, ", ");
+  if (!x.sequence_extensions.empty()) text += "; or folders of " + join(x.sequence_extensions, ", ") + " images";
   return "(" + text + ")";
 }
 
@@ -199,15 +193,12 @@ void add_list_file(const std::string& list, Expansion& x, int nesting) {
   if (text.find('\0') != std::string::npos)
     throw UsageError("list file: " + list + " holds NUL bytes: not a text list of file names");
   const fs::path folder = fs::path(list).parent_path();
-  std::size_t entries = 0, number = 0;
-  for (std::size_t start = 0; start < text.size(); ++number) {
+  std::size_t entries = 0;
+  for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     const std::string entry = trimmed(text.substr(start, end - start));
     start = end + 1;
     if (entry.empty() || entry[0] == '#') continue;
-    if (entry.size() > max_list_entry_bytes)
-      throw UsageError("list file: " + list + ": line " + std::to_string(number + 1) + " is longer than " +
-                       std::to_string(max_list_entry_bytes) + " bytes: not a file name");
     ++entries;
     add_pattern(resolve_list_entry(entry, folder), x, nesting + 1);
   }
@@ -229,6 +220,9 @@ void add_glob(const std::string& pattern, Expansion& x) {
 
 void add_pattern(const std::string& pattern, Expansion& x, int nesting) {
   if (pattern.empty()) throw UsageError("inputs: empty input name");
+  if (pattern.size() > max_input_name_bytes)
+    throw UsageError("inputs: \"" + clipped(pattern) + "\" is longer than " + std::to_string(max_input_name_bytes) +
+                     " bytes: not a file name");
   if (pattern[0] == '@') return add_list_file(pattern.substr(1), x, nesting);
   if (has_wildcard(pattern)) return add_glob(pattern, x);
   std::error_code ec;
@@ -246,7 +240,7 @@ void add_pattern(const std::string& pattern, Expansion& x, int nesting) {
                                  x.nothing_reasons.begin() + std::min(x.nothing_reasons.size(), max_reasons_shown));
   if (x.nothing_reasons.size() > shown.size())
     shown.push_back("... and " + std::to_string(x.nothing_reasons.size() - shown.size()) + " more folders or lists");
-  throw UsageError("no input to process: " + joined(shown, "\n"));
+  throw UsageError("no input to process: " + join(shown, "\n"));
 }
 
 // ---- shards -------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 namespace gp {
 
@@ -13,6 +14,9 @@ inline std::string lowercase(std::string s) {
 
 // A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.
 std::string lowercase_extension(const std::string& path);
+
+// "a, b, c" for join({"a", "b", "c"}, ", ").
+std::string join(const std::vector<std::string>& items, const std::string& separator);
 
 // `text` for a message: at most `limit` bytes, cut with "..." (never inside a UTF-8 sequence), so
 // that a user's 10 MB value cannot flood stderr.

@@ -3,7 +3,8 @@
 # file (issue 22, points 2, 4 and 5), for every batch subcommand: a config nested 100,000 levels
 # deep (crashed with SIGSEGV), /dev/zero and FIFOs as config, @list, input and each auxiliary
 # file a config names (read without end, or blocked), an empty folder and "inputs": [] (exit 0
-# with nothing done). Every run is under `timeout 20`: a hang shows as exit 124.
+# with nothing done); and a large zero-filled image, which OpenImageIO's DICOM reader took 40 s
+# per 100 MB to refuse. Every run is under `timeout 20`: a hang shows as exit 124.
 # usage: bounded_inputs.sh GPUPROC_BINARY SOURCE_DIR
 set -uo pipefail
 gpuproc=$1
@@ -14,14 +15,14 @@ cd "$src"
 failures=0
 passes=0
 
-# expect_usage NAME TEXT COMMAND...: exit 2 within the timeout, TEXT on stderr.
-expect_usage() {
-  local name=$1 text=$2
-  shift 2
+# expect_exit NAME CODE TEXT COMMAND...: exit CODE within the timeout, TEXT on stderr.
+expect_exit() {
+  local name=$1 code=$2 text=$3
+  shift 3
   timeout 20 "$@" >"$work/stdout" 2>"$work/stderr" </dev/null
   local rc=$?
-  if [[ $rc -ne 2 ]]; then
-    echo "FAIL: $name: exit $rc, expected 2"; sed 's/^/  | /' "$work/stderr" | head -10
+  if [[ $rc -ne $code ]]; then
+    echo "FAIL: $name: exit $rc, expected $code"; sed 's/^/  | /' "$work/stderr" | head -10
     failures=$((failures + 1))
   elif ! grep -qF -- "$text" "$work/stderr"; then
     echo "FAIL: $name: '$text' not on stderr:"; sed 's/^/  | /' "$work/stderr" | head -10
@@ -30,6 +31,7 @@ expect_usage() {
     passes=$((passes + 1))
   fi
 }
+expect_usage() { expect_exit "$1" 2 "${@:2}"; }  # expect_usage NAME TEXT COMMAND...
 
 python3 -c "print('[' * 100000 + ']' * 100000)" >"$work/deep.json"
 deep_value=$(python3 -c "print('[' * 10000 + ']' * 10000)")  # one argument holds at most 128 KiB
@@ -77,6 +79,13 @@ aux segment-body /model/path
 aux segment-body /output/background/image --set output.background.enabled=true --set output.background.kind=image
 aux track-faces /detector/path
 aux track-faces /landmarks/path
+
+# A zero-filled (sparse) 300 MB image: an item that fails at once, read by its extension's reader.
+truncate -s 300M "$work/zero.exr" "$work/zero.png"
+expect_exit "tonemap-exr: zero-filled .exr" 1 "$work/zero.exr: decode:" \
+  "$gpuproc" tonemap-exr -c configs/tonemap-exr.json --device cpu --progress none --set output.dir="$work/out/z" "$work/zero.exr"
+expect_exit "stitch-360: zero-filled .png" 1 "$work/zero.png: decode:" \
+  "$gpuproc" stitch-360 -c configs/stitch-360.json --device cpu --progress none --set output.dir="$work/out/z" "$work/zero.png"
 
 # The tools that read configs and reports.
 expect_usage "validate: 100k-deep config" "$deep_text" "$gpuproc" validate "$work/deep.json"

@@ -261,6 +261,17 @@ TEST_CASE("config files nest at most max_json_depth levels", "[config]") {
   CHECK(gp::config::load_file(quoted)["a"] == nested(200));
 }
 
+TEST_CASE("a syntax error after a long token gives a short message", "[config]") {
+  // nlohmann's message holds the whole token: 5 MB here (std::regex over it crashed).
+  const auto dir = gp::test::scratch_dir("config-long-token");
+  const std::string bad = write_file(dir / "bad.json", "{\"a\": \"" + std::string(5 << 20, 'x') + "\x01\"}");
+  const std::string message = usage_error_within([&] { gp::config::load_file(bad); });
+  CHECK_THAT(message, StartsWith(bad + ":1:5242888: invalid JSON: syntax error while parsing value - invalid string: "
+                                       "control character U+0001 (SOH) must be escaped to \\u0001; last read: '..."));
+  CHECK_THAT(message, Contains("xxxxxxxx<U+0001>'"));
+  CHECK(message.size() < 400);
+}
+
 TEST_CASE("config files must be regular files of at most max_config_bytes", "[config]") {
   const auto dir = gp::test::scratch_dir("config-special");
   CHECK_THAT(usage_error_within([] { gp::config::load_file("/dev/zero"); }),

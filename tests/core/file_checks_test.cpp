@@ -7,6 +7,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -60,15 +61,15 @@ TEST_CASE("require_regular_file names the file, its role and what it is instead"
   CHECK_THROWS_WITH(gp::require_regular_file("", "/model/path"), "/model/path: empty file name");
 
   // A socket.
-  const fs::path socket_path = dir / "sock";
+  const std::string socket_path = (dir / "sock").string();
   const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
   REQUIRE(fd >= 0);
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
-  REQUIRE(socket_path.string().size() < sizeof address.sun_path);
-  std::copy(socket_path.string().begin(), socket_path.string().end(), address.sun_path);
+  REQUIRE(socket_path.size() < sizeof address.sun_path);
+  std::copy(socket_path.begin(), socket_path.end(), address.sun_path);
   REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
-  CHECK_THROWS_WITH(gp::require_regular_file(socket_path.string(), "input"), Contains("is a socket, not a regular file"));
+  CHECK_THROWS_WITH(gp::require_regular_file(socket_path, "input"), "input: " + socket_path + " is a socket, not a regular file");
   ::close(fd);
 
   // A block device, where the machine shows one.
