@@ -23,10 +23,10 @@ struct InputSpec {
 // sorted by path (byte order). Folders give their regular files with an accepted extension, hidden
 // ones skipped; a file named explicitly (or through a glob or a list) is taken whatever its
 // extension, but must be a regular file: a FIFO, a device or a socket is refused. A pattern that
-// matches nothing, a missing file or an unreadable list file throws gp::UsageError naming it. List
-// files (at most max_list_bytes, no NUL byte, lines of at most 4096 bytes) hold one entry per line
-// (lines starting with # and blank lines ignored); relative entries are relative to the list
-// file's folder.
+// matches nothing, a missing file, a name longer than 4096 bytes or an unreadable list file throws
+// gp::UsageError naming it. List files (regular, at most max_list_bytes, no NUL byte) hold one
+// entry per line (lines starting with # and blank lines ignored); relative entries are relative to
+// the list file's folder.
 //
 // An expansion that gives nothing throws gp::UsageError saying why: no patterns at all, or for
 // each folder and list that gave nothing, what was looked for. With folders_are_items, a folder
