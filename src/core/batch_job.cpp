@@ -370,7 +370,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     if (!options.report_path.empty()) check_report_path(options.report_path);
     const Shard shard = resolve_shard(options.shard, options.shard_count);
     report["shard"] = shard.str();
-    const std::vector<InputItem> all_items = make_input_items(expand_inputs(command.input_spec(cfg)));
+    const std::vector<InputItem> all_items = make_input_items(expand_inputs(command.input_spec(cfg), cfg));
     const std::vector<std::vector<PlannedFile>> plans = plan_all_outputs(command, cfg, all_items);
     const std::vector<std::size_t> indices = shard_indices(all_items.size(), shard);
     std::vector<InputItem> shard_items;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gp {
 
@@ -21,5 +22,12 @@ inline std::uint64_t fnv1a64(const std::string& text) {
 
 // A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.
 std::string lowercase_extension(const std::string& path);
+
+// "a, b, c" for join({"a", "b", "c"}, ", ").
+std::string join(const std::vector<std::string>& items, const std::string& separator);
+
+// `text` for a message: at most `limit` bytes, cut with "..." (never inside a UTF-8 sequence), so
+// that a user's 10 MB value cannot flood stderr.
+std::string clipped(const std::string& text, std::size_t limit = 60);
 
 }  // namespace gp
