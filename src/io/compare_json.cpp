@@ -54,12 +54,12 @@ json read_json(const std::string& path) {
       try {
         lines.push_back(json::parse(line));
       } catch (const json::exception& e) {
-        throw Uncomparable(fmt::format("{}: line {}: invalid JSON: {}", path, number, e.what()));
+        throw Uncomparable(fmt::format("{}: line {}: invalid JSON: {}", path, number, clipped(e.what(), 200)));
       }
     }
     return lines;
   } catch (const json::exception& e) {
-    throw Uncomparable(fmt::format("{}: invalid JSON: {}", path, e.what()));
+    throw Uncomparable(fmt::format("{}: invalid JSON: {}", path, clipped(e.what(), 200)));
   }
 }
 
