@@ -41,9 +41,11 @@ void HdrReader::read(const ReadPlan& plan, void* dst, std::size_t pitch, int thr
 
 namespace {
 
+// Outputs are 8- or 16-bit, and float for EXR (linear light).
 void check_view(const std::string& path, const ImageView& image) {
-  if (image.type != PixelType::u8 && image.type != PixelType::u16)
-    throw ItemError(path, "encode", "outputs are 8- or 16-bit");
+  const bool exr = lowercase_extension(path) == ".exr";
+  if (image.type != PixelType::u8 && image.type != PixelType::u16 && !(exr && image.type == PixelType::f32))
+    throw ItemError(path, "encode", exr ? "EXR outputs are 8-, 16-bit or float" : "outputs are 8- or 16-bit");
   if (image.channels < 1 || image.channels > 4 || image.width < 1 || image.height < 1 || !image.data ||
       image.pitch < image.row_bytes())
     throw ItemError(path, "encode", "invalid image (" + std::to_string(image.width) + "x" +

@@ -51,7 +51,9 @@ struct WriteOptions {
 void write_image(const std::string& path, const ImageView& image, const WriteOptions& options);
 
 // Writes levels[0] (full size) .. levels[n-1] as one tiled, MIP-mapped TIFF or EXR (by extension)
-// that OIIO's texture system and maketx read. Tile size 64x64.
+// that OIIO's texture system and maketx read. Tile size 64x64. An EXR from f32 levels holds them
+// as half floats tagged linear (colour premultiplied by alpha, as EXR holds it); from u8/u16
+// levels, their values tagged sRGB.
 void write_mip_image(const std::string& path, const std::vector<ImageView>& levels, const WriteOptions& options);
 
 // Whether this OpenImageIO build can write the format of `extension` (".webp", ".jpg"...).

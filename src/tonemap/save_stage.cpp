@@ -8,8 +8,8 @@
 namespace gp::tonemap {
 namespace {
 
-// A tiled MIP EXR holds linear light, as EXR readers assume: the levels' display-encoded values
-// decoded (alpha is linear already), as floats.
+// A tiled MIP EXR holds linear light with premultiplied alpha, as EXR readers assume: the levels'
+// display-encoded values decoded, then multiplied by their alpha (itself linear), as floats.
 std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const EncodeParams& encode,
                                      std::vector<std::vector<float>>& storage) {
   std::vector<ImageView> out;
@@ -19,15 +19,20 @@ std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const
     const float scale = v.type == PixelType::u16 ? 1.0f / 65535 : 1.0f / 255;
     std::vector<float>& f = storage[l];
     f.resize(std::size_t(v.width) * v.height * v.channels);
-    const int colour = v.channels == 2 || v.channels == 4 ? v.channels - 1 : v.channels;
+    const bool alpha = v.channels == 2 || v.channels == 4;
+    const int colour = alpha ? v.channels - 1 : v.channels;
     for (int y = 0; y < v.height; ++y) {
       const auto* row = static_cast<const unsigned char*>(v.data) + std::size_t(y) * v.pitch;
-      for (int x = 0; x < v.width; ++x)
-        for (int c = 0; c < v.channels; ++c) {
-          const std::size_t i = std::size_t(x) * v.channels + c;
-          const float value = (v.type == PixelType::u16 ? reinterpret_cast<const std::uint16_t*>(row)[i] : row[i]) * scale;
-          f[(std::size_t(y) * v.width) * v.channels + i] = c < colour ? math::transfer_decode(value, encode) : value;
-        }
+      auto sample = [&](std::size_t i) {
+        return (v.type == PixelType::u16 ? reinterpret_cast<const std::uint16_t*>(row)[i] : row[i]) * scale;
+      };
+      for (int x = 0; x < v.width; ++x) {
+        const std::size_t first = std::size_t(x) * v.channels;
+        float* out = f.data() + std::size_t(y) * v.width * v.channels + first;
+        const float a = alpha ? sample(first + std::size_t(colour)) : 1.0f;
+        for (int c = 0; c < colour; ++c) out[c] = math::transfer_decode(sample(first + std::size_t(c)), encode) * a;
+        if (alpha) out[colour] = a;
+      }
     }
     out.push_back(packed_view(f.data(), v.width, v.height, v.channels, PixelType::f32));
   }

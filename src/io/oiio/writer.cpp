@@ -40,14 +40,15 @@ ImageSpec output_spec(const ImageView& image, const std::string& format, const W
   static const std::vector<std::string> names[4] = {{"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
   spec.channelnames = names[image.channels - 1];
   spec.alpha_channel = image.channels % 2 == 0 ? image.channels - 1 : -1;
-  if (spec.alpha_channel >= 0) spec.attribute("oiio:UnassociatedAlpha", 1);
+  const bool floats = image.type == PixelType::f16 || image.type == PixelType::f32;
+  // Integer outputs hold straight alpha; float ones (EXR) premultiplied, as EXR's convention is.
+  if (spec.alpha_channel >= 0 && !floats) spec.attribute("oiio:UnassociatedAlpha", 1);
   if (format == "jpeg" || format == "webp")
     spec.attribute("Compression", format + ":" + std::to_string(std::clamp(options.quality, 1, 100)));
   if (format == "tiff") spec.attribute("Compression", options.tiff_compression);
   if (format == "openexr") {
     spec.attribute("Compression", "zip");
     // EXR holds linear light: only float pixels (decoded by the caller) are tagged so.
-    const bool floats = image.type == PixelType::f16 || image.type == PixelType::f32;
     if (floats) spec.set_format(TypeDesc::HALF);
     spec.attribute("oiio:ColorSpace", floats ? "Linear" : "sRGB");
   }
