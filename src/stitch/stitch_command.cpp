@@ -147,16 +147,13 @@ void write_rig(const Settings& s, const BatchContext& ctx) {
     ~Unlock() { ::close(fd); }
   } unlock{lock};
   std::vector<ViewCamera> views = resolve_views(s);
+  auto relative = [&](const PlannedOutput& p) { return fs::path(p.path).lexically_relative(s.naming.dir).string(); };
+  if (!ctx.job_items.empty())  // each view's file, as the job's first panorama names it
+    for (const PlannedOutput& p : plan_outputs(s, ctx.job_items.front(), 0, 0)) views[p.view].file_name = relative(p);
   std::vector<RigImage> images;
-  bool first = true;
-  for (std::size_t i = 0; i < ctx.job_items.size(); ++i) {
-    if (!ctx.job_item_complete(i)) continue;
-    const auto planned = plan_outputs(s, ctx.job_items[i], 0, 0);
-    for (const PlannedOutput& p : planned) images.push_back({fs::path(p.path).lexically_relative(s.naming.dir).string(), p.view});
-    if (first)
-      for (const PlannedOutput& p : planned) views[p.view].file_name = fs::path(p.path).lexically_relative(s.naming.dir).string();
-    first = false;
-  }
+  for (std::size_t i = 0; i < ctx.job_items.size(); ++i)
+    if (ctx.job_item_complete(i))
+      for (const PlannedOutput& p : plan_outputs(s, ctx.job_items[i], 0, 0)) images.push_back({relative(p), p.view});
   auto path = [&](const char* name) {
     const std::string p = output_path(s.naming.dir, name, "/output/dir");
     ctx.add_job_output(p);
