@@ -40,6 +40,9 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
   sub.add_flag("!--no-fsync", o.fsync,
                "don't flush each output to disk before renaming it into place: faster on slow or network disks; "
                "a power loss can then leave empty or short files (a killed run still leaves none)");
+  sub.add_flag("--verbose", o.verbose,
+               "print what the libraries say (libav, DCMTK...) on stderr, one line each (JSON with JSON progress); "
+               "otherwise only counted in the report");
   sub.add_flag("--print-config", print_config, "print a complete, documented example config and exit");
 }
 

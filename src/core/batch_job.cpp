@@ -16,8 +16,10 @@
 #include <iostream>
 #include <set>
 
+#include "core/library_log.hpp"
 #include "core/outputs.hpp"
 #include "core/report_numbers.hpp"
+#include "core/text.hpp"
 #include "core/parallel_for.hpp"
 #include "core/trace.hpp"
 #include "gpuproc/build_info.hpp"
@@ -206,6 +208,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     if (!fatal_message.empty()) errors.push_back({{"fatal", fatal_message}});
     report["errors"] = errors;
     report["extra"] = outcome.extra;
+    report["library_messages"] = library_message_counts();
     try {
       write_report(options.report_path, report);
     } catch (const std::exception& e) {
@@ -214,6 +217,8 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   };
 
   try {
+    const ProgressMode progress_mode = resolve_progress_mode(parse_progress_mode(options.progress));
+    set_library_log(options.verbose, progress_mode == ProgressMode::json);
     const DeviceSelection devices = DeviceSelection::parse(options.device);
     if (options.threads) cpu_threads_setting() = options.threads;
     set_outputs_fsync(options.fsync);
@@ -273,7 +278,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     }
     items_per_device = std::make_unique<DeviceItemCounts>(runtimes.size());
 
-    Progress progress(parse_progress_mode(options.progress), name, todo.size());
+    Progress progress(progress_mode, name, todo.size());
     if (outcome.skipped_complete)
       progress.message("info", fmt::format("--resume: {} item(s) already complete", outcome.skipped_complete));
     std::vector<Runtime*> runtime_list;
@@ -287,9 +292,10 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     progress.finish();
     if (!options.trace_path.empty()) Trace::global().write_chrome_trace(options.trace_path);
     exit_code = outcome.failures.empty() && !outcome.cancelled ? int(ExitCode::ok) : int(ExitCode::items_failed);
-    if (!outcome.failures.empty()) {
+    // The summary, one line per failure; JSON progress has had an item_failed line for each.
+    if (!outcome.failures.empty() && progress_mode != ProgressMode::json) {
       std::cerr << fmt::format("{}: {} of {} item(s) failed:\n", name, outcome.failures.size(), todo.size());
-      for (auto& f : outcome.failures) std::cerr << "  " << f.message << "\n";
+      for (auto& f : outcome.failures) std::cerr << "  " << one_line(f.message) << "\n";
     }
     finish_report(exit_code == 0 ? "ok" : "items_failed", "");
     return exit_code;

@@ -32,6 +32,7 @@ struct CommonOptions {
   unsigned threads = 0;                // CPU threads for I/O and the CPU path; 0 = all
   bool dry_run = false, resume = false;
   bool fsync = true;                   // --no-fsync: outputs not flushed to disk (see set_outputs_fsync)
+  bool verbose = false;                // --verbose: the libraries' own messages on stderr (core/library_log.hpp)
 };
 
 // Parses "1.5G", "512MiB", "4096" into bytes. Throws UsageError naming `option`.

@@ -1,8 +1,10 @@
 #pragma once
-// Small text helpers: ASCII lowercase for file extensions, channel names and config words.
+// Small text helpers: ASCII lowercase for file extensions, channel names and config words; one
+// line of a message.
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <string_view>
 
 namespace gp {
 
@@ -13,5 +15,9 @@ inline std::string lowercase(std::string s) {
 
 // A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.
 std::string lowercase_extension(const std::string& path);
+
+// `text` as one line, for line-oriented output (one line per failure): line breaks and the white
+// space around them become "; ", trailing white space goes.
+std::string one_line(std::string_view text);
 
 }  // namespace gp
