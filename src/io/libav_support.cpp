@@ -34,7 +34,8 @@ LibraryLevel level_of(int av_level) {
 }
 
 // av_log's callback: libav builds some lines in pieces, so each thread collects its pieces up to
-// the line's end. The context's address goes from the prefix ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d0...]").
+// the line's end. The context's address goes from the prefix ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d0...]"),
+// and a prefix that names no context ("[NULL @ 0x55d0...]": a parser's) goes altogether.
 void route_log(void* context, int level, const char* format, va_list args) {
   if (level > av_log_get_level()) return;
   thread_local std::string pending;
@@ -44,7 +45,10 @@ void route_log(void* context, int level, const char* format, va_list args) {
   pending += piece;
   if (pending.empty() || pending.back() != '\n') return;
   if (const auto at = pending.find(" @ 0x"); pending.front() == '[' && at != std::string::npos) {
-    if (const auto end = pending.find(']', at); end != std::string::npos) pending.erase(at, end - at);
+    if (const auto end = pending.find(']', at); end != std::string::npos) {
+      pending.erase(at, end - at);
+      if (pending.compare(0, 7, "[NULL] ") == 0) pending.erase(0, 7);
+    }
   }
   library_message("libav", level_of(level), pending, show_log);
   pending.clear();
