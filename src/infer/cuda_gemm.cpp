@@ -51,7 +51,11 @@ std::atomic<const Cublas*> loaded{nullptr};  // the first library load_cublas fo
 std::string open_cublas(const std::string& path, Cublas& api) {
   // RTLD_LOCAL: cuBLAS's symbols stay out of the global scope.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return dlerror();
+  if (!handle) {
+    std::string why = dlerror();
+    if (why.compare(0, path.size() + 2, path + ": ") == 0) why.erase(0, path.size() + 2);  // named by the caller
+    return why;
+  }
   std::string missing;
   auto bind = [&](auto& fn, const char* name) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
@@ -102,11 +106,10 @@ std::string load_cublas(const std::vector<std::string>& paths) {
     tried += fmt::format("; {}: {}", path, why);
   }
   throw GpuError(fmt::format(
-      "cannot load cuBLAS ({} of the CUDA {} toolkit), which the FP16 inference engine runs its pointwise "
-      "convolutions with on the GPU (precision \"fp16\": segment-body's /model/precision, track-faces' "
-      "/run/precision); precision \"fp32\" or --device cpu need no cuBLAS; install the toolkit's cuBLAS or point "
-      "GPUPROC_CUBLAS at it. Tried{}",
-      kSoname, CUBLAS_VER_MAJOR, tried.empty() ? std::string(": nothing") : tried.substr(1)));
+      "cannot load cuBLAS ({} of the CUDA {} toolkit), which the FP16 inference engine uses on a GPU (precision "
+      "\"fp16\": segment-body's /model/precision, track-faces' /run/precision; \"fp32\" or --device cpu run "
+      "without it). Tried {}. Install the toolkit's cuBLAS or set GPUPROC_CUBLAS to its path",
+      kSoname, CUBLAS_VER_MAJOR, tried.empty() ? std::string("nothing") : tried.substr(2)));
 }
 
 CublasGemm::CublasGemm(void* workspace, std::size_t workspace_bytes)

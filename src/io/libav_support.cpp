@@ -1,5 +1,6 @@
 #include "io/libav_support.hpp"
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdlib>
 #include <mutex>
@@ -24,7 +25,7 @@ Packet make_packet() {
 
 namespace {
 
-bool show_log = false;  // GPUPROC_LIBAV_LOG asked for the messages
+std::atomic<bool> show_log{false};  // GPUPROC_LIBAV_LOG asked for the messages
 
 LibraryLevel level_of(int av_level) {
   if (av_level <= AV_LOG_ERROR) return LibraryLevel::error;
@@ -37,6 +38,7 @@ LibraryLevel level_of(int av_level) {
 // the line's end. The context's address goes from the prefix ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d0...]"),
 // and a prefix that names no context ("[NULL @ 0x55d0...]": a parser's) goes altogether.
 void route_log(void* context, int level, const char* format, va_list args) {
+  level &= 0xff;  // the rest: colour hints
   if (level > av_log_get_level()) return;
   thread_local std::string pending;
   thread_local int print_prefix = 1;
