@@ -135,8 +135,10 @@ if [[ -f $models/selfie_segmentation.tflite ]] && command -v ffmpeg >/dev/null; 
   expect "the missing index: libav's reason in the item's error" grep -q 'no_index.mp4: open: .*(libav: .*moov atom not found)' "$work/err"
   expect "the report counts libav's messages" python3 -c '
 import json, sys; sys.exit(json.load(open(sys.argv[1]))["library_messages"].get("libav", 0) < 2)' "$work/r5.json"
-  run 1 "$gpuproc" "${sb[@]}" --progress none --set output.dir="$work/o6"
+  rm -f "$work"/ld.*
+  run 1 env LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld" "$gpuproc" "${sb[@]}" --progress none --set output.dir="$work/o6"
   expect "segment-body --progress none: 2 error lines + the summary's 3, nothing else" test "$(wc -l <"$work/err")" -eq 5
+  expect "segment-body on the CPU path does not map cuBLAS" bash -c '! grep -q libcublas "$@"' _ "$work"/ld.*
   run 1 "$gpuproc" "${sb[@]}" --progress none --verbose --set output.dir="$work/o6v"
   expect "--verbose without JSON: libav's lines prefixed" grep -q '^libav: error: ' "$work/err"
   run 1 env GPUPROC_LIBAV_LOG=warning "$gpuproc" "${sb[@]}" --progress json --set output.dir="$work/o7"
