@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "commands.hpp"
@@ -40,10 +41,29 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
   sub.add_flag("!--no-fsync", o.fsync,
                "don't flush each output to disk before renaming it into place: faster on slow or network disks; "
                "a power loss can then leave empty or short files (a killed run still leaves none)");
+  sub.add_option("--stop-timeout", o.stop_timeout_s,
+                 "seconds running items get to finish after SIGINT/SIGTERM before they are abandoned "
+                 "(a second signal abandons them at once)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
   sub.add_flag("--verbose", o.verbose,
                "print what the libraries say (libav, DCMTK...) on stderr, one line each (JSON with JSON progress); "
                "otherwise only counted in the report");
   sub.add_flag("--print-config", print_config, "print a complete, documented example config and exit");
+}
+
+// CLI11 answers an unknown subcommand with "A subcommand is required": name it instead.
+void check_subcommand_name(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  const std::string word = argv[1];
+  std::vector<std::string> known;
+  for (const CLI::App* sub : app.get_subcommands({})) known.push_back(sub->get_name());
+  if (std::find(known.begin(), known.end(), word) != known.end()) return;
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  const std::string guess = gp::config::did_you_mean(word, known);
+  throw gp::UsageError("unknown subcommand \"" + word + "\"" + (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)") +
+                       "; the subcommands are " + list);
 }
 
 }  // namespace
@@ -86,7 +106,11 @@ int main(int argc, char** argv) {
   gp::app::add_merge_reports_options(*merge, merge_args);
 
   try {
+    check_subcommand_name(app, argc, argv);
     app.parse(argc, argv);
+  } catch (const gp::UsageError& e) {
+    std::cerr << "gpuproc: " << e.what() << "\n";
+    return int(ExitCode::usage);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : int(ExitCode::usage);

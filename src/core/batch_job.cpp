@@ -1,11 +1,16 @@
 #include "core/batch_job.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -21,6 +26,7 @@
 #include "core/report_numbers.hpp"
 #include "core/text.hpp"
 #include "core/parallel_for.hpp"
+#include "core/stop_signals.hpp"
 #include "core/trace.hpp"
 #include "gpuproc/build_info.hpp"
 
@@ -48,6 +54,9 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
   if (pos == 0 || scale == 0 || value < 0 || !std::isfinite(value))
     throw UsageError(fmt::format("{}: expected a size such as 512M or 2G, got \"{}\"", option, text));
+  // Converting a double beyond the integer's range is undefined: 99999999999999999999T must be refused.
+  constexpr double largest = 4611686018427387904.0;  // 2^62 bytes (4 EiB)
+  if (value * scale > largest) throw UsageError(fmt::format("{}: {} is more than 4 EiB", option, text));
   return std::uint64_t(value * scale);
 }
 
@@ -76,12 +85,9 @@ std::string utc_now() {
   return buf;
 }
 
-double round6(double v) { return std::round(v * 1e6) / 1e6; }
-
 json stage_table() {
   json stages = json::object();
   for (auto& [name, t] : Trace::global().totals()) {
-    // Microseconds: a fast GPU stage of a small job takes well under a millisecond.
     json s{{"count", t.count}, {"wall_s", round6(t.wall_s)}};
     if (t.gpu_s > 0) s["gpu_s"] = round6(t.gpu_s);
     if (t.count) s["mean_ms"] = round3(1000 * t.wall_s / t.count);
@@ -129,7 +135,8 @@ json device_section(const CommonOptions& options, const std::vector<std::unique_
 
 json one_memory(const Runtime& runtime) {
   MemoryStats m = runtime.memory_stats();
-  json j{{"device_peak_bytes", m.device_peak}, {"pinned_peak_bytes", m.pinned_peak}, {"oom_retries", m.oom_retries}};
+  json j{{"device_peak_bytes", m.device_peak}, {"pinned_peak_bytes", m.pinned_peak}, {"oom_retries", m.oom_retries},
+         {"device_capped", m.device_limit != 0}};
   if (m.device_limit) j["device_limit_bytes"] = m.device_limit;
   if (m.device_total) {
     j["device_total_bytes"] = m.device_total;
@@ -154,8 +161,10 @@ json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
     entry["device"] = used_device(*runtime);
     per_device.push_back(entry);
   }
-  json j{{"device_peak_bytes", device_peak}, {"pinned_peak_bytes", pinned_peak}, {"oom_retries", oom_retries}};
-  if (const std::size_t limit = runtimes.front()->memory_stats().device_limit) j["device_limit_bytes"] = limit;
+  const std::size_t limit = runtimes.front()->memory_stats().device_limit;
+  json j{{"device_peak_bytes", device_peak}, {"pinned_peak_bytes", pinned_peak}, {"oom_retries", oom_retries},
+         {"device_capped", limit != 0}};
+  if (limit) j["device_limit_bytes"] = limit;
   j["per_device"] = per_device;
   return j;
 }
@@ -164,11 +173,59 @@ void write_report(const std::string& path, const json& report) {
   write_atomically(path, [&](const std::string& tmp) {
     std::ofstream out(tmp);
     out << report.dump(2) << "\n";
-    if (!out) throw Error("cannot write report " + tmp);
+    if (!out.flush()) throw Error("cannot write the report " + path);
   });
 }
 
+// An unwritable --report would be found only after all the work: try its folder first.
+void check_report_path(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError("--report " + path + ": is a folder");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  const std::string probe = temporary_path_for(path);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int saved_errno = errno;
+  release_temporary_path(probe);
+  if (fd < 0) throw UsageError("--report " + path + ": cannot write there: " + std::strerror(saved_errno));
+  ::close(fd);
+  fs::remove(probe, ec);
+}
+
+// Every output of every input of the job (all shards: two shards must not write the same file).
+std::vector<std::vector<PlannedFile>> plan_all_outputs(const BatchCommand& command, const config::json& cfg,
+                                                       const std::vector<InputItem>& items) {
+  ScopedStage stage("plan");
+  std::vector<std::vector<PlannedFile>> plans = command.planned_outputs(cfg, items);
+  if (plans.size() != items.size())
+    throw Error(fmt::format("{}: planned the outputs of {} inputs, not {}", command.schema().command(), plans.size(),
+                            items.size()));
+  check_planned_outputs(items, plans, cfg);
+  return plans;
+}
+
+std::string output_dir_of(const config::json& cfg) {
+  return cfg.at(config::json::json_pointer("/output/dir")).get<std::string>();
+}
+
+int exit_code_for_signal(int signo) {
+  return signo == SIGINT ? int(ExitCode::interrupted) : signo == SIGTERM ? int(ExitCode::terminated) : 128 + signo;
+}
+
 }  // namespace
+
+ItemResult pipeline_result(const PipelineItem& item, std::vector<std::string> outputs) {
+  ItemResult r;
+  r.ok = !item.failed;
+  r.cancelled = item.failed && item.failure.cancelled;
+  r.outputs = std::move(outputs);
+  r.stage_s = item.stage_s;
+  if (item.failed) {
+    r.error_stage = item.failure.stage;
+    r.error = item.failure.message;
+  }
+  return r;
+}
 
 int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -179,41 +236,127 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
               {"started_at", utc_now()}};
   std::vector<std::unique_ptr<Runtime>> runtimes;  // one per --device entry
   std::unique_ptr<DeviceItemCounts> items_per_device;
+  std::unique_ptr<CompletionRecords> records;
+  std::unique_ptr<ItemLedger> ledger;
+  std::unique_ptr<Progress> progress;
   int exit_code = int(ExitCode::ok);
   std::vector<std::string> inputs;
   BatchOutcome outcome;
+  std::mutex report_mutex;  // the main thread and an abandoning stop both may write it
+  bool report_written = false;
 
+  // Writes the report once; false when it could not be written (named on stderr).
   auto finish_report = [&](const std::string& status, const std::string& fatal_message) {
-    if (options.report_path.empty()) return;
+    std::lock_guard<std::mutex> lock(report_mutex);
+    if (options.report_path.empty() || report_written) return true;
+    report_written = true;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const ItemLedger::Counts counts = ledger ? ledger->counts() : ItemLedger::Counts{};
     report["status"] = status;
     report["exit_code"] = exit_code;
+    report["cancelled"] = stop_requested() || outcome.stopped_on_error;
+    if (stop_requested()) report["signal"] = signal_name(stop_signal());
     report["wall_s"] = round3(wall);
     report["device"] = device_section(options, runtimes, items_per_device.get());
     report["inputs"] = {{"count", inputs.size()}, {"files", inputs}};
-    report["outputs"] = {{"count", outcome.outputs.size()}, {"files", outcome.outputs}};
-    report["items"] = {{"processed", outcome.processed},
-                       {"succeeded", outcome.processed - outcome.failures.size()},
-                       {"failed", outcome.failures.size()},
-                       {"skipped_complete", outcome.skipped_complete},
-                       {"cancelled", outcome.cancelled}};
+    const std::vector<std::string> outputs = ledger ? ledger->outputs() : std::vector<std::string>{};
+    report["outputs"] = {{"count", outputs.size()}, {"files", outputs}};
+    report["items"] = {{"processed", counts.processed},          {"succeeded", counts.succeeded},
+                       {"failed", counts.failed},                {"skipped_complete", counts.skipped_complete},
+                       {"cancelled", counts.cancelled},          {"not_started", counts.not_started}};
     report["stages"] = stage_table();
-    report["throughput"] = {{"items_per_s", wall > 0 ? round3(outcome.processed / wall) : 0.0}};
+    report["throughput"] = {{"items_per_s", wall > 0 ? round3(counts.processed / wall) : 0.0}};
     if (outcome.work_unit_name != "items")
       report["throughput"][outcome.work_unit_name + "_per_s"] = wall > 0 ? round3(outcome.work_units / wall) : 0.0;
     report["memory"] = memory_section(runtimes);
-    json errors = json::array();
-    for (auto& f : outcome.failures)
-      errors.push_back({{"item", f.index < inputs.size() ? inputs[f.index] : ""}, {"stage", f.stage}, {"message", f.message}});
+    json errors = ledger ? ledger->errors_json() : json::array();
     if (!fatal_message.empty()) errors.push_back({{"fatal", fatal_message}});
     report["errors"] = errors;
+    report["item_records"] = ledger ? ledger->records_json() : json::array();
     report["extra"] = outcome.extra;
     report["library_messages"] = library_message_counts();
     try {
       write_report(options.report_path, report);
+      return true;
     } catch (const std::exception& e) {
-      spdlog::error("--report: {}", e.what());
+      std::cerr << "gpuproc " << name << ": --report " << options.report_path << ": " << e.what() << "\n";
+      return false;
     }
+  };
+  auto message = [&](const std::string& level, const std::string& text) {
+    if (progress) progress->message(level, text);
+    else std::cerr << "gpuproc " << name << ": " << text << "\n";
+  };
+
+  // SIGINT/SIGTERM: admit nothing more; after the grace time (or a second signal), abandon the
+  // running items: remove this run's temporaries, write the report and exit.
+  const auto grace = std::chrono::milliseconds(std::llround(std::max(0.0, options.stop_timeout_s) * 1000));
+  StopSignals signals(
+      grace,
+      [&](int signo) {
+        message("warning", fmt::format("{}: stopping: no new items; running items get {} s to finish "
+                                       "(send it again to stop now)",
+                                       signal_name(signo), options.stop_timeout_s));
+      },
+      [&](int signo) {
+        int removed = remove_own_temporaries(true);
+        exit_code = exit_code_for_signal(signo);
+        if (ledger) ledger->abandon_unfinished("not finished when the run stopped (" + signal_name(signo) + ")");
+        finish_report("cancelled", "");
+        removed += remove_own_temporaries(true);  // those writers were still creating during the first pass
+        message("warning", fmt::format("{}: stopped with items still running (--resume redoes them); {} temporary "
+                                       "file(s) removed",
+                                       signal_name(signo), removed));
+        if (progress) progress->finish();
+        std::cerr.flush();
+        std::_Exit(exit_code);
+      });
+
+  // An error that ends the job: one line on stderr (an event in --progress json once it began), the report.
+  auto job_error = [&](const std::string& status, const std::string& what) {
+    if (progress && progress->mode() == ProgressMode::json)
+      progress->message(status == "fatal" ? "fatal" : "error", what);
+    else
+      std::cerr << "gpuproc " << name << ": " << (status == "fatal" ? "fatal: " : "") << what << "\n";
+    if (signals.begin_finishing()) finish_report(status, what);
+  };
+
+  // The end of a run that got going: summary on stderr (JSON lines in --progress json), report,
+  // exit code.
+  auto finish_run = [&]() {
+    if (!options.trace_path.empty()) Trace::global().write_chrome_trace(options.trace_path);
+    if (records) records->commit();
+    const ItemLedger::Counts counts = ledger->counts();
+    const std::vector<std::string> failures = ledger->failure_messages();
+    const bool json_lines = progress->mode() == ProgressMode::json;
+    if (!failures.empty() && !json_lines) {  // JSON lines had an item_failed event each
+      std::cerr << fmt::format("{}: {} of {} item(s) failed:\n", name, failures.size(), counts.processed);
+      for (const auto& f : failures) std::cerr << "  " << one_line(f) << "\n";
+    }
+    const std::size_t unfinished = counts.not_started + counts.cancelled;
+    if (unfinished) {
+      const std::string why = stop_requested() ? signal_name(stop_signal())
+                              : outcome.stopped_on_error ? std::string("run.on_error is fail")
+                                                         : std::string("the run stopped");
+      const std::string text = fmt::format("{} item(s) not done ({} not started, {} cancelled): {}", unfinished,
+                                           counts.not_started, counts.cancelled, why);
+      if (json_lines) progress->message("warning", text);
+      else std::cerr << name << ": " << text << "\n";
+    }
+    progress->finish();
+    std::string status = "ok";
+    exit_code = int(ExitCode::ok);
+    if (stop_requested()) {
+      status = "cancelled";
+      exit_code = exit_code_for_signal(stop_signal());
+      remove_own_temporaries();
+    } else if (counts.failed || unfinished) {
+      status = "items_failed";
+      exit_code = int(ExitCode::items_failed);
+    }
+    if (!signals.begin_finishing()) return exit_code;  // an abandoning stop is writing it
+    if (!finish_report(status, "")) exit_code = int(ExitCode::fatal);
+    return exit_code;
   };
 
   try {
@@ -226,46 +369,45 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     const config::json cfg = load_job_config(command, options);
     report["config_source"] = options.config_path;
     report["config"] = cfg;
+    if (!options.report_path.empty()) check_report_path(options.report_path);
     const Shard shard = resolve_shard(options.shard, options.shard_count);
     report["shard"] = shard.str();
-    const std::vector<std::string> all_inputs = expand_inputs(command.input_spec(cfg));
-    const std::vector<std::size_t> indices = shard_indices(all_inputs.size(), shard);
-    for (std::size_t i : indices) inputs.push_back(all_inputs[i]);
+    const std::vector<InputItem> all_items = make_input_items(expand_inputs(command.input_spec(cfg)));
+    const std::vector<std::vector<PlannedFile>> plans = plan_all_outputs(command, cfg, all_items);
+    const std::vector<std::size_t> indices = shard_indices(all_items.size(), shard);
+    std::vector<InputItem> shard_items;
+    for (std::size_t i : indices) {
+      shard_items.push_back(all_items[i]);
+      inputs.push_back(all_items[i].path);
+    }
 
     if (options.dry_run) {
       std::cout << fmt::format("{}: {} input(s){}\n", name, inputs.size(),
-                               shard.active() ? " in shard " + shard.str() + " of " + std::to_string(all_inputs.size()) : "");
-      for (std::size_t k = 0; k < inputs.size(); ++k) {
-        std::cout << inputs[k] << "\n";
-        for (auto& out : command.planned_outputs(cfg, inputs[k], indices[k])) std::cout << "  -> " << out << "\n";
+                               shard.active() ? " in shard " + shard.str() + " of " + std::to_string(all_items.size()) : "");
+      for (std::size_t i : indices) {
+        std::cout << all_items[i].path << "\n";
+        for (const PlannedFile& out : plans[i]) std::cout << "  -> " << out.path << "\n";
       }
       return int(ExitCode::ok);
     }
 
-    // --resume: drop items whose outputs all exist (writes are atomic, so existing means complete).
-    // Planning outputs reads each input's header, so it is done only when resuming.
-    std::vector<std::string> todo;
-    std::vector<std::size_t> todo_indices, todo_positions;  // index in all inputs, position in `inputs`
-    std::set<std::string> output_dirs;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      bool complete = false;
-      if (options.resume) {
-        const auto outs = command.planned_outputs(cfg, inputs[k], indices[k]);
-        for (auto& o : outs) output_dirs.insert(fs::path(o).parent_path().string());
-        complete = !outs.empty();
-        for (auto& o : outs) complete = complete && output_complete(o);
+    // --resume: skip items whose completion record says they finished and whose outputs are
+    // still there; everything else is done again, its old record gone first.
+    const std::string output_dir = output_dir_of(cfg);
+    records = std::make_unique<CompletionRecords>(output_dir, name);
+    ledger = std::make_unique<ItemLedger>(shard_items, records.get());
+    std::vector<InputItem> todo;
+    std::vector<std::size_t> todo_positions;
+    for (std::size_t k = 0; k < shard_items.size(); ++k) {
+      if (options.resume && records->complete(shard_items[k], plans[indices[k]])) {
+        ledger->mark_skipped(k);
+        continue;
       }
-      if (complete) {
-        outcome.skipped_complete++;
-      } else {
-        todo.push_back(inputs[k]);
-        todo_indices.push_back(indices[k]);
-        todo_positions.push_back(k);
-      }
+      records->forget(shard_items[k]);
+      todo.push_back(shard_items[k]);
+      todo_positions.push_back(k);
     }
-    if (options.resume)
-      for (auto& dir : output_dirs)
-        if (!dir.empty() && fs::is_directory(dir)) remove_stale_temporaries(dir);
+    if (options.resume && fs::is_directory(output_dir)) remove_stale_temporaries(output_dir);
 
     RuntimeOptions ro;
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
@@ -278,36 +420,27 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     }
     items_per_device = std::make_unique<DeviceItemCounts>(runtimes.size());
 
-    Progress progress(progress_mode, name, todo.size());
-    if (outcome.skipped_complete)
-      progress.message("info", fmt::format("--resume: {} item(s) already complete", outcome.skipped_complete));
+    progress = std::make_unique<Progress>(progress_mode, name, todo.size());
+    if (const std::size_t skipped = ledger->counts().skipped_complete)
+      progress->message("info", fmt::format("--resume: {} item(s) already complete", skipped));
     std::vector<Runtime*> runtime_list;
     for (auto& r : runtimes) runtime_list.push_back(r.get());
-    BatchContext ctx{cfg, options, *runtimes.front(), progress, options.resume, runtime_list, items_per_device.get()};
-    BatchOutcome run = command.run(ctx, todo, todo_indices);
-    run.skipped_complete = outcome.skipped_complete;
-    outcome = std::move(run);
-    // Failure indices are positions in `todo`; turn them into positions in `inputs` for the report.
-    for (auto& f : outcome.failures) f.index = todo_positions[f.index];
-    progress.finish();
-    if (!options.trace_path.empty()) Trace::global().write_chrome_trace(options.trace_path);
-    exit_code = outcome.failures.empty() && !outcome.cancelled ? int(ExitCode::ok) : int(ExitCode::items_failed);
-    // The summary, one line per failure; JSON progress has had an item_failed line for each.
-    if (!outcome.failures.empty() && progress_mode != ProgressMode::json) {
-      std::cerr << fmt::format("{}: {} of {} item(s) failed:\n", name, outcome.failures.size(), todo.size());
-      for (auto& f : outcome.failures) std::cerr << "  " << one_line(f.message) << "\n";
-    }
-    finish_report(exit_code == 0 ? "ok" : "items_failed", "");
-    return exit_code;
+    BatchContext ctx{cfg,  options, *runtimes.front(), *progress, options.resume, runtime_list, items_per_device.get(),
+                     todo, *ledger, todo_positions, all_items, plans, *records};
+    if (!stop_requested()) outcome = command.run(ctx);
+    return finish_run();
   } catch (const UsageError& e) {
-    std::cerr << "gpuproc " << name << ": " << e.what() << "\n";
     exit_code = int(ExitCode::usage);
-    finish_report("usage_error", e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "gpuproc " << name << ": fatal: " << e.what() << "\n";
+    job_error("usage_error", e.what());
+  } catch (const std::bad_alloc&) {
     exit_code = int(ExitCode::fatal);
-    finish_report("fatal", e.what());
+    job_error("fatal", "out of host memory (std::bad_alloc): lower run settings such as batch or max_in_flight");
+  } catch (const std::exception& e) {
+    exit_code = int(ExitCode::fatal);
+    job_error("fatal", e.what());
   }
+  if (progress) progress->finish();
+  remove_own_temporaries();
   return exit_code;
 }
 

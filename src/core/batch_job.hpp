@@ -1,8 +1,9 @@
 #pragma once
 // What every batch subcommand shares: config loading, overrides and validation, input expansion
-// and sharding, --dry-run, --resume, the runtime, progress, the run report, the trace, and the
-// mapping from outcomes to exit codes. A subcommand implements BatchCommand; run_batch_job does
-// the rest.
+// and sharding, output planning (no two outputs of a job may collide), --dry-run, --resume
+// (completion records), the runtime, progress, stop signals, the run report with a record per
+// item, the trace, and the mapping from outcomes to exit codes. A subcommand implements
+// BatchCommand; run_batch_job does the rest.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -13,6 +14,8 @@
 #include "core/config.hpp"
 #include "core/gpu_runtime.hpp"
 #include "core/inputs.hpp"
+#include "core/item_ledger.hpp"
+#include "core/output_naming.hpp"
 #include "core/pipeline.hpp"
 #include "core/progress.hpp"
 
@@ -32,11 +35,15 @@ struct CommonOptions {
   unsigned threads = 0;                // CPU threads for I/O and the CPU path; 0 = all
   bool dry_run = false, resume = false;
   bool fsync = true;                   // --no-fsync: outputs not flushed to disk (see set_outputs_fsync)
+  double stop_timeout_s = 20;          // --stop-timeout: grace for running items after SIGINT/SIGTERM
   bool verbose = false;                // --verbose: the libraries' own messages on stderr (core/library_log.hpp)
 };
 
-// Parses "1.5G", "512MiB", "4096" into bytes. Throws UsageError naming `option`.
+// Parses "1.5G", "512MiB", "4096" into bytes (at most 2^62). Throws UsageError naming `option`.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& option);
+
+// How a pipeline item ended (its failure state and stage times) with the files it wrote.
+ItemResult pipeline_result(const PipelineItem& item, std::vector<std::string> outputs);
 
 // Items each device's compute workers took, for the report's device section.
 class DeviceItemCounts {
@@ -61,6 +68,17 @@ struct BatchContext {
   // devices() compute workers, worker w on runtime_for_worker(w).
   std::vector<Runtime*> runtimes;
   DeviceItemCounts* items_per_device;  // null: not counted
+  // This run's items, in input order: the shard's, less those --resume found complete.
+  const std::vector<InputItem>& items;
+  ItemLedger& ledger;
+  const std::vector<std::size_t>& ledger_positions;  // items[k] is the ledger's item ledger_positions[k]
+  // The whole job's items (every shard's) and their planned files, for files that list the job's
+  // outputs (stitch-360's rig): job_item_complete(i) says whether job item i has finished, in this
+  // run or an earlier one or another shard (its completion record).
+  const std::vector<InputItem>& job_items;
+  const std::vector<std::vector<PlannedFile>>& job_plans;
+  const CompletionRecords& records;
+  bool job_item_complete(std::size_t i) const { return records.complete(job_items.at(i), job_plans.at(i)); }
 
   int devices() const { return runtimes.empty() ? 1 : int(runtimes.size()); }
   int device_of_worker(int worker) const { return worker % devices(); }
@@ -71,17 +89,23 @@ struct BatchContext {
   void count_items(int worker, std::size_t items) const {
     if (items_per_device) items_per_device->add(std::size_t(device_of_worker(worker)), items);
   }
+
+  // items[k] ended (call once per item, from any thread): progress, its record in the report, and
+  // its completion record; a failed or cancelled item's outputs are removed.
+  void finish_item(std::size_t k, ItemResult result) const { ledger.finish(ledger_positions.at(k), std::move(result), progress); }
+  // The same for a pipeline item whose index is its position in `items`.
+  void finish_item(const PipelineItem& item, std::vector<std::string> outputs) const {
+    finish_item(item.index, pipeline_result(item, std::move(outputs)));
+  }
+  // A file of the whole job rather than of one item (stitch-360's rig), listed in the report.
+  void add_job_output(const std::string& path) const { ledger.add_job_output(path); }
 };
 
-// What one run produced, for the report.
+// What one run produced beyond the items' records, for the report.
 struct BatchOutcome {
-  std::size_t processed = 0;
-  std::size_t skipped_complete = 0;  // --resume: outputs already there
-  std::vector<ItemFailure> failures;
-  std::vector<std::string> outputs;  // files written
   double work_units = 0;             // e.g. megapixels, for throughput
   std::string work_unit_name = "items";
-  bool cancelled = false;
+  bool stopped_on_error = false;     // run.on_error fail stopped admitting items
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // subcommand-specific report fields
 };
 
@@ -93,11 +117,14 @@ class BatchCommand {
   // Semantic checks beyond the schema (throw UsageError naming the field).
   virtual void check_config(const config::json& config) const {}
   virtual InputSpec input_spec(const config::json& config) const = 0;
-  // Every file an input produces (absolute or relative to the working directory).
-  virtual std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
-                                                   std::size_t index) const = 0;
-  virtual BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                           const std::vector<std::size_t>& input_indices) = 0;
+  // Every file each input produces (absolute or relative to the working directory), from the
+  // names alone: called for every input of the job before any work, so it must not read the
+  // inputs. A file per video frame or per MIP level is planned once with "{frame}" or "{level}"
+  // in its name. Throws UsageError for a name that cannot be made.
+  virtual std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
+                                                                const std::vector<InputItem>& items) const = 0;
+  // Processes ctx.items, calling ctx.finish_item once for each item it started.
+  virtual BatchOutcome run(BatchContext& ctx) = 0;
 };
 
 // Loads and validates the config (file + overrides). Throws UsageError.

@@ -12,6 +12,9 @@ enum class ExitCode : int {
   items_failed = 1,  // some items failed (listed in the report and on stderr)
   usage = 2,         // bad command line or config
   fatal = 3,         // runtime error that stopped the job (no GPU when required, disk, ...)
+  // Stopped by SIGINT or SIGTERM: 128 + the signal's number, as a shell reports a killed command.
+  interrupted = 130,  // SIGINT
+  terminated = 143,   // SIGTERM
 };
 
 class Error : public std::runtime_error {
@@ -35,6 +38,12 @@ class ItemError : public Error {
 
  private:
   std::string file_, stage_;
+};
+
+// An item stopped part-way because the run is stopping (SIGINT/SIGTERM): neither done nor failed.
+class ItemCancelled : public ItemError {
+ public:
+  ItemCancelled(std::string file, std::string stage) : ItemError(std::move(file), std::move(stage), "cancelled: the run is stopping") {}
 };
 
 // A failed CUDA call, with the call, the place and what was being done.

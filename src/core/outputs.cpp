@@ -1,9 +1,17 @@
 #include "core/outputs.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <condition_variable>
+#include <mutex>
+#include <unordered_set>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +19,7 @@
 #include <regex>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace gp {
 namespace fs = std::filesystem;
@@ -88,11 +97,51 @@ void fsync_folder_best_effort(const fs::path& dir) {
   ::close(fd);
 }
 
-// ".<name>.part-<pid>-<n><ext>", as made by temporary_path_for.
-bool is_temporary_name(const std::string& name) {
-  static const std::regex temporary(R"(\..+\.part-\d+-\d+(\.[^.]*)?)");
-  return std::regex_match(name, temporary);
+// What a temporary's name says of its owner (see temporary_path_for).
+struct TemporaryOwner {
+  std::string host;  // 8 hex digits; empty in names of earlier versions (".name.part-<pid>-<n>.ext")
+  long pid = 0;
+};
+
+std::optional<TemporaryOwner> temporary_owner(const std::string& name) {
+  static const std::regex current(R"(\..+\.part-([0-9a-f]{8})-(\d{1,9})-\d+(\.[^.]*)?)");
+  static const std::regex earlier(R"(\..+\.part-(\d{1,9})-\d+(\.[^.]*)?)");
+  std::smatch m;
+  if (std::regex_match(name, m, current)) return TemporaryOwner{m[1].str(), std::stol(m[2].str())};
+  if (std::regex_match(name, m, earlier)) return TemporaryOwner{"", std::stol(m[1].str())};
+  return std::nullopt;
 }
+
+// The host part of temporary names: a hash of the host name, 8 hex digits.
+const std::string& host_tag() {
+  static const std::string tag = [] {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08x", unsigned(fnv1a64(name) & 0xffffffffu));
+    return std::string(hex);
+  }();
+  return tag;
+}
+
+std::string process_name(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+// Whether process `pid` of this host is a live gpuproc (a reused pid of another program is not).
+bool live_gpuproc(long pid) {
+  if (pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno != EPERM)) return false;
+  return process_name(std::to_string(pid)) == process_name("self");
+}
+
+// This process's temporaries not yet renamed or removed.
+std::mutex registered_mutex;
+std::unordered_set<std::string> registered_temporaries;
+bool temporaries_closed = false;                   // the process is ending: none handed out any more
+std::vector<std::string> removed_at_close;         // removed once, removed again at the next call
 
 }  // namespace
 
@@ -147,9 +196,40 @@ bool outputs_fsync() { return outputs_fsync_enabled; }
 std::string temporary_path_for(const std::string& final_path) {
   static std::atomic<unsigned long> counter{0};
   const fs::path p(final_path);
-  const std::string name = "." + p.filename().string() + ".part-" + std::to_string(::getpid()) + "-" +
-                           std::to_string(counter++) + p.extension().string();
-  return (p.parent_path() / name).string();
+  const std::string ext = p.extension().string();
+  const std::string suffix = ".part-" + host_tag() + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ext;
+  std::string name = p.filename().string();
+  // A legal 255-byte name must still get a temporary: shorten the copy of the name it holds.
+  constexpr std::size_t longest_name = 255;
+  if (1 + name.size() + suffix.size() > longest_name) name.resize(longest_name - 1 - std::min(suffix.size(), longest_name - 2));
+  const std::string temp = (p.parent_path() / ("." + name + suffix)).string();
+  std::unique_lock<std::mutex> lock(registered_mutex);
+  static std::condition_variable never;
+  never.wait(lock, [] { return !temporaries_closed; });  // a writer still running as the process ends waits for its end
+  registered_temporaries.insert(temp);
+  return temp;
+}
+
+void release_temporary_path(const std::string& temp_path) {
+  std::lock_guard<std::mutex> lock(registered_mutex);
+  registered_temporaries.erase(temp_path);
+}
+
+int remove_own_temporaries(bool for_good) {
+  std::lock_guard<std::mutex> lock(registered_mutex);
+  int removed = 0;
+  auto remove = [&](const std::string& temp) {
+    std::error_code ec;
+    if (fs::remove(temp, ec)) ++removed;
+  };
+  std::for_each(registered_temporaries.begin(), registered_temporaries.end(), remove);
+  std::for_each(removed_at_close.begin(), removed_at_close.end(), remove);
+  if (for_good) {
+    temporaries_closed = true;
+    removed_at_close.insert(removed_at_close.end(), registered_temporaries.begin(), registered_temporaries.end());
+  }
+  registered_temporaries.clear();
+  return removed;
 }
 
 namespace {
@@ -170,8 +250,10 @@ fs::path write_and_rename(const std::string& final_path, const std::function<voi
     fsync_path(temp, O_RDONLY, final_path);
     fs::rename(temp, final_path, ec);
     if (ec) throw Error(final_path + ": cannot move the finished file into place: " + ec.message());
+    release_temporary_path(temp);
   } catch (const ItemError& e) {
     fs::remove(temp, ec);
+    release_temporary_path(temp);
     // Writers name the file they were given, the hidden temporary: name the output instead.
     const std::string prefix = temp + ": " + e.stage() + ": ";
     const std::string what = e.what();
@@ -179,6 +261,7 @@ fs::path write_and_rename(const std::string& final_path, const std::function<voi
     throw ItemError(final_path, e.stage(), what.substr(prefix.size()));
   } catch (...) {
     fs::remove(temp, ec);
+    release_temporary_path(temp);
     throw;
   }
   return parent;
@@ -215,9 +298,15 @@ int remove_stale_temporaries(const std::string& dir, std::chrono::seconds min_ag
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
     std::error_code entry_ec;
-    if (!it->is_regular_file(entry_ec) || !is_temporary_name(it->path().filename().string())) continue;
-    const auto modified = it->last_write_time(entry_ec);
-    if (entry_ec || now - modified < min_age) continue;  // possibly still being written by another task
+    if (!it->is_regular_file(entry_ec)) continue;
+    const auto owner = temporary_owner(it->path().filename().string());
+    if (!owner) continue;
+    if (owner->host == host_tag()) {
+      if (owner->pid == ::getpid() || live_gpuproc(owner->pid)) continue;
+    } else {
+      const auto modified = it->last_write_time(entry_ec);
+      if (entry_ec || now - modified < min_age) continue;  // possibly still being written on another node
+    }
     if (fs::remove(it->path(), entry_ec)) ++removed;
   }
   return removed;

@@ -25,8 +25,18 @@ std::string checked_relative_name(const std::string& name, const std::string& fi
 std::string output_path(const std::string& dir, const std::string& relative_name, const std::string& field);
 
 // A hidden temporary name beside `final_path`, in the same folder (so rename is atomic) and with
-// the same extension (so writers pick the format by extension): "dir/.name.part-<pid>-<n>.ext".
+// the same extension (so writers pick the format by extension):
+// "dir/.name.part-<host>-<pid>-<n>.ext", <host> a hash of the host name, so that --resume can tell
+// whether a live process owns it; the name part is shortened to keep it within 255 bytes. The path
+// is registered as this process's until release_temporary_path (write_atomically does both), so a
+// stop by signal can remove what is left (remove_own_temporaries).
 std::string temporary_path_for(const std::string& final_path);
+void release_temporary_path(const std::string& temp_path);
+// Removes every registered temporary that exists; returns how many. Called when a run stops early.
+// `for_good` (the process is about to end with work still running): no new temporary is handed
+// out any more (temporary_path_for blocks), and a second call removes again those a writer was
+// still creating during the first.
+int remove_own_temporaries(bool for_good = false);
 
 // Whether atomic writes flush to disk: each file before its rename, its folder after (the default).
 // Off (--no-fsync) a reader still never sees a partial file, and a killed process leaves none; only
@@ -62,9 +72,11 @@ class AtomicWriteGroup {
 // True when the file exists, is a regular file and is not empty (complete, since writes are atomic).
 bool output_complete(const std::string& path);
 
-// Removes leftover temporaries (".name.part-<pid>-<n>.ext", see temporary_path_for) under dir from
-// killed runs; returns how many. Only those unmodified for `min_age`: other tasks of a Slurm
-// array may be writing into the same folder right now.
+// Removes leftover temporaries (".name.part-<host>-<pid>-<n>.ext", see temporary_path_for) under
+// dir that no live process owns: this host's whose process has ended, and, as no process of
+// another host can be asked, other hosts' (and older versions' names) unmodified for `min_age`
+// (tasks of a Slurm array on other nodes may be writing into the same folder right now). Returns
+// how many.
 int remove_stale_temporaries(const std::string& dir, std::chrono::seconds min_age = std::chrono::hours(1));
 
 }  // namespace gp

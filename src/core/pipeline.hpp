@@ -8,13 +8,16 @@
 //
 // A stage that throws marks the item failed; the item still travels to the end (skipping the
 // remaining stages) so ordering and accounting stay simple. GpuError other than out-of-memory is
-// fatal: the pipeline stops admitting items and run() rethrows it after draining.
+// fatal: the pipeline stops admitting items and run() rethrows it after draining. So does a stop
+// by SIGINT/SIGTERM (gp::stop_requested): items not yet admitted are counted as not started, and
+// an item a stage cancels (gp::ItemCancelled) is marked cancelled rather than failed.
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,6 +25,7 @@
 
 #include "core/bounded_queue.hpp"
 #include "core/error.hpp"
+#include "core/stop_signals.hpp"
 #include "core/trace.hpp"
 
 namespace gp {
@@ -42,6 +46,7 @@ struct ItemFailure {
   std::size_t index = 0;
   std::string stage;
   std::string message;
+  bool cancelled = false;  // stopped by SIGINT/SIGTERM, not by a fault of the item
 };
 
 // Per-item state base: subcommands derive their own item type from it.
@@ -50,6 +55,7 @@ struct PipelineItem {
   std::string name;  // the input, for messages
   bool failed = false;
   ItemFailure failure;
+  StageSeconds stage_s;  // time the stages spent on it (ScopedStages inside them), for the report
 };
 
 template <class Item>
@@ -78,7 +84,8 @@ class Pipeline {
   struct Result {
     std::size_t processed = 0;  // items that went through (ok or failed)
     std::vector<ItemFailure> failures;
-    bool cancelled = false;     // stop_on_error or a fatal error stopped admission
+    bool cancelled = false;       // stop_on_error, a fatal error or a stop signal stopped admission
+    std::size_t not_started = 0;  // items never admitted
   };
 
   Pipeline(PipelineOptions options, Stages stages) : options_(options), stages_(std::move(stages)) {}
@@ -87,7 +94,7 @@ class Pipeline {
     const int in_flight = std::max(1, options_.max_in_flight);
     Semaphore slots(in_flight);
     BoundedQueue<std::unique_ptr<Item>> to_compute(in_flight), to_save(in_flight);
-    std::atomic<std::size_t> next_index{0};
+    std::atomic<std::size_t> next_index{0}, admitted{0};
     std::atomic<int> loaders_left{options_.load_threads}, workers_left{options_.compute_workers};
     Result result;
     std::mutex result_mutex;
@@ -95,9 +102,14 @@ class Pipeline {
     auto fail = [&](Item& item, const std::string& stage, const std::exception& e) {
       item.failed = true;
       item.failure.index = item.index;
+      item.failure.cancelled = dynamic_cast<const ItemCancelled*>(&e) != nullptr;
       if (auto* ie = dynamic_cast<const ItemError*>(&e)) {
         item.failure.stage = ie->stage();
         item.failure.message = e.what();
+      } else if (dynamic_cast<const std::bad_alloc*>(&e)) {
+        item.failure.stage = stage;
+        item.failure.message = item.name + ": " + stage + ": out of host memory (std::bad_alloc); lower run.batch or "
+                                                          "run.max_in_flight, or process fewer items at once";
       } else {
         item.failure.stage = stage;
         item.failure.message = item.name + ": " + stage + ": " + e.what();
@@ -107,6 +119,7 @@ class Pipeline {
     // Runs one stage; fatal errors are remembered and stop admission.
     auto guarded = [&](Item& item, const char* stage, auto&& body) {
       if (item.failed) return;
+      ItemStageScope stage_times(&item.stage_s);
       try {
         body();
       } catch (const GpuOutOfMemory& e) {
@@ -125,11 +138,16 @@ class Pipeline {
         Trace::name_thread("load-" + std::to_string(t));
         for (;;) {
           slots.acquire();
-          std::size_t index = next_index++;
-          if (index >= count || cancelled_) {
+          if (cancelled_ || stop_requested()) {
             slots.release();
             break;
           }
+          std::size_t index = next_index++;
+          if (index >= count) {
+            slots.release();
+            break;
+          }
+          ++admitted;
           std::unique_ptr<Item> item;
           try {
             item = stages_.make(index);
@@ -182,10 +200,13 @@ class Pipeline {
           if (ready) {
             compute_items(batch, w, guarded);
           } else {
+            // Not the item's fault: the worker's error (a missing GPU, an unreadable model) ends
+            // the job and names the cause; the items were not processed.
             for (auto& item : batch)
               if (!item->failed) {
                 item->failed = true;
-                item->failure = {item->index, "compute", item->name + ": compute: worker failed to start"};
+                item->failure = {item->index, "compute", item->name + ": not processed: its compute worker failed to start",
+                                 true};
               }
           }
           for (auto& item : batch) forward(std::move(item));
@@ -220,7 +241,8 @@ class Pipeline {
 
     std::sort(result.failures.begin(), result.failures.end(),
               [](const ItemFailure& a, const ItemFailure& b) { return a.index < b.index; });
-    result.cancelled = cancelled_;
+    result.cancelled = cancelled_ || stop_requested();
+    result.not_started = count - admitted;
     if (fatal_) std::rethrow_exception(fatal_);
     return result;
   }
@@ -239,13 +261,17 @@ class Pipeline {
       if (!item->failed) live.push_back(item.get());
     if (live.empty()) return;
     std::vector<std::exception_ptr> errors;
+    StageSeconds batch_s;  // shared out among the batch's items
     try {
+      ItemStageScope stage_times(&batch_s);
       errors = stages_.compute_batch(live, worker);
       if (errors.size() != live.size()) throw Error("pipeline: compute_batch returned " + std::to_string(errors.size()) +
                                                     " outcomes for " + std::to_string(live.size()) + " items");
     } catch (...) {
       errors.assign(live.size(), std::current_exception());
     }
+    for (Item* item : live)
+      for (const auto& [stage, seconds] : batch_s) item->stage_s[stage] += seconds / double(live.size());
     for (std::size_t i = 0; i < live.size(); ++i)
       if (errors[i]) guarded(*live[i], "compute", [&] { std::rethrow_exception(errors[i]); });
   }

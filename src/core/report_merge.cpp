@@ -83,7 +83,8 @@ ReportMerge merge_reports(const std::vector<json>& reports, const std::vector<st
   }
 
   // Sums, stages, errors; the slowest shard's wall time is the job's.
-  std::int64_t processed = 0, succeeded = 0, failed = 0, skipped = 0;
+  std::int64_t processed = 0, succeeded = 0, failed = 0, skipped = 0, cancelled = 0, not_started = 0;
+  ordered item_records = ordered::array();
   double slowest = 0;
   ordered stages = ordered::object(), errors = ordered::array(), shards = ordered::array();
   std::map<std::string, std::pair<std::int64_t, double>> stage_sums;
@@ -93,10 +94,21 @@ ReportMerge merge_reports(const std::vector<json>& reports, const std::vector<st
     succeeded += count_at(r, "succeeded");
     failed += count_at(r, "failed");
     skipped += count_at(r, "skipped_complete");
+    cancelled += count_at(r, "cancelled");
+    not_started += count_at(r, "not_started");
+    if (r.contains("item_records"))
+      for (const json& record : r["item_records"]) item_records.push_back(ordered(record));
     const double wall = r.value("wall_s", 0.0);
     slowest = std::max(slowest, wall);
     const std::string status = r["status"].get<std::string>();
     if (status != "ok") m.items_failed = true;
+    const std::int64_t undone = count_at(r, "cancelled") + count_at(r, "not_started");
+    if (status == "cancelled" || r.value("cancelled", false)) {
+      m.cancelled = true;
+      m.problems.push_back(names[i] + ": shard " + r.value("shard", std::string("0/1")) + " was stopped" +
+                           (r.contains("signal") ? " by " + r["signal"].get<std::string>() : std::string()) + " with " +
+                           std::to_string(undone) + " item(s) not done: run it again with --resume");
+    }
     shards.push_back({{"report", names[i]}, {"shard", r.value("shard", std::string())}, {"status", status},
                       {"wall_s", wall}, {"processed", count_at(r, "processed")}, {"failed", count_at(r, "failed")},
                       {"host", r.value("host", std::string())}});
@@ -122,17 +134,19 @@ ReportMerge merge_reports(const std::vector<json>& reports, const std::vector<st
   ordered& out = m.report;
   out["command"] = command;
   out["merged_reports"] = reports.size();
-  out["status"] = !m.problems.empty() ? "incomplete" : m.items_failed ? "items_failed" : "ok";
+  out["status"] = m.cancelled ? "cancelled" : !m.problems.empty() ? "incomplete" : m.items_failed ? "items_failed" : "ok";
   out["shard_count"] = shard_count;
   out["wall_s"] = round3(slowest);
   out["inputs"] = {{"count", inputs.size()}, {"files", inputs}};
   out["outputs"] = {{"count", outputs.size()}, {"files", outputs}};
-  out["items"] = {{"processed", processed}, {"succeeded", succeeded}, {"failed", failed}, {"skipped_complete", skipped}};
+  out["items"] = {{"processed", processed}, {"succeeded", succeeded},  {"failed", failed},
+                  {"skipped_complete", skipped}, {"cancelled", cancelled}, {"not_started", not_started}};
   out["throughput"] = {{"items_per_s", slowest > 0 ? round3(double(processed) / slowest) : 0.0}};
   out["stages"] = stages;
   out["shards"] = shards;
   out["errors"] = errors;
   out["problems"] = m.problems;
+  out["item_records"] = item_records;
   return m;
 }
 

@@ -7,6 +7,8 @@
 namespace gp {
 
 inline double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+// Microseconds: a fast stage of a small job takes well under a millisecond.
+inline double round6(double x) { return std::round(x * 1e6) / 1e6; }
 
 // Nearest-rank percentile (q in [0, 1]) of the values; 0 when there are none.
 inline double percentile(std::vector<double> values, double q) {

@@ -3,6 +3,7 @@
 // line of a message.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,13 @@ namespace gp {
 inline std::string lowercase(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
+}
+
+// FNV-1a, 64 bits: a stable hash of a name (file names of records, seeds), not for security.
+inline std::uint64_t fnv1a64(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : text) h = (h ^ std::uint8_t(c)) * 1099511628211ull;
+  return h;
 }
 
 // A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.

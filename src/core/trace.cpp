@@ -85,11 +85,20 @@ void Trace::write_chrome_trace(const std::string& path) const {
   if (!out) throw Error("--trace: write failed for " + path);
 }
 
+namespace {
+thread_local StageSeconds* item_stage_sink = nullptr;
+}  // namespace
+
+ItemStageScope::ItemStageScope(StageSeconds* sink) : previous_(item_stage_sink) { item_stage_sink = sink; }
+ItemStageScope::~ItemStageScope() { item_stage_sink = previous_; }
+
 ScopedStage::ScopedStage(const char* name) : name_(name), start_us_(Trace::now_us()) { nvtxRangePushA(name); }
 
 ScopedStage::~ScopedStage() {
   nvtxRangePop();
-  Trace::global().add_host_span(name_, start_us_, Trace::now_us() - start_us_);
+  const std::int64_t dur_us = Trace::now_us() - start_us_;
+  Trace::global().add_host_span(name_, start_us_, dur_us);
+  if (item_stage_sink) (*item_stage_sink)[name_] += double(dur_us) * 1e-6;
 }
 
 }  // namespace gp

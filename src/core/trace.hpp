@@ -51,7 +51,23 @@ class Trace {
   friend struct ThreadTrack;
 };
 
-// Times a host stage: NVTX range, report totals, trace span.
+// Seconds per stage spent on one item, for the report's per-item records.
+using StageSeconds = std::map<std::string, double>;
+
+// While alive, the ScopedStages of this thread also add their time to `sink` (the item the thread
+// works on); nests, restoring the previous sink.
+class ItemStageScope {
+ public:
+  explicit ItemStageScope(StageSeconds* sink);
+  ~ItemStageScope();
+  ItemStageScope(const ItemStageScope&) = delete;
+  ItemStageScope& operator=(const ItemStageScope&) = delete;
+
+ private:
+  StageSeconds* previous_;
+};
+
+// Times a host stage: NVTX range, report totals, trace span, and the thread's item (ItemStageScope).
 class ScopedStage {
  public:
   explicit ScopedStage(const char* name);

@@ -310,6 +310,7 @@ void VideoWriter::State::finish() {
   // temporary name of its own, so the finished file moves there first (same folder: a rename).
   write_atomically(path, [&](const std::string& target) {
     fs::rename(temp_path, target);
+    release_temporary_path(temp_path);
     temp_path.clear();
   });
   finished = true;
@@ -320,6 +321,7 @@ void VideoWriter::State::discard() noexcept {
   if (!temp_path.empty()) {
     std::error_code ec;
     fs::remove(temp_path, ec);
+    release_temporary_path(temp_path);
   }
 }
 

@@ -23,13 +23,11 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 // The volume's output folder: output.dir / output.name expanded for this input.
-std::string output_folder(const Settings& s, const std::string& input, std::size_t index) {
-  const fs::path in = fs::path(input).lexically_normal();
-  const fs::path leaf = in.filename().empty() ? in.parent_path().filename() : in.filename();
-  const std::string stem = fs::is_directory(in) ? leaf.string() : leaf.stem().string();
-  const std::string name = expand_template(s.name_template, {{"stem", stem}, {"name", leaf.string()},
-                                                             {"index", std::to_string(index)}});
-  return output_path(s.output_dir, checked_relative_name(name, "/output/name"), "/output/name");
+std::string output_folder(const Settings& s, const InputItem& item) {
+  auto vars = naming_variables(item);
+  const fs::path in = fs::path(item.path).lexically_normal();
+  if (fs::is_directory(in)) vars["stem"] = in.filename().string();  // a series folder: "scan.v2", not "scan"
+  return s.naming.path(item, expand_template(s.name_template, vars), "/output/name");
 }
 
 class PnmCommand final : public BatchCommand {
@@ -48,17 +46,20 @@ class PnmCommand final : public BatchCommand {
     return spec;
   }
 
-  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
-                                           std::size_t index) const override {
+  std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
+                                                        const std::vector<InputItem>& items) const override {
     const Settings s = read_settings(config);
-    const std::string folder = output_folder(s, input, index);
-    std::vector<std::string> files;
-    for (const auto& f : output_files(s)) files.push_back((fs::path(folder) / f).string());
-    return files;
+    std::vector<std::vector<PlannedFile>> plans(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      // one_volume: the files after the first are slices of its volume, which it names.
+      if (s.one_volume && i > 0) continue;
+      const std::string folder = output_folder(s, items[i]);
+      for (const auto& f : output_files(s)) plans[i].push_back({(fs::path(folder) / f).string(), "/output/name"});
+    }
+    return plans;
   }
 
-  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                   const std::vector<std::size_t>& input_indices) override;
+  BatchOutcome run(BatchContext& ctx) override;
 };
 
 // In-core when the volume's working set fits in the GPU memory available, else in Z-slabs. An
@@ -95,8 +96,8 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
   }
 }
 
-BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                             const std::vector<std::size_t>& input_indices) {
+BatchOutcome PnmCommand::run(BatchContext& ctx) {
+  const std::vector<InputItem>& inputs = ctx.items;
   const Settings s = read_settings(ctx.config);
   Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   // one_volume: the whole (shard's) input list is a single volume, named after its first file.
@@ -121,9 +122,13 @@ BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& 
   Pipeline<PnmItem>::Stages stages;
   stages.make = [&](std::size_t i) {
     auto item = std::make_unique<PnmItem>();
-    item->name = inputs[i];
-    item->paths = s.one_volume ? inputs : std::vector<std::string>{inputs[i]};
-    item->output_folder = output_folder(s, inputs[i], input_indices[i]);
+    item->name = inputs[i].path;
+    item->paths.clear();
+    if (s.one_volume)
+      for (const InputItem& slice : inputs) item->paths.push_back(slice.path);
+    else
+      item->paths.push_back(inputs[i].path);
+    item->output_folder = output_folder(s, inputs[i]);
     return item;
   };
   stages.load = [&](PnmItem& item) {
@@ -151,23 +156,20 @@ BatchOutcome PnmCommand::run(BatchContext& ctx, const std::vector<std::string>& 
     item.save_seconds = seconds_since(t);
   };
   stages.done = [&](const PnmItem& item) {
-    {
+    if (!item.failed) {
       std::lock_guard<std::mutex> lock(outcome_mutex);
-      outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
-      if (!item.failed) {
-        outcome.work_units += double(item.volume.dims.voxels()) / 1e6;
-        per_volume.push_back(item.summary);
-      }
+      outcome.work_units += double(item.volume.dims.voxels()) / 1e6;
+      per_volume.push_back(item.summary);
     }
-    ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+    ctx.finish_item(item, item.written);
+    // one_volume: the other files were slices of this volume; they end as it did.
+    if (s.one_volume)
+      for (std::size_t k = 1; k < inputs.size(); ++k)
+        ctx.finish_item(k, ItemResult{!item.failed, item.failure.cancelled, {}, {}, item.failure.stage, item.failure.message});
   };
 
   Pipeline<PnmItem> pipeline(po, stages);
-  auto result = pipeline.run(volumes);
-  outcome.processed = result.processed;
-  outcome.failures = std::move(result.failures);
-  outcome.cancelled = result.cancelled;
-  std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  outcome.stopped_on_error = pipeline.run(volumes).cancelled;
   outcome.extra = nlohmann::ordered_json::object();
   if (per_volume.size() == 1) {
     // One volume (the usual case): its figures at the top, for scripts and benchmarks.

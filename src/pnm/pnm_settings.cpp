@@ -52,7 +52,9 @@ config::Schema make_schema() {
 
   s.object("/output", "written files, in one folder per volume");
   s.string("/output/dir", "out/segment-pnm", "output folder (created)");
-  s.string("/output/name", "{stem}", "folder per volume under dir: {stem} {name} {index} {index:05}");
+  s.string("/output/name", "{stem}", std::string("folder per volume under dir: ") + naming_variables_doc +
+                                         " ({stem} of a series folder is its whole name)");
+  declare_mirror_inputs(s);
   s.boolean("/output/csv", true, "pores.csv and throats.csv (OpenPNM column names)");
   s.boolean("/output/json", true, "network.json");
   s.boolean("/output/vtp", true, "network.vtp (VTK PolyData for ParaView)");
@@ -115,8 +117,9 @@ Settings read_settings(const config::json& c) {
   s.markers.saddle_max_iterations = config::value_at<int>(c, "/segment/saddle_iterations");
   s.markers.nearby_factor = config::value_at<float>(c, "/segment/nearby_factor");
 
-  s.output_dir = config::value_at<std::string>(c, "/output/dir");
-  if (s.output_dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.dir = config::value_at<std::string>(c, "/output/dir");
+  if (s.naming.dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.mirror_inputs = config::value_at<bool>(c, "/output/mirror_inputs");
   s.name_template = config::value_at<std::string>(c, "/output/name");
   s.write_csv = config::value_at<bool>(c, "/output/csv");
   s.write_json = config::value_at<bool>(c, "/output/json");
@@ -144,7 +147,7 @@ std::vector<std::string> output_files(const Settings& s) {
   if (s.write_quicklook) files.push_back("quicklook.png");
   if (s.write_intermediates)
     files.insert(files.end(), {"mask.nrrd", "distance.nrrd", "distance_smoothed.nrrd", "markers.nrrd"});
-  files.push_back("summary.json");  // last: its presence marks the volume complete for --resume
+  files.push_back("summary.json");  // last
   return files;
 }
 

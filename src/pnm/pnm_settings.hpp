@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "core/output_naming.hpp"
 #include "cuda/pnm/volume_view.hpp"
 #include "io/volume_reader.hpp"
 #include "pnm/markers.hpp"
@@ -31,8 +32,8 @@ struct Settings {
   float r_max = 4.f;             // peak search radius, voxels of the finest spacing
   MarkerParams markers;
 
-  std::string output_dir;
-  std::string name_template;     // the per-volume output folder under output_dir
+  OutputNaming naming;           // output.dir, output.mirror_inputs
+  std::string name_template;     // the per-volume output folder under output.dir
   bool write_csv = true, write_json = true, write_vtp = true, write_statoil = true, write_labels = true,
        write_quicklook = true;
   bool write_intermediates = false;  // mask, distance maps and markers as NRRD (for checking)

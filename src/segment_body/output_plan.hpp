@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/output_naming.hpp"
 #include "segment_body/segment_settings.hpp"
 
 namespace gp::segbody {
@@ -18,11 +19,11 @@ struct InputPlan {
   std::string mask_png, rgba_png, background_png;
 };
 
-InputPlan plan_input(const Settings& s, const std::string& input, std::size_t index);
+InputPlan plan_input(const Settings& s, const InputItem& item);
 // A video frame's PNG from the template (mask_png or rgba_png frame_name).
-std::string frame_path(const Settings& s, const ImageOutput& output, const std::string& field, const std::string& input,
-                       std::size_t index, std::int64_t frame);
-// What --resume checks and --dry-run lists: every file, or for per-frame PNGs the manifest.
-std::vector<std::string> planned_files(const InputPlan& plan);
+std::string frame_path(const Settings& s, const ImageOutput& output, const std::string& field, const InputItem& item,
+                       std::int64_t frame);
+// Every file, per-frame PNGs as one "{frame}" pattern each.
+std::vector<PlannedFile> planned_files(const Settings& s, const InputItem& item, const InputPlan& plan);
 
 }  // namespace gp::segbody

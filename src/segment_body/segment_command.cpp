@@ -15,6 +15,7 @@
 #include "core/report_numbers.hpp"
 #include "core/outputs.hpp"
 #include "core/pipeline.hpp"
+#include "core/stop_signals.hpp"
 #include "core/trace.hpp"
 #include "io/image_io.hpp"
 #include "segment_body/mask_processor.hpp"
@@ -64,13 +65,15 @@ class SegmentBodyCommand final : public BatchCommand {
     return spec;
   }
 
-  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
-                                           std::size_t index) const override {
-    return planned_files(plan_input(read_settings(config), input, index));
+  std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
+                                                        const std::vector<InputItem>& items) const override {
+    const Settings s = read_settings(config);
+    std::vector<std::vector<PlannedFile>> plans;
+    for (const InputItem& item : items) plans.push_back(planned_files(s, item, plan_input(s, item)));
+    return plans;
   }
 
-  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                   const std::vector<std::size_t>& input_indices) override;
+  BatchOutcome run(BatchContext& ctx) override;
 
  private:
   // Device d's processor at the largest batch that fits: GpuOutOfMemory halves it (reported).
@@ -104,15 +107,15 @@ class SegmentBodyCommand final : public BatchCommand {
   nlohmann::ordered_json reductions_ = nlohmann::ordered_json::array();
 };
 
-BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                                     const std::vector<std::size_t>& input_indices) {
+BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
+  const std::vector<InputItem>& inputs = ctx.items;
   const Settings s = read_settings(ctx.config);
   Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   BatchOutcome outcome;
   outcome.work_unit_name = "frames";
   std::mutex outcome_mutex;
   std::vector<std::size_t> images, videos;
-  for (std::size_t i = 0; i < inputs.size(); ++i) (is_image_file(inputs[i]) ? images : videos).push_back(i);
+  for (std::size_t i = 0; i < inputs.size(); ++i) (is_image_file(inputs[i].path) ? images : videos).push_back(i);
   // Several devices: images go to one compute worker per device through the pipeline's shared
   // queue, videos (one video is one stream of frames) to one lane per device, each taking the
   // next video.
@@ -143,12 +146,12 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
     Pipeline<ImageItem>::Stages stages;
     stages.make = [&](std::size_t k) {
       auto item = std::make_unique<ImageItem>();
-      item->name = inputs[images[k]];
+      item->name = inputs[images[k]].path;
       return item;
     };
     stages.load = [&](ImageItem& item) {
       ScopedStage span("read+decode");
-      item.plan = plan_input(s, item.name, input_indices[images[item.index]]);
+      item.plan = plan_input(s, inputs[images[item.index]]);
       item.image = load_rgb_image(item.name);
     };
     stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
@@ -177,41 +180,36 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
         write_png(item.plan.background_png, r.background, r.width, r.height, 3), item.written.push_back(item.plan.background_png);
     };
     stages.done = [&](const ImageItem& item) {
-      {
+      if (!item.failed) {
         std::lock_guard<std::mutex> lock(outcome_mutex);
-        outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
-        if (!item.failed) outcome.work_units += 1, frames += 1;
+        outcome.work_units += 1, frames += 1;
       }
-      ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+      ctx.finish_item(images[item.index], pipeline_result(item, item.written));
     };
     Pipeline<ImageItem> pipeline(po, stages);
-    auto result = pipeline.run(images.size());
-    outcome.processed += result.processed;
-    for (ItemFailure& f : result.failures) {
-      f.index = images[f.index];
-      outcome.failures.push_back(f);
-    }
-    outcome.cancelled = result.cancelled;
+    outcome.stopped_on_error = pipeline.run(images.size()).cancelled;
   }
 
   // Videos: each with its own decode and encode threads, one at a time per device.
   std::atomic<std::size_t> next_video{0};
-  std::atomic<bool> cancelled{outcome.cancelled};
+  std::atomic<bool> cancelled{outcome.stopped_on_error};
   std::exception_ptr fatal;  // a GPU error: the device is unusable, fatal for the job
   auto video_lane = [&](std::size_t d) {
     try {
       Runtime& lane_rt = ctx.runtime_for_worker(int(d));
       lane_rt.bind_thread();
       for (;;) {
-        if (cancelled) break;
+        if (cancelled || stop_requested()) break;
         const std::size_t k = next_video++;
         if (k >= videos.size()) break;
         ctx.count_items(int(d), 1);
         const std::size_t i = videos[k];
-        const std::string& path = inputs[i];
+        const std::string& path = inputs[i].path;
+        ItemResult item;
+        ItemStageScope stage_times(&item.stage_s);
         std::string error, stage = "compute";
         try {
-          const InputPlan plan = plan_input(s, path, input_indices[i]);
+          const InputPlan plan = plan_input(s, inputs[i]);
           io::VideoReader reader(path, reader_options(s));
           const FrameWants wants = video_wants(plan);
           try {
@@ -221,14 +219,17 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
                            reader.info().height, wants);
           }
           const std::int64_t start = Trace::now_us();
-          VideoJobResult r = run_video(s, *processors_[d], reader, plan, input_indices[i]);
+          VideoJobResult r = run_video(s, *processors_[d], reader, plan, inputs[i]);
+          item.outputs = r.written;
           busy_s[d] += double(Trace::now_us() - start) / 1e6;
           std::lock_guard<std::mutex> lock(outcome_mutex);
           frames += r.frames;
           outcome.work_units += double(r.frames);
           latency_ms.insert(latency_ms.end(), r.latency_ms.begin(), r.latency_ms.end());
           compute_latency_ms.insert(compute_latency_ms.end(), r.compute_latency_ms.begin(), r.compute_latency_ms.end());
-          outcome.outputs.insert(outcome.outputs.end(), r.written.begin(), r.written.end());
+        } catch (const ItemCancelled& e) {
+          item.cancelled = true;
+          error = e.what();
         } catch (const GpuOutOfMemory& e) {
           error = e.what();
         } catch (const GpuError&) {
@@ -239,13 +240,11 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
           if (ie) stage = ie->stage();
           if (!ie || ie->file() != path) error = path + ": " + error;
         }
-        {
-          std::lock_guard<std::mutex> lock(outcome_mutex);
-          outcome.processed++;
-          if (!error.empty()) outcome.failures.push_back({i, stage, error});
-        }
         if (!error.empty() && s.stop_on_error) cancelled = true;
-        ctx.progress.item_done(path, error.empty(), error);
+        item.ok = error.empty();
+        item.error_stage = stage;
+        item.error = error;
+        ctx.finish_item(i, std::move(item));
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(outcome_mutex);
@@ -266,11 +265,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx, const std::vector<std::s
     for (std::thread& t : threads) t.join();
   }
   if (fatal) std::rethrow_exception(fatal);
-  outcome.cancelled = cancelled;
-  std::sort(outcome.failures.begin(), outcome.failures.end(),
-            [](const ItemFailure& a, const ItemFailure& b) { return a.index < b.index; });
-
-  std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  outcome.stopped_on_error = cancelled && !stop_requested();
   // Devices work at once: the job's compute time is the busiest one's (one device: all of it).
   const double compute_wall = *std::max_element(busy_s.begin(), busy_s.end());
   nlohmann::ordered_json& x = outcome.extra;

@@ -18,7 +18,7 @@ void coverage_fields(config::Schema& s, const std::string& at, const std::string
   s.object(at, what);
   s.choice(at + "/enabled", def, {"off", "images", "all"},
            "off; images: one per image input; all: also one per frame of every video");
-  s.string(at + "/name", name, "file per image, in the output folder: {stem} {name} {index} {index:05}");
+  s.string(at + "/name", name, std::string("file per image, in the output folder: ") + naming_variables_doc);
   s.string(at + "/frame_name", frame_name, "file per video frame: also {frame} ({frame:05} zero-padded)");
 }
 
@@ -26,7 +26,7 @@ void video_fields(config::Schema& s, const std::string& at, bool enabled, const 
                   const std::string& name, std::vector<std::string> codecs) {
   s.object(at, what);
   s.boolean(at + "/enabled", enabled, "write it for every video input");
-  s.string(at + "/name", name, "file per video, in the output folder: {stem} {name} {index} (extension = container)");
+  s.string(at + "/name", name, std::string("file per video, in the output folder (extension = container): ") + naming_variables_doc);
   const std::string def = codecs.front();
   s.choice(at + "/codec", def, std::move(codecs), "ffv1: lossless; libx264: H.264 at /crf");
   s.integer(at + "/crf", 18, 0, 51, "libx264 quality (lower is better; 0 = lossless)");
@@ -66,6 +66,7 @@ config::Schema make_schema() {
 
   s.object("/output", "written files (each appears only once complete)");
   s.string("/output/dir", "out/segment-body", "output folder (created)");
+  declare_mirror_inputs(s);
   video_fields(s, "/output/mask_video", true, "videos: the masks as a grey video (same frame rate and timestamps)",
                "{stem}_mask.mkv", {"ffv1", "libx264"});
   coverage_fields(s, "/output/mask_png", "images", "masks as 8-bit grey PNG", "{stem}_mask.png",
@@ -78,9 +79,9 @@ config::Schema make_schema() {
   s.string("/output/background/colour", "0,255,0", "kind colour: R,G,B (0..255) or #rrggbb");
   s.number("/output/background/blur_sigma", 12, 0.5, 200, "kind blur: Gaussian sigma in frame pixels");
   s.string("/output/background/image", "", "kind image: any image, resampled to each frame");
-  s.string("/output/background/name", "{stem}_background.png", "image inputs: file per image ({stem} {name} {index})");
+  s.string("/output/background/name", "{stem}_background.png", std::string("image inputs: file per image: ") + naming_variables_doc);
   s.string("/output/frames_manifest", "{stem}_frames.json",
-           "videos with per-frame PNGs: the list of frames written, written last (what --resume checks)");
+           "videos with per-frame PNGs: the list of frames written, written last");
   video_fields(s, "/output/background/video", true, "video inputs: the replaced video (yuv420p)",
                "{stem}_background.mp4", {"libx264", "ffv1"});
 
@@ -100,7 +101,8 @@ Coverage read_coverage(const std::string& text) {
 
 // Expands a template with placeholder values so a bad {variable} or escaping name fails now.
 void check_template(const std::string& pattern, const std::string& field, bool frame) {
-  std::map<std::string, std::string> vars{{"stem", "a"}, {"name", "a.mp4"}, {"index", "0"}, {"ext", "png"}};
+  auto vars = naming_variables(InputItem{"videos/a/x.mp4", 0, "a"});
+  vars["ext"] = "png";
   if (frame) vars["frame"] = "0";
   const std::string name = expand_template(pattern, vars);
   checked_relative_name(name, field);
@@ -206,8 +208,9 @@ Settings read_settings(const config::json& c) {
   p.islands.min_foreground_area = config::value_at<int>(c, "/mask/islands/min_foreground_area");
   p.islands.min_hole_area = config::value_at<int>(c, "/mask/islands/min_hole_area");
 
-  s.output_dir = config::value_at<std::string>(c, "/output/dir");
-  if (s.output_dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.dir = config::value_at<std::string>(c, "/output/dir");
+  if (s.naming.dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.mirror_inputs = config::value_at<bool>(c, "/output/mirror_inputs");
   s.mask_video = read_video(c, "/output/mask_video");
   s.mask_png = read_image_output(c, "/output/mask_png");
   s.rgba_png = read_image_output(c, "/output/rgba_png");

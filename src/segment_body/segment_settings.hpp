@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "core/output_naming.hpp"
 #include "cuda/segment_body/composite.hpp"
 #include "cuda/segment_body/postprocess.hpp"
 #include "cuda/segment_body/preprocess.hpp"
@@ -38,7 +39,7 @@ struct Settings {
 
   PostprocessParams post;  // mask output, temporal, refine, islands
 
-  std::string output_dir;
+  OutputNaming naming;  // output.dir, output.mirror_inputs
   VideoOutput mask_video;  // gray8
   ImageOutput mask_png, rgba_png;
   // Background replacement: colour, blurred frame or an image under the person.

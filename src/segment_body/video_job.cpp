@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "core/bounded_queue.hpp"
 #include "core/error.hpp"
 #include "core/outputs.hpp"
+#include "core/stop_signals.hpp"
 #include "core/trace.hpp"
 #include "io/image_io.hpp"
 #include "io/video_writer.hpp"
@@ -84,7 +86,7 @@ io::VideoReaderOptions reader_options(const Settings& s) {
 }
 
 VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoReader& reader, const InputPlan& plan,
-                         std::size_t index) {
+                         const InputItem& item) {
   const io::VideoStreamInfo info = reader.info();
   const std::string path = reader.path();
   const FrameWants wants = video_wants(plan);
@@ -148,12 +150,12 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
           background_writer->write_yuv420(y, r.width, u, cw, v, cw, done->pts);
         }
         if (plan.mask_frames) {
-          const std::string f = frame_path(s, s.mask_png, "/output/mask_png/frame_name", path, index, done->index);
+          const std::string f = frame_path(s, s.mask_png, "/output/mask_png/frame_name", item, done->index);
           write_png(f, packed_view(const_cast<std::uint8_t*>(r.mask.data()), r.width, r.height, 1, PixelType::u8));
           frame_files.push_back(f);
         }
         if (plan.rgba_frames) {
-          const std::string f = frame_path(s, s.rgba_png, "/output/rgba_png/frame_name", path, index, done->index);
+          const std::string f = frame_path(s, s.rgba_png, "/output/rgba_png/frame_name", item, done->index);
           write_png(f, packed_view(const_cast<std::uint8_t*>(r.rgba.data()), r.width, r.height, 4, PixelType::u8));
           frame_files.push_back(f);
         }
@@ -187,6 +189,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
         for (DecodedFrame& d : got) frames.push_back(std::move(d));
       }
       if (frames.empty() || failure.failed()) break;
+      throw_if_stop_requested(path, "compute");
       const std::int64_t taken_us = Trace::now_us();
       sources.clear();
       for (const DecodedFrame& d : frames) sources.push_back(video_frame_source(d.frame));
@@ -207,15 +210,25 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
   to_encode.close();
   decoder.join();
   encoder.join();
-  failure.rethrow();
-  if (result.frames == 0) throw ItemError(path, "decode", "no frames");
-  if (!plan.manifest.empty()) {
-    nlohmann::ordered_json manifest{{"input", path}, {"frames", result.frames}, {"files", frame_files}};
-    write_atomically(plan.manifest, [&](const std::string& temp) {
-      std::ofstream(temp) << manifest.dump(1) << "\n";
-    });
-    result.written.insert(result.written.end(), frame_files.begin(), frame_files.end());
-    result.written.push_back(plan.manifest);
+  try {
+    failure.rethrow();
+    if (result.frames == 0) throw ItemError(path, "decode", "no frames");
+    if (!plan.manifest.empty()) {
+      nlohmann::ordered_json manifest{{"input", path}, {"frames", result.frames}, {"files", frame_files}};
+      write_atomically(plan.manifest, [&](const std::string& temp) {
+        std::ofstream(temp) << manifest.dump(1) << "\n";
+      });
+      result.written.insert(result.written.end(), frame_files.begin(), frame_files.end());
+      result.written.push_back(plan.manifest);
+    }
+  } catch (...) {
+    // A failed video leaves none of its files under their final names.
+    for (const auto* files : {&frame_files, &result.written})
+      for (const std::string& f : *files) {
+        std::error_code ec;
+        std::filesystem::remove(f, ec);
+      }
+    throw;
   }
   return result;
 }

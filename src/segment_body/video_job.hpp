@@ -2,9 +2,9 @@
 // One video through segment-body: a decode thread (VideoReader) -> bounded queue -> the compute
 // stage on the calling thread (MaskProcessor, batches of frames with the video's temporal state)
 // -> bounded queue -> an encode thread (mask / background videos through VideoWriter, per-frame
-// PNGs). Decoding, compute and encoding overlap. Any error fails this video alone: its videos
-// are discarded (VideoWriter's temporaries), PNGs already written stay but the manifest is not
-// written, so --resume redoes the video.
+// PNGs). Decoding, compute and encoding overlap. Any error fails this video alone, and none of
+// its files stays: its videos are discarded (VideoWriter's temporaries) and the frame PNGs
+// already written are removed. A stop (SIGINT/SIGTERM) cancels it at its next batch.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -30,6 +30,6 @@ io::VideoReaderOptions reader_options(const Settings& s);
 
 // Throws the first error (ItemError naming the file and stage where it can).
 VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoReader& reader,
-                         const InputPlan& plan, std::size_t index);
+                         const InputPlan& plan, const InputItem& item);
 
 }  // namespace gp::segbody

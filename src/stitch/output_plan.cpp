@@ -19,23 +19,26 @@ std::vector<ViewCamera> resolve_views(const Settings& s) {
   return views;
 }
 
-std::vector<PlannedOutput> plan_outputs(const Settings& s, const std::string& input, std::size_t index, int input_width,
-                                        int input_height) {
+std::vector<PlannedFile> planned_files(const std::vector<PlannedOutput>& outputs) {
+  std::vector<PlannedFile> files;
+  for (const PlannedOutput& p : outputs) {
+    files.push_back({p.path, "/output/name"});
+    if (!p.mask_path.empty()) files.push_back({p.mask_path, "/mask/name"});
+  }
+  return files;
+}
+
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height) {
   namespace fs = std::filesystem;
-  const fs::path in(input);
-  const std::string ext = s.format;
   auto named = [&](const std::string& label, std::size_t view, int width, int height) {
-    std::map<std::string, std::string> tokens = {{"stem", in.stem().string()},
-                                                 {"name", in.filename().string()},
-                                                 {"view", label},
-                                                 {"index", std::to_string(index)},
-                                                 {"ext", ext}};
+    auto tokens = naming_variables(item);
+    tokens["view"] = label;
+    tokens["ext"] = s.format;
     const std::string name = checked_relative_name(expand_template(s.name_template, tokens), "/output/name");
-    PlannedOutput planned{output_path(s.output_dir, name, "/output/name"), label, view, width, height, {}};
+    PlannedOutput planned{s.naming.path(item, name, "/output/name"), label, view, width, height, {}};
     if (s.mask.enabled) {
       tokens["output"] = fs::path(name).filename().string();
-      planned.mask_path = output_path(
-          s.output_dir, checked_relative_name(expand_template(s.mask.name_template, tokens), "/mask/name"), "/mask/name");
+      planned.mask_path = s.naming.path(item, expand_template(s.mask.name_template, tokens), "/mask/name");
     }
     return planned;
   };

@@ -18,9 +18,10 @@ struct PlannedOutput {
   std::string mask_path;    // with /mask/enabled, else empty
 };
 
-// Sizes need the input's (0 x 0: names only, for --resume and the report).
-std::vector<PlannedOutput> plan_outputs(const Settings& s, const std::string& input, std::size_t index, int input_width,
-                                        int input_height);
+// Sizes need the input's (0 x 0: names only, for planning and the rig).
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height);
+// The files, as the batch runner plans them.
+std::vector<PlannedFile> planned_files(const std::vector<PlannedOutput>& outputs);
 
 // The views of mode views with their focal lengths and rotations (file names left empty).
 std::vector<ViewCamera> resolve_views(const Settings& s);

@@ -3,10 +3,16 @@
 // description (cameras.json, COLMAP cameras.txt / images.txt) is written once per job.
 #include "stitch/stitch_command.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +23,7 @@
 #include "core/gpu_runtime.hpp"
 #include "core/outputs.hpp"
 #include "core/pipeline.hpp"
+#include "core/stop_signals.hpp"
 #include "core/text.hpp"
 #include "core/trace.hpp"
 #include "io/exif.hpp"
@@ -32,6 +39,8 @@
 
 namespace gp::stitch {
 namespace {
+
+namespace fs = std::filesystem;
 
 bool is_jpeg(const std::string& path) {
   const std::string ext = lowercase_extension(path);
@@ -124,20 +133,34 @@ void save_output(AtomicWriteGroup& files, OutputImage& out, const Settings& s, c
   buffers.give(std::move(jpeg));
 }
 
-void write_rig(const Settings& s, const std::vector<std::string>& inputs, const std::vector<std::size_t>& indices,
-               std::vector<std::string>& written) {
+// The rig lists the views of every panorama of the job that is complete now: finished in this run,
+// an earlier one (--resume) or another shard. Shards finishing together take turns (a lock in the
+// output folder), so the last one lists what all of them did.
+void write_rig(const Settings& s, const BatchContext& ctx) {
+  const fs::path lock_path = fs::path(ctx.records.folder()) / "rig.lock";
+  fs::create_directories(lock_path.parent_path());
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0)
+    throw Error(lock_path.string() + ": cannot lock the rig files: " + std::strerror(errno));
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
   std::vector<ViewCamera> views = resolve_views(s);
   std::vector<RigImage> images;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto planned = plan_outputs(s, inputs[i], indices[i], 0, 0);
-    for (const PlannedOutput& p : planned) images.push_back({std::filesystem::path(p.path).lexically_relative(s.output_dir).string(), p.view});
-    if (i == 0)
-      for (const PlannedOutput& p : planned) views[p.view].file_name = images[p.view].name;
+  bool first = true;
+  for (std::size_t i = 0; i < ctx.job_items.size(); ++i) {
+    if (!ctx.job_item_complete(i)) continue;
+    const auto planned = plan_outputs(s, ctx.job_items[i], 0, 0);
+    for (const PlannedOutput& p : planned) images.push_back({fs::path(p.path).lexically_relative(s.naming.dir).string(), p.view});
+    if (first)
+      for (const PlannedOutput& p : planned) views[p.view].file_name = fs::path(p.path).lexically_relative(s.naming.dir).string();
+    first = false;
   }
-  const std::string dir = s.output_dir;
   auto path = [&](const char* name) {
-    written.push_back(output_path(dir, name, "/output/dir"));
-    return written.back();
+    const std::string p = output_path(s.naming.dir, name, "/output/dir");
+    ctx.add_job_output(p);
+    return p;
   };
   write_cameras_json(path("cameras.json"), views);
   write_colmap_cameras_txt(path("cameras.txt"), views);
@@ -146,13 +169,13 @@ void write_rig(const Settings& s, const std::vector<std::string>& inputs, const 
 
 // The first input's size (from its JPEG header) and its first output's, for the GPU workers'
 // codec set-up; left unknown when the file cannot be read (its error comes with its item).
-void set_size_hints(const Settings& s, const std::string& input, std::size_t index, GpuWorkerShared& shared) {
-  if (!is_jpeg(input)) return;
+void set_size_hints(const Settings& s, const InputItem& input, GpuWorkerShared& shared) {
+  if (!is_jpeg(input.path)) return;
   try {
-    const io::JpegInfo info = io::jpeg_info(io::read_file_bytes(input), input);
+    const io::JpegInfo info = io::jpeg_info(io::read_file_bytes(input.path), input.path);
     shared.panorama_width = info.width;
     shared.panorama_height = info.height;
-    const std::vector<PlannedOutput> planned = plan_outputs(s, input, index, info.width, info.height);
+    const std::vector<PlannedOutput> planned = plan_outputs(s, input, info.width, info.height);
     if (!planned.empty()) {
       shared.view_width = planned[0].width;
       shared.view_height = planned[0].height;
@@ -177,22 +200,19 @@ class StitchCommand final : public BatchCommand {
     return spec;
   }
 
-  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
-                                           std::size_t index) const override {
-    std::vector<std::string> paths;
-    for (const PlannedOutput& p : plan_outputs(read_settings(config), input, index, 0, 0)) {
-      paths.push_back(p.path);
-      if (!p.mask_path.empty()) paths.push_back(p.mask_path);
-    }
-    return paths;
+  std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
+                                                        const std::vector<InputItem>& items) const override {
+    const Settings s = read_settings(config);
+    std::vector<std::vector<PlannedFile>> plans;
+    for (const InputItem& item : items) plans.push_back(planned_files(plan_outputs(s, item, 0, 0)));
+    return plans;
   }
 
-  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                   const std::vector<std::size_t>& input_indices) override;
+  BatchOutcome run(BatchContext& ctx) override;
 };
 
-BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                                const std::vector<std::size_t>& input_indices) {
+BatchOutcome StitchCommand::run(BatchContext& ctx) {
+  const std::vector<InputItem>& inputs = ctx.items;
   const Settings s = read_settings(ctx.config);
   Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   const Projector projector(s);
@@ -219,21 +239,20 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
   BatchOutcome outcome;
   outcome.work_unit_name = "megapixels";
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
-  const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], input_indices[0], 0, 0).size();
+  const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], 0, 0).size();
   GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama, po.compute_workers);
-  if (gpu_codec && !inputs.empty()) set_size_hints(s, inputs[0], input_indices[0], shared);
+  if (gpu_codec && !inputs.empty()) set_size_hints(s, inputs[0], shared);
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
     auto item = std::make_unique<StitchItem>();
-    item->name = inputs[i];
+    item->name = inputs[i].path;
     return item;
   };
   stages.load = [&](StitchItem& item) {
     ScopedStage span(gpu_codec ? "read" : "read+decode");
     load_panorama(item, gpu_codec, shared.file_buffers);
-    for (PlannedOutput& p : plan_outputs(s, item.name, input_indices[item.index], item.panorama.width,
-                                         item.panorama.height))
+    for (PlannedOutput& p : plan_outputs(s, inputs[item.index], item.panorama.width, item.panorama.height))
       item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
     if (s.mask.enabled) {
       std::vector<PlannedOutput> plan;
@@ -286,21 +305,16 @@ BatchOutcome StitchCommand::run(BatchContext& ctx, const std::vector<std::string
     files.commit();
   };
   stages.done = [&](const StitchItem& item) {
-    {
+    if (!item.failed) {
       std::lock_guard<std::mutex> lock(outcome_mutex);
-      outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
-      if (!item.failed) outcome.work_units += double(item.panorama.width) * item.panorama.height / 1e6;
+      outcome.work_units += double(item.panorama.width) * item.panorama.height / 1e6;
     }
-    ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+    ctx.finish_item(item, item.written);
   };
 
   Pipeline<StitchItem> pipeline(po, stages);
-  auto result = pipeline.run(inputs.size());
-  outcome.processed = result.processed;
-  outcome.failures = std::move(result.failures);
-  outcome.cancelled = result.cancelled;
-  if (s.rig_files && s.mode == "views" && !inputs.empty()) write_rig(s, inputs, input_indices, outcome.outputs);
-  std::sort(outcome.outputs.begin(), outcome.outputs.end());
+  outcome.stopped_on_error = pipeline.run(inputs.size()).cancelled;
+  if (s.rig_files && s.mode == "views" && !stop_requested()) write_rig(s, ctx);
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
   if (!inputs.empty()) outcome.extra["outputs_per_panorama"] = outputs_per_panorama;

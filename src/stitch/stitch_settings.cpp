@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "core/text.hpp"
 
 namespace gp::stitch {
 namespace {
@@ -60,7 +62,9 @@ config::Schema make_schema() {
 
   s.object("/output", "written files");
   s.string("/output/dir", "out/stitch-360", "output folder (created)");
-  s.string("/output/name", "{stem}_{view}.{ext}", "file per view or face: {stem} {name} {view} {index} {index:05} {ext}");
+  s.string("/output/name", "{stem}_{view}.{ext}",
+           std::string("file per view or face: {view} (its name), {ext} (the format's), ") + naming_variables_doc);
+  declare_mirror_inputs(s);
   s.choice("/output/format", "jpg", {"jpg", "png", "tif"}, "image format");
   s.integer("/output/quality", 95, 1, 100, "JPEG quality");
   s.choice("/output/chroma", "420", {"420", "444"}, "JPEG chroma subsampling");
@@ -182,13 +186,25 @@ Settings read_settings(const config::json& c) {
   s.interpolation = config::value_at<std::string>(c, "/sampling/interpolation");
   s.antialias = config::value_at<bool>(c, "/sampling/antialias");
 
-  s.output_dir = config::value_at<std::string>(c, "/output/dir");
-  if (s.output_dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.dir = config::value_at<std::string>(c, "/output/dir");
+  if (s.naming.dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.mirror_inputs = config::value_at<bool>(c, "/output/mirror_inputs");
   s.name_template = config::value_at<std::string>(c, "/output/name");
   if (s.name_template.find("{view}") == std::string::npos && s.mode != "equirect_from_cubemap" &&
       s.mode != "equirect_from_dual_fisheye" && !(s.mode == "cubemap" && s.cube_layout != "faces"))
     throw UsageError("/output/name: \"" + s.name_template + "\" needs {view}: each panorama gives several files");
   s.format = config::value_at<std::string>(c, "/output/format");
+  {
+    // The format comes from /output/format: another extension (or none) would fail after the work.
+    auto example = naming_variables(InputItem{"shots/a/x.jpg", 0, "a"});
+    example["view"] = "front";
+    example["ext"] = s.format;
+    const std::string ext = lowercase_extension(expand_template(s.name_template, example));
+    if (ext != "." + s.format && !(s.format == "jpg" && ext == ".jpeg") && !(s.format == "tif" && ext == ".tiff"))
+      throw UsageError("/output/name: \"" + s.name_template + "\" gives " +
+                       (ext.empty() ? std::string("no extension") : "the extension " + ext) + " but /output/format is " +
+                       s.format + "; end the name with .{ext}");
+  }
   s.jpeg_quality = config::value_at<int>(c, "/output/quality");
   s.chroma_444 = config::value_at<std::string>(c, "/output/chroma") == "444";
   s.exif = config::value_at<bool>(c, "/output/exif");

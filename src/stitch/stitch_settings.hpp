@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/output_naming.hpp"
 #include "stitch/rig.hpp"
 
 namespace gp::stitch {
@@ -46,8 +47,8 @@ struct Settings {
   std::string interpolation = "bilinear";  // nearest, bilinear, bicubic, lanczos3
   bool antialias = true;
 
-  std::string output_dir;
-  std::string name_template;     // {stem} {view} {index} {ext}
+  OutputNaming naming;            // output.dir, output.mirror_inputs
+  std::string name_template;     // {stem} {view} {index} {ext}...
   std::string format = "jpg";    // jpg, png, tif
   int jpeg_quality = 95;
   bool chroma_444 = false;       // JPEG chroma subsampling 4:4:4 instead of 4:2:0

@@ -1,12 +1,18 @@
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
+#include "core/text.hpp"
 #include "core/trace.hpp"
 #include "tonemap/fast_png_step.hpp"
 #include "tonemap/stages.hpp"
 
 namespace gp::tonemap {
 namespace {
+
+unsigned dither_seed(const std::string& input) {
+  return unsigned(fnv1a64(std::filesystem::path(input).filename().string()));
+}
 
 ImageView rgba_f32(void* data, Size s) { return packed_view(data, s.width, s.height, 4, PixelType::f32); }
 
@@ -114,7 +120,8 @@ void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, Compu
   for (auto& j : jobs) {
     ImageView out = packed_view(encoded + at, j.source.width, j.source.height, j.channels, out_type);
     EncodeParams p = s.encode;
-    p.seed = unsigned(item.input_index * 131 + j.level);  // deterministic, differs per image
+    // From the file's name, not its place in the batch: adding a file must not change the others.
+    p.seed = dither_seed(item.input.path) * 131u + unsigned(j.level);
     b.encode(j.source, out, p);
     quantized.push_back(out);
     at += out.bytes();

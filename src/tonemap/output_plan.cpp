@@ -25,28 +25,33 @@ Size thumbnail_size(Size full, int longest) {
   return {std::max(1, int(full.width * f + 0.5)), std::max(1, int(full.height * f + 0.5))};
 }
 
-std::vector<std::string> OutputPlan::all() const {
-  std::vector<std::string> out{main};
-  out.insert(out.end(), mip_files.begin(), mip_files.end());
-  if (!mip_tiled.empty()) out.push_back(mip_tiled);
-  if (!thumbnail.empty()) out.push_back(thumbnail);
+std::vector<PlannedFile> OutputPlan::all() const {
+  std::vector<PlannedFile> out{{main, "/output/name"}};
+  for (const std::string& f : mip_files) out.push_back({f, "/mip/name"});
+  if (!mip_tiled.empty()) out.push_back({mip_tiled, "/mip/tiled_name"});
+  if (!thumbnail.empty()) out.push_back({thumbnail, "/thumbnail/name"});
   return out;
 }
 
-OutputPlan plan_outputs(const Settings& s, const std::string& input, std::size_t index, Size full) {
-  const fs::path in(input);
-  std::map<std::string, std::string> vars{{"stem", in.stem().string()}, {"name", in.filename().string()},
-                                          {"ext", s.format}, {"index", std::to_string(index)}, {"level", "0"}};
+OutputPlan plan_outputs(const Settings& s, const InputItem& item, std::optional<Size> full) {
+  auto vars = naming_variables(item);
+  vars["ext"] = s.format;
+  vars["level"] = "0";
   auto path_for = [&](const std::string& tmpl, const char* field) {
-    return output_path(s.output_dir, expand_template(tmpl, vars), field);
+    return s.naming.path(item, expand_template(tmpl, vars), field);
   };
   OutputPlan plan;
   plan.main = path_for(s.name_template, "/output/name");
   if (s.mip && s.mip_layout == "files") {
-    const auto levels = mip_chain(full);
-    for (std::size_t l = 1; l < levels.size(); ++l) {
-      vars["level"] = std::to_string(l);
+    if (!full) {
+      vars["level"] = "{level}";
       plan.mip_files.push_back(path_for(s.mip_name_template, "/mip/name"));
+    } else {
+      const auto levels = mip_chain(*full);
+      for (std::size_t l = 1; l < levels.size(); ++l) {
+        vars["level"] = std::to_string(l);
+        plan.mip_files.push_back(path_for(s.mip_name_template, "/mip/name"));
+      }
     }
   }
   if (s.mip && s.mip_layout == "tiled") plan.mip_tiled = path_for(s.mip_tiled_template, "/mip/tiled_name");

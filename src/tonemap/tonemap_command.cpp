@@ -32,23 +32,15 @@ class TonemapCommand final : public BatchCommand {
     return spec;
   }
 
-  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
-                                           std::size_t index) const override {
+  std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
+                                                        const std::vector<InputItem>& items) const override {
     const Settings s = read_settings(config);
-    Size full{1, 1};
-    try {
-      // The header gives the size, which sets the number of MIP files.
-      io::HdrReader reader(input);
-      const io::ReadPlan plan = reader.plan(s.channels);
-      full = {plan.width, plan.height};
-    } catch (const std::exception&) {
-      // Unreadable: the item will fail at decode and report why; its main output is still listed.
-    }
-    return plan_outputs(s, input, index, full).all();
+    std::vector<std::vector<PlannedFile>> plans;
+    for (const InputItem& item : items) plans.push_back(plan_outputs(s, item, std::nullopt).all());
+    return plans;
   }
 
-  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                   const std::vector<std::size_t>& input_indices) override;
+  BatchOutcome run(BatchContext& ctx) override;
 };
 
 unsigned hardware_threads() { return std::max(2u, std::thread::hardware_concurrency()); }
@@ -95,8 +87,8 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
   }
 }
 
-BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                                 const std::vector<std::size_t>& input_indices) {
+BatchOutcome TonemapCommand::run(BatchContext& ctx) {
+  const std::vector<InputItem>& inputs = ctx.items;
   const Settings s = read_settings(ctx.config);
   Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   const unsigned hw = hardware_threads();
@@ -131,8 +123,8 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
   Pipeline<TonemapItem>::Stages stages;
   stages.make = [&](std::size_t i) {
     auto item = std::make_unique<TonemapItem>();
-    item->name = inputs[i];
-    item->input_index = input_indices[i];
+    item->name = inputs[i].path;
+    item->input = inputs[i];
     return item;
   };
   stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file); };
@@ -147,25 +139,19 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx, const std::vector<std::strin
                        *admissions[std::size_t(ctx.device_of_worker(w))], ctx.progress);
   };
   stages.save = [&](TonemapItem& item) { save_stage(item, s); };
+  std::size_t ok = 0;
   stages.done = [&](const TonemapItem& item) {
-    {
+    if (!item.failed) {
       std::lock_guard<std::mutex> lock(outcome_mutex);
-      outcome.outputs.insert(outcome.outputs.end(), item.written.begin(), item.written.end());
-      if (!item.failed) {
-        outcome.work_units += double(item.plan.width) * item.plan.height / 1e6;
-        exposure_sum += item.exposure_scale;
-      }
+      outcome.work_units += double(item.plan.width) * item.plan.height / 1e6;
+      exposure_sum += item.exposure_scale;
+      ++ok;
     }
-    ctx.progress.item_done(item.name, !item.failed, item.failure.message);
+    ctx.finish_item(item, item.written);
   };
 
   Pipeline<TonemapItem> pipeline(po, stages);
-  auto result = pipeline.run(inputs.size());
-  outcome.processed = result.processed;
-  outcome.failures = std::move(result.failures);
-  outcome.cancelled = result.cancelled;
-  std::sort(outcome.outputs.begin(), outcome.outputs.end());
-  const std::size_t ok = outcome.processed - outcome.failures.size();
+  outcome.stopped_on_error = pipeline.run(inputs.size()).cancelled;
   int batch_final = admissions.front()->limit();  // the smallest of the devices'
   nlohmann::ordered_json batch_final_per_device = nlohmann::ordered_json::array();
   for (const auto& admission : admissions) {

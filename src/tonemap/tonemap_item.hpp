@@ -7,6 +7,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "core/host_pool.hpp"
+#include "core/output_naming.hpp"
 #include "core/pipeline.hpp"
 #include "io/image_io.hpp"
 #include "tonemap/output_plan.hpp"
@@ -25,7 +26,7 @@ struct EncodedImage {
 };
 
 struct TonemapItem : PipelineItem {
-  std::size_t input_index = 0;  // position in the full input list (for {index})
+  InputItem input;  // its path and names (for {index}, {parent}...)
   io::ReadPlan plan;
   HostBuffer source;                        // decoded planned channels, rows plan.row_bytes() apart
   bool has_alpha = false;

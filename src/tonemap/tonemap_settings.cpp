@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/outputs.hpp"
+#include "core/text.hpp"
 
 namespace gp::tonemap {
 namespace {
@@ -41,7 +42,9 @@ config::Schema make_schema() {
 
   s.object("/output", "written images");
   s.string("/output/dir", "out/tonemap-exr", "output folder (created); every output name is relative to it");
-  s.string("/output/name", "{stem}.{ext}", "file name template: {stem} {name} {ext} {index} {index:05}");
+  s.string("/output/name", "{stem}.{ext}",
+           std::string("file name template: {ext} (the format's extension), ") + naming_variables_doc);
+  declare_mirror_inputs(s);
   s.choice("/output/format", "png", {"png", "jpg", "webp", "tif"}, "file format (webp only if OpenImageIO has it)");
   s.integer("/output/bits", 8, 8, 16, "8 or 16 bits per channel (16: png or tif)");
   s.choice("/output/transfer", "srgb", {"srgb", "gamma", "linear"}, "output transfer function");
@@ -111,8 +114,9 @@ Settings read_settings(const config::json& c) {
   s.tone.op = Operator(std::find(operator_names.begin(), operator_names.end(), op) - operator_names.begin());
   s.tone.white = float(num(c, "/tonemap/white"));
 
-  s.output_dir = str(c, "/output/dir");
-  if (s.output_dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.dir = str(c, "/output/dir");
+  if (s.naming.dir.empty()) throw UsageError("/output/dir: must not be empty");
+  s.naming.mirror_inputs = flag(c, "/output/mirror_inputs");
   s.name_template = str(c, "/output/name");
   s.format = str(c, "/output/format");
   s.bits = integer(c, "/output/bits");
@@ -147,12 +151,30 @@ Settings read_settings(const config::json& c) {
   s.stop_on_error = str(c, "/run/on_error") == "fail";
 
   // Output names are checked now so a bad template fails before any work.
-  for (auto [field, tmpl] : {std::pair{"/output/name", s.name_template}, {"/mip/name", s.mip_name_template},
-                             {"/mip/tiled_name", s.mip_tiled_template}, {"/thumbnail/name", s.thumbnail_template}}) {
-    checked_relative_name(expand_template(tmpl, {{"stem", "x"}, {"name", "x.exr"}, {"ext", s.format}, {"index", "0"},
-                                                 {"level", "1"}}),
-                          field);
+  auto example = naming_variables(InputItem{"shots/a/x.exr", 0, "a"});
+  example["ext"] = s.format;
+  example["level"] = "1";
+  auto checked = [&](const char* field, const std::string& tmpl) {
+    return checked_relative_name(expand_template(tmpl, example), field);
+  };
+  // The format comes from /output/format: a name with another extension (or none) would be
+  // written in another format, or fail after the work.
+  for (auto [field, tmpl] : {std::pair{"/output/name", s.name_template}, {"/mip/name", s.mip_name_template}}) {
+    const std::string ext = lowercase_extension(checked(field, tmpl));
+    if (ext != "." + s.format && !(s.format == "jpg" && ext == ".jpeg") && !(s.format == "tif" && ext == ".tiff"))
+      throw UsageError(std::string(field) + ": \"" + tmpl + "\" gives " +
+                       (ext.empty() ? std::string("no extension") : "the extension " + ext) + " but /output/format is " +
+                       s.format + "; end the name with .{ext}");
   }
+  if (s.mip && s.mip_layout == "files" && s.mip_name_template.find("{level") == std::string::npos)
+    throw UsageError("/mip/name: \"" + s.mip_name_template + "\" needs {level}: each MIP level has its own file");
+  const std::string tiled_ext = lowercase_extension(checked("/mip/tiled_name", s.mip_tiled_template));
+  if (s.mip && s.mip_layout == "tiled" && tiled_ext != ".tif" && tiled_ext != ".tiff" && tiled_ext != ".exr")
+    throw UsageError("/mip/tiled_name: \"" + s.mip_tiled_template + "\" must end in .tif or .exr");
+  const std::string thumb_ext = lowercase_extension(checked("/thumbnail/name", s.thumbnail_template));
+  if (s.thumbnail_size > 0 && !io::can_write_extension(thumb_ext))
+    throw UsageError("/thumbnail/name: \"" + s.thumbnail_template + "\" needs an image extension this build writes "
+                     "(.jpg, .png, .tif...), got " + (thumb_ext.empty() ? std::string("none") : thumb_ext));
   return s;
 }
 

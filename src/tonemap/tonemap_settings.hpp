@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/output_naming.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
 #include "io/image_io.hpp"
 
@@ -22,7 +23,7 @@ struct Settings {
   ToneParams tone;
   EncodeParams encode;
 
-  std::string output_dir;
+  OutputNaming naming;        // output.dir, output.mirror_inputs
   std::string name_template;  // main image
   std::string format;         // png, jpg, webp, tif
   int bits = 8;

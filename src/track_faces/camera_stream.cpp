@@ -99,11 +99,13 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
     std::optional<ImageSequence> images;
     if (std::filesystem::is_directory(cam.path)) {
       images.emplace(cam.path, s.sequence_fps);
+      cam.frame_rate = io::Rational{int(std::lround(s.sequence_fps * 1000)), 1000};
     } else {
       io::VideoReaderOptions ro;
       ro.threads = s.decode_threads;
       ro.frame_threads = !s.realtime;  // live: no frame-threading delay
       video.emplace(cam.path, ro);
+      if (video->info().frame_rate.valid()) cam.frame_rate = video->info().frame_rate;
     }
     const bool keep_frame = !pinned || !s.preview_name.empty();
     std::int64_t start_us = -1;
@@ -196,6 +198,7 @@ void save_camera(Camera& cam, const TrackSettings& s) {
           wo.input = io::VideoPixels::rgb24;
           wo.crf = s.preview_crf;
           wo.preset = "veryfast";
+          wo.frame_rate = cam.frame_rate;  // a 24 fps camera's preview lasts as long as the camera
           preview = std::make_unique<io::VideoWriter>(camera_output(s, s.preview_name, cam.id), width / 2 * 2,
                                                       height / 2 * 2, wo);
         }
@@ -215,7 +218,9 @@ void save_camera(Camera& cam, const TrackSettings& s) {
       cam.latency_ms.push_back(double(Trace::now_us() - item->due_us) / 1000.0);
       cam.due_us.push_back(item->due_us);
     }
-    if (cam.failed()) return;
+    // A camera stopped before its last frame (a failure elsewhere, a stop signal) keeps no file:
+    // the writers' temporaries go with them.
+    if (cam.failed() || !cam.stream_ended) return;
     writer.finish();
     for (const std::string& name : {s.jsonl_name, s.csv_name})
       if (!name.empty()) cam.written.push_back(camera_output(s, name, cam.id));

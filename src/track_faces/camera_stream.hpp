@@ -76,6 +76,11 @@ struct Camera {
   std::vector<std::int64_t> due_us;  // when each of those frames was due
   std::int64_t frames = 0, detection_frames = 0;
   bool active = true;  // the compute worker's: frames still coming
+  // Set by the compute worker when the camera's last frame went to the save thread (not when the
+  // job stopped first): only then are its files finished and put in place.
+  std::atomic<bool> stream_ended{false};
+  // The camera's frame rate, for its preview (set by the decoder before its first frame).
+  io::Rational frame_rate{30, 1};
 
   // Pinned slots (GPU path): the queue's frames, one being decoded and one in the compute step,
   // carved from one allocation made at the first frame, before the clock starts (on the H100,

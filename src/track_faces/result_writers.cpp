@@ -323,6 +323,7 @@ void CameraResultWriter::finish() {
     std::error_code ec;
     fs::rename(out->temp_path, out->final_path, ec);
     if (ec) throw Error(out->final_path + ": cannot move the finished file into place: " + ec.message());
+    release_temporary_path(out->temp_path);
     out->temp_path.clear();
     if (outputs_fsync()) fsync_folder_best_effort(fs::path(out->final_path).parent_path());
   }
@@ -335,6 +336,7 @@ void CameraResultWriter::discard() {
     out->file = nullptr;
     std::error_code ec;
     if (!out->temp_path.empty()) fs::remove(out->temp_path, ec);
+    release_temporary_path(out->temp_path);
     out->temp_path.clear();
   }
 }

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/report_numbers.hpp"
+#include "core/stop_signals.hpp"
 #include "core/trace.hpp"
 #include "track_faces/camera_stream.hpp"
 #include "track_faces/face_processor.hpp"
@@ -45,18 +46,22 @@ class TrackFacesCommand final : public BatchCommand {
     return spec;
   }
 
-  std::vector<std::string> planned_outputs(const config::json& config, const std::string& input,
-                                           std::size_t) const override {
+  std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
+                                                        const std::vector<InputItem>& items) const override {
     const TrackSettings s = read_settings(config);
-    const std::string id = camera_id(input);
-    std::vector<std::string> out;
-    for (const std::string* name : {&s.jsonl_name, &s.csv_name, &s.summary_name, &s.preview_name})
-      if (!name->empty()) out.push_back(camera_output(s, *name, id));
-    return out;
+    std::vector<std::vector<PlannedFile>> plans;
+    for (const InputItem& item : items) {
+      const std::string id = camera_id(item.path);
+      std::vector<PlannedFile> out;
+      for (const auto& [name, field] : {std::pair{&s.jsonl_name, "/output/jsonl"}, {&s.csv_name, "/output/csv"},
+                                        {&s.summary_name, "/output/summary"}, {&s.preview_name, "/output/preview/name"}})
+        if (!name->empty()) out.push_back({camera_output(s, *name, id), field});
+      plans.push_back(std::move(out));
+    }
+    return plans;
   }
 
-  BatchOutcome run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                   const std::vector<std::size_t>& input_indices) override;
+  BatchOutcome run(BatchContext& ctx) override;
 };
 
 // What one compute worker did.
@@ -87,7 +92,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
     gate.arrive();
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
-    while (!stop) {
+    while (!stop && !stop_requested()) {
       step.clear();
       frames.clear();
       for (Camera* cam : cameras) {
@@ -95,6 +100,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
         std::optional<DecodedFrame> d = cam->decoded.pop();
         if (!d) {
           cam->active = false;
+          cam->stream_ended = !cam->failed();
           cam->to_save.close();
           continue;
         }
@@ -156,16 +162,17 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
     run.error = std::current_exception();
     stop = true;
   }
-  if (stop)
+  if (stop || stop_requested())
     for (Camera* cam : cameras) {
       cam->decoded.close();
       cam->to_save.close();
     }
 }
 
-BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::string>& inputs,
-                                    const std::vector<std::size_t>&) {
+BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   const TrackSettings s = read_settings(ctx.config);
+  std::vector<std::string> inputs;
+  for (const InputItem& item : ctx.items) inputs.push_back(item.path);
   BatchOutcome outcome;
   outcome.work_unit_name = "frames";
   std::vector<std::unique_ptr<Camera>> cameras;
@@ -216,6 +223,8 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   const std::int64_t start_us = gate.wait();
   for (auto& cam : cameras) {
     if (stop && !cam->failed()) cam->fail("cancelled", cam->id + ": stopped by a failure (see the other errors)");
+    if (stop_requested() && !cam->failed() && !cam->stream_ended)
+      cam->fail("cancelled", cam->path + ": cancelled: the run is stopping (" + signal_name(stop_signal()) + ")");
     cam->free_slots.close();  // a decoder waiting for a slot after its worker stopped
     cam->decoder.join();
     cam->to_save.close();
@@ -228,7 +237,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
     steps += r.steps;
     compute_s += r.compute_s;
   }
-  outcome.cancelled = stop;
+  outcome.stopped_on_error = stop;
   const bool gpu = runs.front().gpu;
 
   // Report: per camera, and the latency over all frames and per second of the run (frames by the
@@ -238,11 +247,16 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx, const std::vector<std::st
   nlohmann::ordered_json per_camera = nlohmann::ordered_json::array();
   const double wall_s = double(Trace::now_us() - start_us) / 1e6;
   for (auto& cam : cameras) {
-    outcome.processed++;
     const std::optional<ItemFailure> failure = cam->failure_copy();
-    if (failure) outcome.failures.push_back(*failure);
-    ctx.progress.item_done(cam->path, !failure, failure ? failure->message : "");
-    outcome.outputs.insert(outcome.outputs.end(), cam->written.begin(), cam->written.end());
+    ItemResult result;
+    result.outputs = cam->written;
+    if (failure) {
+      result.ok = false;
+      result.cancelled = failure->stage == "cancelled";
+      result.error_stage = failure->stage;
+      result.error = failure->message;
+    }
+    ctx.finish_item(cam->item, std::move(result));
     outcome.work_units += double(cam->frames);
     latency.insert(latency.end(), cam->latency_ms.begin(), cam->latency_ms.end());
     for (std::size_t i = 0; i < cam->latency_ms.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "core/inputs.hpp"
 #include "core/output_tree.hpp"
 #include "stitch/stitch_command.hpp"
+#include "support/batch_job.hpp"
 #include "support/test_data.hpp"
 #include "tonemap/tonemap_command.hpp"
 #include "track_faces/track_command.hpp"
@@ -90,7 +91,8 @@ TEST_CASE("BatchContext deals compute workers over the devices in turn and count
   gp::CommonOptions options;
   gp::Progress progress(gp::ProgressMode::none, "test", 0);
   gp::DeviceItemCounts counts(3);
-  gp::BatchContext ctx{cfg, options, a, progress, false, {&a, &b, &c}, &counts};
+  gp::test::JobState job;
+  gp::BatchContext ctx = job.context(cfg, options, {&a, &b, &c}, progress, &counts);
   CHECK(ctx.devices() == 3);
   CHECK(&ctx.runtime_for_worker(0) == &a);
   CHECK(&ctx.runtime_for_worker(1) == &b);
@@ -104,7 +106,8 @@ TEST_CASE("BatchContext deals compute workers over the devices in turn and count
   CHECK(counts[1] == 0);
   CHECK(counts[2] == 2);
 
-  gp::BatchContext single{cfg, options, a, progress, false, {}, nullptr};  // as before lists existed
+  gp::BatchContext single = job.context(cfg, options, {&a}, progress, nullptr);
+  single.runtimes.clear();  // as before lists existed
   CHECK(single.devices() == 1);
   CHECK(&single.runtime_for_worker(5) == &a);
   single.count_items(5, 1);  // not counted, no crash
@@ -147,13 +150,13 @@ TEST_CASE("tonemap-exr through a BatchContext of two runtimes writes what one ru
     const gp::CommonOptions o = gp::test::job_options("tonemap-exr.json", inputs.string(), dir, "cpu", {"thumbnail.size=64"});
     const gp::config::json cfg = gp::load_job_config(*command, o);
     const std::vector<std::string> files = gp::expand_inputs(command->input_spec(cfg));
-    std::vector<std::size_t> index(files.size());
-    std::iota(index.begin(), index.end(), std::size_t(0));
     gp::Progress progress(gp::ProgressMode::none, "tonemap-exr", files.size());
-    gp::BatchContext ctx{cfg, o, *runtimes.front(), progress, false, runtimes, &counts};
-    const gp::BatchOutcome outcome = command->run(ctx, files, index);
-    CHECK(outcome.failures.empty());
-    return outcome.processed;
+    gp::test::JobState job(*command, cfg, files);
+    gp::BatchContext ctx = job.context(cfg, o, runtimes, progress, &counts);
+    command->run(ctx);
+    const gp::ItemLedger::Counts done = job.ledger.counts();
+    CHECK(done.failed == 0);
+    return done.succeeded;
   };
   gp::DeviceItemCounts one_counts(1), two_counts(2);
   const std::size_t n = 2 * samples.size();

@@ -15,7 +15,14 @@ namespace gp::test {
 // Every regular file under `root`, by its path relative to root, with its bytes.
 inline std::map<std::string, std::string> read_tree(const std::filesystem::path& root) {
   std::map<std::string, std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+  for (auto it = std::filesystem::recursive_directory_iterator(root); it != std::filesystem::recursive_directory_iterator();
+       ++it) {
+    const auto& entry = *it;
+    // Hidden: the runner's completion records (.gpuproc/), not outputs.
+    if (entry.path().filename().string().rfind('.', 0) == 0) {
+      if (entry.is_directory()) it.disable_recursion_pending();
+      continue;
+    }
     if (!entry.is_regular_file()) continue;
     std::ifstream in(entry.path(), std::ios::binary);
     files[entry.path().lexically_relative(root).string()] =

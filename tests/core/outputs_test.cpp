@@ -1,6 +1,7 @@
 // gp output naming (templates, path safety) and atomic writes.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -108,8 +109,16 @@ TEST_CASE("temporary names are hidden, beside the target, with the same extensio
   const fs::path p(first);
   CHECK(p.parent_path() == "out/sub");
   CHECK(p.extension() == ".png");
-  CHECK_THAT(p.filename().string(), StartsWith(".a.png.part-" + std::to_string(::getpid()) + "-"));
+  // ".a.png.part-<host hash>-<pid>-<n>.png"
+  CHECK_THAT(p.filename().string(), StartsWith(".a.png.part-"));
+  CHECK_THAT(p.filename().string(), Catch::Contains("-" + std::to_string(::getpid()) + "-"));
   CHECK(fs::path(gp::temporary_path_for("a.exr")).parent_path().empty());
+  // A legal 255-byte name still gets a temporary a file system takes.
+  const std::string longest = std::string(251, 'n') + ".png";
+  const fs::path long_temp(gp::temporary_path_for("out/" + longest));
+  CHECK(long_temp.filename().string().size() <= 255);
+  CHECK(long_temp.extension() == ".png");
+  CHECK(long_temp.parent_path() == "out");
 
   // Unique across threads too.
   std::vector<std::string> names(400);
@@ -236,23 +245,39 @@ TEST_CASE("output_complete needs a non-empty regular file", "[outputs]") {
   CHECK_FALSE(gp::output_complete(dir.string()));
 }
 
-TEST_CASE("remove_stale_temporaries removes old temporaries only", "[outputs]") {
+TEST_CASE("remove_stale_temporaries removes the temporaries no live process owns", "[outputs]") {
   const fs::path dir = gp::test::scratch_dir("outputs-stale");
   fs::create_directories(dir / "sub");
-  const std::string old_temp = gp::temporary_path_for((dir / "a.png").string());
-  const std::string old_nested = gp::temporary_path_for((dir / "sub/b.tif").string());
-  const std::string fresh_temp = gp::temporary_path_for((dir / "c.png").string());
-  for (const auto& p : {old_temp, old_nested, fresh_temp}) std::ofstream(p) << "partial";
+  // This process's own: alive, kept whatever their age.
+  const std::string own = gp::temporary_path_for((dir / "a.png").string());
+  const std::string own_nested = gp::temporary_path_for((dir / "sub/b.tif").string());
+  // This host's, of a process that has ended: removed at once.
+  const pid_t ended = ::fork();
+  if (ended == 0) ::_exit(0);
+  ::waitpid(ended, nullptr, 0);
+  const std::string host = fs::path(own).filename().string().substr(std::string(".a.png.part-").size(), 8);
+  const fs::path dead = dir / (".c.png.part-" + host + "-" + std::to_string(ended) + "-0.png");
+  // Another host's (or an earlier version's name): only when unmodified for an hour.
+  const fs::path foreign_old = dir / ".d.png.part-00000000-1-0.png", foreign_fresh = dir / "sub/.e.png.part-00000000-1-1.png";
+  const fs::path earlier_old = dir / ".f.png.part-12-3.png";
+  for (const fs::path& p : {fs::path(own), fs::path(own_nested), dead, foreign_old, foreign_fresh, earlier_old})
+    std::ofstream(p) << "partial";
   for (const char* keep : {"a.png", ".hidden", "x.part-1-2.png", ".notes.part-of-it"}) std::ofstream(dir / keep) << "keep";
   const auto two_hours_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
-  fs::last_write_time(old_temp, two_hours_ago);
-  fs::last_write_time(old_nested, two_hours_ago);
+  for (const fs::path& p : {fs::path(own), foreign_old, earlier_old}) fs::last_write_time(p, two_hours_ago);
 
-  CHECK(gp::remove_stale_temporaries(dir.string()) == 2);  // default: unmodified for an hour
-  CHECK_FALSE(fs::exists(old_temp));
-  CHECK_FALSE(fs::exists(old_nested));
-  CHECK(fs::exists(fresh_temp));  // another task may still be writing it
+  CHECK(gp::remove_stale_temporaries(dir.string()) == 3);  // default: others' unmodified for an hour
+  CHECK_FALSE(fs::exists(dead));
+  CHECK_FALSE(fs::exists(foreign_old));
+  CHECK_FALSE(fs::exists(earlier_old));
+  CHECK(fs::exists(own));
+  CHECK(fs::exists(own_nested));
+  CHECK(fs::exists(foreign_fresh));  // a task on another node may still be writing it
   CHECK(gp::remove_stale_temporaries(dir.string(), std::chrono::seconds(0)) == 1);
+  CHECK(fs::exists(own));
+  CHECK(gp::remove_own_temporaries() >= 2);  // what a stopping run does
+  CHECK_FALSE(fs::exists(own));
+  CHECK_FALSE(fs::exists(own_nested));
   CHECK(names_in(dir) == std::set<std::string>{"a.png", ".hidden", "x.part-1-2.png", ".notes.part-of-it", "sub"});
   CHECK(gp::remove_stale_temporaries((dir / "missing").string()) == 0);
 }

@@ -45,7 +45,7 @@ TEST_CASE("panorama_mask: the nadir cap by row latitude, the image resampled nea
 TEST_CASE("output masks: a 30 degree nadir cap in the nadir view and none in the ring", "[stitch][mask]") {
   const Settings s = settings_with({{"views", {{"preset", "ring8+zenith+nadir"}}}, {"mask", {{"enabled", true}, {"nadir", 30}}}});
   OutputMasks masks(s);
-  const auto plan = plan_outputs(s, "p.jpg", 0, 0, 0);
+  const auto plan = plan_outputs(s, gp::InputItem{"p.jpg", 0, ""}, 0, 0);
   const auto set = masks.masks_for(plan);
   REQUIRE(set->size() == 10);
   CHECK(masks.masks_for(plan) == set);  // made once
@@ -98,7 +98,7 @@ TEST_CASE("output masks: a mask image drops what it paints black, in views and c
 
   const Settings views = settings_with({{"mask", {{"enabled", true}, {"image", path}}}});
   OutputMasks masks(views);
-  const auto set = masks.masks_for(plan_outputs(views, "p.jpg", 0, 0, 0));
+  const auto set = masks.masks_for(plan_outputs(views, gp::InputItem{"p.jpg", 0, ""}, 0, 0));
   const OutputMask& front = (*set)[0];  // yaw 0
   CHECK(at(front, 100, 100) == 0);
   CHECK(at(front, 100 + 15, 100) == 0);  // atan(15/100) = 8.5 degrees
@@ -109,7 +109,7 @@ TEST_CASE("output masks: a mask image drops what it paints black, in views and c
   const Settings cube = settings_with({{"mode", "cubemap"}, {"cubemap", {{"face_size", 64}}},
                                        {"mask", {{"enabled", true}, {"image", path}}}});
   OutputMasks cube_masks(cube);
-  const auto faces = cube_masks.masks_for(plan_outputs(cube, "p.jpg", 0, 256, 128));
+  const auto faces = cube_masks.masks_for(plan_outputs(cube, gp::InputItem{"p.jpg", 0, ""}, 256, 128));
   REQUIRE(faces->size() == 6);
   CHECK(at((*faces)[4], 32, 32) == 0);  // front
   CHECK(std::count((*faces)[5].pixels.begin(), (*faces)[5].pixels.end(), 0) == 0);  // back
@@ -122,7 +122,7 @@ TEST_CASE("applied masks black out exactly the dropped pixels", "[stitch][mask]"
   const Settings s = settings_with({{"views", {{"preset", "ring8+zenith+nadir"}}},
                                     {"mask", {{"enabled", true}, {"nadir", 40}, {"apply", true}}}});
   OutputMasks masks(s);
-  const auto plan = plan_outputs(s, "p.jpg", 0, 0, 0);
+  const auto plan = plan_outputs(s, gp::InputItem{"p.jpg", 0, ""}, 0, 0);
   const auto set = masks.masks_for(plan);
   const test::HostImage pano = test::textured_equirect(512, 256, 3, 1.0);
   const Projector projector(s);

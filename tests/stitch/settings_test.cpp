@@ -71,18 +71,18 @@ TEST_CASE("stitch-360 masks: settings, errors and file names", "[stitch][config]
   using Catch::Matchers::Contains;
   const auto off = settings_with(json::object());
   CHECK_FALSE(off.mask.enabled);
-  CHECK(gp::stitch::plan_outputs(off, "shots/p1.jpg", 0, 0, 0)[0].mask_path.empty());
+  CHECK(gp::stitch::plan_outputs(off, gp::InputItem{"shots/p1.jpg", 0, ""}, 0, 0)[0].mask_path.empty());
 
   const auto s = settings_with({{"mask", {{"enabled", true}, {"nadir", 30}}}, {"output", {{"dir", "out"}}}});
   CHECK(s.mask.nadir_deg == 30);
-  const auto plan = gp::stitch::plan_outputs(s, "shots/p1.jpg", 0, 0, 0);
+  const auto plan = gp::stitch::plan_outputs(s, gp::InputItem{"shots/p1.jpg", 0, ""}, 0, 0);
   REQUIRE(plan.size() == 8);
   CHECK(plan[2].path == "out/p1_yaw090.jpg");
   CHECK(plan[2].mask_path == "out/masks/p1_yaw090.jpg.png");  // COLMAP: mask of X.jpg is X.jpg.png
 
   const auto named = settings_with({{"mask", {{"enabled", true}, {"nadir", 30}, {"name", "m/{stem}-{view}.png"}}},
                                     {"output", {{"dir", "out"}}}});
-  CHECK(gp::stitch::plan_outputs(named, "p1.jpg", 0, 0, 0)[0].mask_path == "out/m/p1-yaw000.png");
+  CHECK(gp::stitch::plan_outputs(named, gp::InputItem{"p1.jpg", 0, ""}, 0, 0)[0].mask_path == "out/m/p1-yaw000.png");
 
   CHECK_THROWS_WITH(settings_with({{"mask", {{"enabled", true}}}}), Contains("/mask/image") && Contains("/mask/nadir"));
   CHECK_THROWS_WITH(settings_with({{"mode", "equirect_from_dual_fisheye"}, {"mask", {{"enabled", true}, {"nadir", 20}}}}),

@@ -46,17 +46,21 @@ TEST_CASE("output plans name every file under the output folder", "[tonemap]") {
   auto s = gp::tonemap::read_settings(validated({{"output", {{"dir", "out"}, {"format", "png"}}},
                                                  {"mip", {{"enabled", true}}},
                                                  {"thumbnail", {{"size", 64}}}}));
-  auto plan = gp::tonemap::plan_outputs(s, "shots/a.exr", 7, {8, 4});
+  auto plan = gp::tonemap::plan_outputs(s, gp::InputItem{"shots/a.exr", 7, ""}, gp::tonemap::Size{8, 4});
   CHECK(plan.main == "out/a.png");
   REQUIRE(plan.mip_files.size() == 3);
   CHECK(plan.mip_files[0] == "out/a_mip1.png");
   CHECK(plan.mip_files[2] == "out/a_mip3.png");
   CHECK(plan.thumbnail == "out/a_thumb.jpg");
   CHECK(plan.all().size() == 5);
+  // Before the input is read, the levels are one pattern.
+  const auto planned = gp::tonemap::plan_outputs(s, gp::InputItem{"shots/a.exr", 7, ""}, std::nullopt);
+  REQUIRE(planned.mip_files.size() == 1);
+  CHECK(planned.mip_files[0] == "out/a_mip{level}.png");
 
   s = gp::tonemap::read_settings(validated({{"output", {{"dir", "out"}, {"name", "{index:04}_{stem}.{ext}"}}},
                                             {"mip", {{"enabled", true}, {"layout", "tiled"}}}}));
-  plan = gp::tonemap::plan_outputs(s, "a.exr", 7, {8, 4});
+  plan = gp::tonemap::plan_outputs(s, gp::InputItem{"a.exr", 7, ""}, gp::tonemap::Size{8, 4});
   CHECK(plan.main == "out/0007_a.png");
   CHECK(plan.mip_files.empty());
   CHECK(plan.mip_tiled == "out/a.mip.tif");
