@@ -1,8 +1,10 @@
 #pragma once
-// `gpuproc compare A B --tolerance T`: for CI regression runs (exit 0 same, 1 different).
+// `gpuproc compare A B --tolerance T`: for CI regression runs (exit 0 same, 1 different, 2 cannot
+// compare).
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace gp::app {
 
@@ -11,6 +13,7 @@ struct CompareArgs {
   double tolerance = 0;
   double relative_tolerance = 0;
   double min_psnr_db = 0;
+  std::vector<std::string> ignored_keys;
   bool json = false;
 };
 

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   validate->add_option("config", validate_path, "job config with a \"command\" field")->required();
 
   gp::app::CompareArgs compare_args;
-  auto* compare = app.add_subcommand("compare", "compare images, CSV/JSON tables or folders (exit 0 same, 1 different)");
+  auto* compare = app.add_subcommand("compare", "compare outputs: files or folders (exit 0 same, 1 different, 2 cannot compare)");
   gp::app::add_compare_options(*compare, compare_args);
 
   gp::app::MergeReportsArgs merge_args;

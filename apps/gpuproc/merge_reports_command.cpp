@@ -3,7 +3,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "core/outputs.hpp"
 #include "core/report_merge.hpp"
 
@@ -17,11 +19,10 @@ void add_merge_reports_options(CLI::App& sub, MergeReportsArgs& args) {
 int run_merge_reports(const MergeReportsArgs& args) {
   std::vector<nlohmann::json> reports;
   for (const std::string& path : args.reports) {
-    std::ifstream in(path);
-    if (!in) throw UsageError(path + ": cannot read the report");
+    const std::string text = read_text_file(path, max_report_bytes, "report");
     try {
-      reports.push_back(nlohmann::json::parse(in));
-    } catch (const std::exception& e) {
+      reports.push_back(config::parse_bounded<nlohmann::json>(text, path));
+    } catch (const nlohmann::json::exception& e) {
       throw UsageError(path + ": not JSON: " + e.what());
     }
   }

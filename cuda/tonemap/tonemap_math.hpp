@@ -203,6 +203,18 @@ GP_HD float transfer_encode(float x, const EncodeParams& p) {
   return x;
 }
 
+// The inverse of transfer_encode: display-encoded [0, 1] back to linear light (an EXR holds
+// linear values, so a tiled MIP EXR is written from these).
+GP_HD float transfer_decode(float v, const EncodeParams& p) {
+  v = clamp01(v);
+  switch (p.transfer) {
+    case Transfer::srgb: return v <= 0.04045f ? v / 12.92f : pow_unit((v + 0.055f) / 1.055f, 2.4f);
+    case Transfer::gamma: return pow_unit(v, p.gamma);
+    case Transfer::linear: return v;
+  }
+  return v;
+}
+
 // lowbias32 (Chris Wellons' hash-prospector): a well-mixed 32-bit integer hash; integer-only, so
 // host and device agree bit for bit.
 GP_HD std::uint32_t lowbias32(std::uint32_t x) {

@@ -299,15 +299,18 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
                                        signal_name(signo), options.stop_timeout_s));
       },
       [&](int signo) {
-        int removed = remove_own_temporaries(true);
+        int removed = remove_own_temporaries();
         exit_code = exit_code_for_signal(signo);
         if (ledger) ledger->abandon_unfinished("not finished when the run stopped (" + signal_name(signo) + ")");
-        finish_report("cancelled", "");
-        removed += remove_own_temporaries(true);  // those writers were still creating during the first pass
+        finish_report("cancelled", "");  // needs a temporary of its own: before the registry closes
+        // Closed for good: running writers get no new temporary; the last pass removes what one
+        // was still creating during the first.
+        removed += remove_own_temporaries(true);
         message("warning", fmt::format("{}: stopped with items still running (--resume redoes them); {} temporary "
                                        "file(s) removed",
                                        signal_name(signo), removed));
         if (progress) progress->finish();
+        remove_own_temporaries(true);
         std::cerr.flush();
         std::_Exit(exit_code);
       });
@@ -372,7 +375,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     if (!options.report_path.empty()) check_report_path(options.report_path);
     const Shard shard = resolve_shard(options.shard, options.shard_count);
     report["shard"] = shard.str();
-    const std::vector<InputItem> all_items = make_input_items(expand_inputs(command.input_spec(cfg)));
+    const std::vector<InputItem> all_items = make_input_items(expand_inputs(command.input_spec(cfg), cfg));
     const std::vector<std::vector<PlannedFile>> plans = plan_all_outputs(command, cfg, all_items);
     const std::vector<std::size_t> indices = shard_indices(all_items.size(), shard);
     std::vector<InputItem> shard_items;
@@ -432,12 +435,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   } catch (const UsageError& e) {
     exit_code = int(ExitCode::usage);
     job_error("usage_error", e.what());
-  } catch (const std::bad_alloc&) {
-    exit_code = int(ExitCode::fatal);
-    job_error("fatal", "out of host memory (std::bad_alloc): lower run settings such as batch or max_in_flight");
   } catch (const std::exception& e) {
     exit_code = int(ExitCode::fatal);
-    job_error("fatal", e.what());
+    job_error("fatal", describe(e));
   }
   if (progress) progress->finish();
   remove_own_temporaries();

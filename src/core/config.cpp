@@ -4,22 +4,18 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <regex>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "core/text.hpp"
 
 namespace gp::config {
 namespace {
 
-namespace fs = std::filesystem;
 using pointer = json::json_pointer;
 
 // Field::min/max defaults: anything beyond these means "no bound".
@@ -27,21 +23,12 @@ constexpr double unbounded = 1e307;
 
 // ---- small text helpers -------------------------------------------------------------------------
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
-  return out;
-}
-
-// A user value as JSON text for messages, shortened (without splitting a UTF-8 sequence).
+// A user value as JSON text for messages, shortened (without splitting a UTF-8 sequence). The
+// value nests at most max_json_depth levels (parse_bounded, apply_override), so dump's recursion
+// is bounded; its size is not, but a message is built only for the few problems reported.
 std::string shown(const json& value) {
   // Values set with --set may hold invalid UTF-8: replace rather than throw while reporting.
-  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  constexpr std::size_t limit = 60;
-  if (text.size() <= limit) return text;
-  std::size_t cut = limit - 3;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
+  return clipped(value.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::string number_text(double v) {
@@ -112,18 +99,26 @@ bool is_required(const Field& f) { return f.type != Type::object && f.default_va
 
 // ---- validation helpers -------------------------------------------------------------------------
 
-// Collects "source: /pointer: what" lines; all of them are thrown together.
+// Collects "source: /pointer: what" lines; all of them are thrown together (the first
+// max_lines, then how many more: a config of a million unknown keys gives a short message).
 class Problems {
  public:
   explicit Problems(std::string source) : source_(std::move(source)) {}
-  void add(const std::string& at, const std::string& what) { lines_.push_back(source_ + ": " + at + ": " + what); }
+  void add(const std::string& at, const std::string& what) {
+    if (++count_ <= max_lines) lines_.push_back(source_ + ": " + clipped(at, 200) + ": " + what);
+  }
   void throw_if_any() const {
-    if (!lines_.empty()) throw UsageError(join(lines_, "\n"));
+    if (count_ == 0) return;
+    std::string message = join(lines_, "\n");
+    if (count_ > max_lines) message += fmt::format("\n{}: ... and {} more problems", source_, count_ - max_lines);
+    throw UsageError(message);
   }
 
  private:
+  static constexpr std::size_t max_lines = 50;
   std::string source_;
   std::vector<std::string> lines_;
+  std::size_t count_ = 0;
 };
 
 std::vector<std::string> child_keys(const std::vector<Field>& fields, const std::string& parent) {
@@ -161,7 +156,7 @@ void check_command(const json& user, const std::string& command, Problems& probl
   const json& given = user["command"];
   if (!given.is_string()) problems.add("/command", "expected \"" + command + "\", got " + shown(given));
   else if (given.get<std::string>() != command)
-    problems.add("/command", "this config is for " + given.get<std::string>() + ", not " + command);
+    problems.add("/command", "this config is for " + clipped(given.get<std::string>()) + ", not " + command);
 }
 
 // ---- documented example -------------------------------------------------------------------------
@@ -207,31 +202,40 @@ void write_example_members(std::ostream& out, const std::vector<Field>& fields, 
 
 // ---- config files -------------------------------------------------------------------------------
 
-std::string read_config_text(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw UsageError(path + ": no such config file");
-  if (fs::is_directory(path, ec)) throw UsageError(path + ": is a folder, not a config file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot read the config file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// nlohmann's reason ends with "; last read: '<token>'", the whole token however long (a 5 MB
+// string): keep the token's end, where the error is.
+std::string shortened_reason(const std::string& reason) {
+  static const std::string marker = "; last read: '";
+  constexpr std::size_t kept = 40;
+  const std::size_t at = reason.find(marker);
+  if (at == std::string::npos) return clipped(reason, 300);
+  std::string token = reason.substr(at + marker.size());
+  if (token.size() > kept) {
+    std::size_t cut = token.size() - kept;
+    while (cut < token.size() && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) ++cut;
+    token = "..." + token.substr(cut);
+  }
+  return clipped(reason.substr(0, at), 300) + marker + token;
 }
 
 // "path:line:column: invalid JSON: <reason>", with nlohmann's own position when it gives one.
+// (No std::regex: libstdc++'s recursion over a message holding a 5 MB token overflowed the stack.)
 std::string syntax_error_message(const std::string& path, const std::string& text, const json::parse_error& e) {
-  static const std::regex located(R"(parse error at line (\d+), column (\d+): (.*))");
-  std::smatch m;
   const std::string what = e.what();
-  if (std::regex_search(what, m, located))
-    return fmt::format("{}:{}:{}: invalid JSON: {}", path, m[1].str(), m[2].str(), m[3].str());
+  const std::size_t at = what.find("parse error at line ");
+  unsigned long line = 0, column = 0;
+  int reason_start = 0;
+  if (at != std::string::npos &&
+      std::sscanf(what.c_str() + at, "parse error at line %lu, column %lu: %n", &line, &column, &reason_start) == 2 &&
+      reason_start > 0)
+    return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, shortened_reason(what.substr(at + reason_start)));
   // No position in the message: count lines up to the last byte read (e.byte is 1-based).
-  std::size_t line = 1, column = 1;
+  line = 1, column = 1;
   for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
     column = text[i] == '\n' ? 1 : column + 1;
     line += text[i] == '\n';
   }
-  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, what);
+  return fmt::format("{}:{}:{}: invalid JSON: {}", path, line, column, shortened_reason(what));
 }
 
 // ---- overrides ----------------------------------------------------------------------------------
@@ -252,7 +256,8 @@ bool unescape_pointer_token(std::string& token) {
 }
 
 // "a.b.c" or "/a/b/c" (JSON pointer escapes ~0 ~1 honoured) as the keys to follow.
-std::vector<std::string> override_keys(const std::string& path, const std::string& assignment) {
+// `source` ("--set <assignment>") starts the messages.
+std::vector<std::string> override_keys(const std::string& path, const std::string& source) {
   const bool is_pointer = path[0] == '/';
   const char separator = is_pointer ? '/' : '.';
   std::vector<std::string> keys;
@@ -260,18 +265,19 @@ std::vector<std::string> override_keys(const std::string& path, const std::strin
   while (true) {
     const std::size_t end = path.find(separator, start);
     std::string key = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (key.empty()) throw UsageError("--set " + assignment + ": empty key in \"" + path + "\"");
+    if (key.empty()) throw UsageError(source + ": empty key in \"" + clipped(path) + "\"");
     if (is_pointer && !unescape_pointer_token(key))
-      throw UsageError("--set " + assignment + ": bad escape in \"" + path + "\" (~0 is ~, ~1 is /)");
+      throw UsageError(source + ": bad escape in \"" + clipped(path) + "\" (~0 is ~, ~1 is /)");
     keys.push_back(key);
     if (end == std::string::npos) return keys;
     start = end + 1;
   }
 }
 
-json override_value(const std::string& text) {
+// JSON when it parses, else the text; the keys above it count towards the depth limit.
+json override_value(const std::string& text, const std::string& source, std::size_t keys) {
   try {
-    return json::parse(text);
+    return parse_bounded(text, source, false, max_json_depth, int(keys));
   } catch (const json::exception&) {  // parse_error, or out_of_range for 1e999
     return text;                      // plain words are strings: --set tonemap.operator=agx
   }
@@ -409,33 +415,42 @@ std::string Schema::documented_example() const {
 // ---- files and overrides ------------------------------------------------------------------------
 
 json load_file(const std::string& path) {
-  const std::string text = read_config_text(path);
+  const std::string text = read_text_file(path, max_config_bytes, "config file");
   try {
-    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return parse_bounded(text, path, /*comments=*/true);
   } catch (const json::parse_error& e) {
     throw UsageError(syntax_error_message(path, text, e));
   }
 }
 
 void apply_override(json& config, const std::string& assignment) {
+  const std::string source = "--set " + clipped(assignment);
   const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) throw UsageError("--set " + assignment + ": expected key.path=value");
+  if (eq == std::string::npos || eq == 0) throw UsageError(source + ": expected key.path=value");
   const std::string path = assignment.substr(0, eq);
-  const std::vector<std::string> keys = override_keys(path, assignment);
+  const std::vector<std::string> keys = override_keys(path, source);
+  if (keys.size() > std::size_t(max_json_depth))
+    throw UsageError(fmt::format("{}: {} keys; the limit is {} levels", source, keys.size(), max_json_depth));
+  // Parsed before the config changes, so that a refused value leaves it as it was.
+  json value = override_value(assignment.substr(eq + 1), source, keys.size());
 
   if (config.is_null()) config = json::object();
-  if (!config.is_object()) throw UsageError("--set " + assignment + ": the config is not a JSON object");
+  if (!config.is_object()) throw UsageError(source + ": the config is not a JSON object");
+  // Find (or plan) the path first: a refusal must not leave created objects behind.
   json* node = &config;
   pointer at;
-  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+  std::size_t i = 0;
+  for (; i + 1 < keys.size() && node->contains(keys[i]); ++i) {
     at /= keys[i];
-    json& next = (*node)[keys[i]];  // creates a null member when missing
-    if (next.is_null()) next = json::object();
+    json& next = (*node)[keys[i]];
     // Replacing a value with an object would silently drop a setting: refuse.
-    if (!next.is_object()) throw UsageError("--set " + assignment + ": " + at.to_string() + " is not an object");
+    if (!next.is_object() && !next.is_null())
+      throw UsageError(source + ": " + clipped(at.to_string(), 200) + " is not an object");
+    if (next.is_null()) next = json::object();
     node = &next;
   }
-  (*node)[keys.back()] = override_value(assignment.substr(eq + 1));
+  for (; i + 1 < keys.size(); ++i) node = &((*node)[keys[i]] = json::object());
+  (*node)[keys.back()] = std::move(value);
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
@@ -454,10 +469,16 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   };
   const std::string w = lowercase(word);
   std::string best;
+  std::size_t best_distance = 0;
   for (const auto& candidate : candidates) {
-    const std::size_t dist = distance(w, lowercase(candidate));
     const std::size_t allowed = std::max<std::size_t>(1, std::max(word.size(), candidate.size()) / 3);
-    if (dist <= allowed && (best.empty() || dist < distance(w, lowercase(best)))) best = candidate;
+    // The distance is at least the difference in length: skipping those keeps a user's 10 MB key
+    // from costing a 10 MB x key-length table.
+    const std::size_t length_difference = word.size() > candidate.size() ? word.size() - candidate.size()
+                                                                          : candidate.size() - word.size();
+    if (length_difference > allowed) continue;
+    const std::size_t dist = distance(w, lowercase(candidate));
+    if (dist <= allowed && (best.empty() || dist < best_distance)) best = candidate, best_distance = dist;
   }
   return best;
 }

@@ -10,9 +10,35 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace gp::config {
 
 using json = nlohmann::ordered_json;
+
+// The deepest nesting of arrays and objects accepted in JSON from users (configs, --set values,
+// reports, files to compare). Our deepest config field is 4 levels down and our reports nest
+// fewer than 10; 100 is Ruby's JSON default, and keeps every recursive walk of a value (dump,
+// comparison, conversion) far from the stack's end: nlohmann's serializer crashed at 100,000.
+inline constexpr int max_json_depth = 100;
+
+// Parses `text` (JSON; // and /* */ comments when `comments`) with at most `max_depth` nested
+// arrays and objects, counting `levels_above` that will hold the value: deeper throws
+// gp::UsageError "<source>: nested more than N levels deep ...", before the deep value exists.
+// Syntax errors throw Json::parse_error as Json::parse does.
+template <class Json = json>
+Json parse_bounded(const std::string& text, const std::string& source, bool comments = false,
+                   int max_depth = max_json_depth, int levels_above = 0) {
+  using event = typename Json::parse_event_t;
+  // The callback's depth is the number of arrays and objects around the one that starts.
+  const typename Json::parser_callback_t limit = [&](int depth, event e, Json&) {
+    if ((e == event::object_start || e == event::array_start) && levels_above + depth >= max_depth)
+      throw UsageError(source + ": nested more than " + std::to_string(max_depth) +
+                       " levels deep (arrays and objects inside each other)");
+    return true;
+  };
+  return Json::parse(text, limit, /*allow_exceptions=*/true, comments);
+}
 
 enum class Type { boolean, integer, number, string, string_list, object };
 
@@ -70,13 +96,15 @@ T value_at(const json& config, const std::string& pointer) {
 }
 
 // Reads a JSON config file (comments allowed). Throws gp::UsageError naming the file: missing,
-// unreadable, or "path:line:column: invalid JSON: ..." for a syntax error.
+// not a regular file (a FIFO, a device, a folder), larger than max_config_bytes, nested deeper
+// than max_json_depth, unreadable, or "path:line:column: invalid JSON: ..." for a syntax error.
 json load_file(const std::string& path);
 
 // Applies `--set key.path=value` (dots, or a JSON pointer when it starts with "/"). The value is
 // parsed as JSON when it parses (numbers, true/false, arrays, "quoted"), else taken as a string.
-// Missing intermediate objects are created. Throws gp::UsageError on bad syntax or when an
-// intermediate level exists and is not an object.
+// Missing intermediate objects are created. Throws gp::UsageError on bad syntax, when an
+// intermediate level exists and is not an object, or when the keys and the value together nest
+// deeper than max_json_depth. Messages quote the assignment shortened.
 void apply_override(json& config, const std::string& assignment);
 
 // The closest of `candidates` to `word` by case-insensitive Damerau-Levenshtein distance, or ""

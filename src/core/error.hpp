@@ -1,6 +1,7 @@
 #pragma once
 // Error types shared by every subcommand. Kept free of host libraries so kernels' launch code
 // (compiled by nvcc) can throw them too.
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -45,6 +46,13 @@ class ItemCancelled : public ItemError {
  public:
   ItemCancelled(std::string file, std::string stage) : ItemError(std::move(file), std::move(stage), "cancelled: the run is stopping") {}
 };
+
+// What an exception says for a message: std::bad_alloc's what() is only "std::bad_alloc".
+inline std::string describe(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of host memory (std::bad_alloc): lower run.batch or run.max_in_flight, or process fewer items at once";
+  return e.what();
+}
 
 // A failed CUDA call, with the call, the place and what was being done.
 class GpuError : public Error {

@@ -6,10 +6,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "core/text.hpp"
 
 namespace gp {
@@ -18,6 +18,10 @@ namespace {
 
 // List files may name other list files; this stops a file that names itself.
 constexpr int max_list_nesting = 8;
+// No path is longer (PATH_MAX): a longer input (a list's line) is not a file name.
+constexpr std::size_t max_input_name_bytes = 4096;
+// Reasons for an empty input set shown, of all the folders and lists that gave nothing.
+constexpr std::size_t max_reasons_shown = 10;
 
 bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
@@ -40,7 +44,13 @@ struct Expansion {
   bool recursive = false;
   bool folders_are_items = false;
   std::vector<std::string> sequence_extensions;
-  std::set<std::string> files;  // sorted by bytes, duplicates gone
+  std::string reader = "this subcommand";  // for messages
+  std::string recursive_setting;           // the config field that turns `recursive` on ("" = none)
+  std::set<std::string> files;             // sorted by bytes, duplicates gone
+  // Folders that would be items but hold no file: items only when the set has usable ones too
+  // (they fail then, loudly, as before); alone they make the set empty.
+  std::set<std::string> empty_item_folders;
+  std::vector<std::string> nothing_reasons;  // why each folder or list that gave nothing did
 
   void add_file(const fs::path& p) { files.insert(p.lexically_normal().string()); }
   bool extension_accepted(const fs::path& p) const {
@@ -67,10 +77,63 @@ bool is_sequence_folder(const fs::path& dir, const Expansion& x) {
   return members;
 }
 
+// The kinds of file a folder is searched for: "(.exr, .hdr)", with sequence folders.
+std::string kinds_text(const Expansion& x) {
+  std::string text = x.extensions.empty() ? "any file" : join(x.extensions, ", ");
+  if (!x.sequence_extensions.empty()) text += "; or folders of " + join(x.sequence_extensions, ", ") + " images";
+  return "(" + text + ")";
+}
+
+// Whether a (not hidden) sub-folder of `dir`, at any depth, holds a file of an accepted kind.
+bool sub_folders_hold_inputs(const fs::path& dir, const Expansion& x) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (is_hidden(it->path())) {
+      if (it->is_directory(type_ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (it.depth() > 0 && it->is_regular_file(type_ec) &&
+        (x.extension_accepted(it->path()) || x.sequence_member(it->path())))
+      return true;
+  }
+  return false;
+}
+
+// Why a folder gave no item.
+std::string nothing_in_folder(const fs::path& dir, const Expansion& x) {
+  std::string why = dir.string() + ": no file of the kinds " + x.reader + " reads " + kinds_text(x);
+  if (!x.recursive && !x.recursive_setting.empty() && sub_folders_hold_inputs(dir, x))
+    why += " (sub-folders are not searched; set " + x.recursive_setting + ")";
+  return why;
+}
+
+// Whether the folder holds a (not hidden) regular file of its own.
+bool has_own_file(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (!is_hidden(it->path()) && it->is_regular_file(type_ec)) return true;
+  }
+  return false;
+}
+
+// A folder that is one item (a DICOM series, a TIFF stack), unless it has no file of its own.
+void add_item_folder(const fs::path& dir, Expansion& x) {
+  if (has_own_file(dir)) return x.add_file(dir);
+  x.empty_item_folders.insert(dir.lexically_normal().string());
+  x.nothing_reasons.push_back(dir.string() + ": no file in the folder itself (" + x.reader +
+                              " reads each folder as one item; name its sub-folders, if any: " +
+                              (dir / "*").string() + ")");
+}
+
 // Regular files of a folder with an accepted extension; hidden files and folders (temporaries,
 // .git, ...) are skipped.
 void add_directory(const fs::path& dir, Expansion& x) {
-  if (x.folders_are_items || is_sequence_folder(dir, x)) return x.add_file(dir);
+  if (x.folders_are_items) return add_item_folder(dir, x);
+  if (is_sequence_folder(dir, x)) return x.add_file(dir);
+  const std::size_t before = x.files.size();
   std::error_code ec;
   auto consider = [&](const fs::directory_entry& e) {
     std::error_code type_ec;
@@ -95,6 +158,14 @@ void add_directory(const fs::path& dir, Expansion& x) {
     }
   }
   if (ec) throw UsageError(dir.string() + ": cannot list the folder: " + ec.message());
+  if (x.files.size() == before) x.nothing_reasons.push_back(nothing_in_folder(dir, x));
+}
+
+// A file named explicitly, by a glob or a list: taken whatever its extension, if it is a regular
+// file (a FIFO or /dev/zero would block or never end).
+void add_named_file(const std::string& path, Expansion& x) {
+  require_regular_file(path, "input");
+  x.add_file(path);
 }
 
 void add_pattern(const std::string& pattern, Expansion& x, int nesting);
@@ -118,14 +189,20 @@ std::string resolve_list_entry(const std::string& entry, const fs::path& list_fo
 // (a # later in the line belongs to the file name).
 void add_list_file(const std::string& list, Expansion& x, int nesting) {
   if (nesting > max_list_nesting) throw UsageError(list + ": list files nest too deeply (a list names itself?)");
-  std::ifstream in(list);
-  if (!in) throw UsageError(list + ": cannot read the list file");
+  const std::string text = read_text_file(list, max_list_bytes, "list file");
+  if (text.find('\0') != std::string::npos)
+    throw UsageError("list file: " + list + " holds NUL bytes: not a text list of file names");
   const fs::path folder = fs::path(list).parent_path();
-  for (std::string line; std::getline(in, line);) {
-    const std::string entry = trimmed(line);
+  std::size_t entries = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string entry = trimmed(text.substr(start, end - start));
+    start = end + 1;
     if (entry.empty() || entry[0] == '#') continue;
+    ++entries;
     add_pattern(resolve_list_entry(entry, folder), x, nesting + 1);
   }
+  if (entries == 0) x.nothing_reasons.push_back(list + ": the list file names no input (only blank lines or # comments)");
 }
 
 void add_glob(const std::string& pattern, Expansion& x) {
@@ -137,19 +214,33 @@ void add_glob(const std::string& pattern, Expansion& x) {
   if (rc != 0) throw UsageError(pattern + ": cannot expand this pattern (unreadable folder?)");
   for (const auto& m : matches) {
     if (fs::is_directory(m)) add_directory(m, x);
-    else x.add_file(m);
+    else add_named_file(m, x);
   }
 }
 
 void add_pattern(const std::string& pattern, Expansion& x, int nesting) {
   if (pattern.empty()) throw UsageError("inputs: empty input name");
+  if (pattern.size() > max_input_name_bytes)
+    throw UsageError("inputs: \"" + clipped(pattern) + "\" is longer than " + std::to_string(max_input_name_bytes) +
+                     " bytes: not a file name");
   if (pattern[0] == '@') return add_list_file(pattern.substr(1), x, nesting);
   if (has_wildcard(pattern)) return add_glob(pattern, x);
   std::error_code ec;
   const auto status = fs::status(pattern, ec);
   if (!fs::exists(status)) throw UsageError(pattern + ": no such file or folder");
   if (fs::is_directory(status)) add_directory(pattern, x);
-  else x.add_file(pattern);  // named explicitly: taken whatever its extension
+  else add_named_file(pattern, x);
+}
+
+// Why the whole set is empty: each folder and list that gave nothing (the first few).
+[[noreturn]] void throw_nothing_to_do(const InputSpec& spec, const Expansion& x) {
+  if (spec.patterns.empty())
+    throw UsageError("no inputs: give files, folders, globs or @lists on the command line or in the config's inputs");
+  std::vector<std::string> shown(x.nothing_reasons.begin(),
+                                 x.nothing_reasons.begin() + std::min(x.nothing_reasons.size(), max_reasons_shown));
+  if (x.nothing_reasons.size() > shown.size())
+    shown.push_back("... and " + std::to_string(x.nothing_reasons.size() - shown.size()) + " more folders or lists");
+  throw UsageError("no input to process: " + join(shown, "\n"));
 }
 
 // ---- shards -------------------------------------------------------------------------------------
@@ -211,10 +302,20 @@ Shard shard_from_job_index(const char* index, std::optional<int> shard_count) {
 
 }  // namespace
 
-std::vector<std::string> expand_inputs(const InputSpec& spec) {
-  Expansion x{normalised_extensions(spec.extensions), spec.recursive, spec.folders_are_items,
-              normalised_extensions(spec.sequence_extensions), {}};
+std::vector<std::string> expand_inputs(const InputSpec& spec, const config::json& job_config) {
+  Expansion x;
+  x.extensions = normalised_extensions(spec.extensions);
+  x.recursive = spec.recursive;
+  x.folders_are_items = spec.folders_are_items;
+  x.sequence_extensions = normalised_extensions(spec.sequence_extensions);
+  if (job_config.is_object()) {
+    const config::json command = job_config.value("command", config::json());
+    if (command.is_string() && !command.get<std::string>().empty()) x.reader = command.get<std::string>();
+    if (job_config.contains(config::json::json_pointer("/input/recursive"))) x.recursive_setting = "input.recursive";
+  }
   for (const auto& p : spec.patterns) add_pattern(p, x, 0);
+  if (x.files.empty()) throw_nothing_to_do(spec, x);
+  x.files.insert(x.empty_item_folders.begin(), x.empty_item_folders.end());
   return {x.files.begin(), x.files.end()};
 }
 

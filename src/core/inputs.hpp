@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/config.hpp"
+
 namespace gp {
 
 struct InputSpec {
@@ -19,11 +21,19 @@ struct InputSpec {
 
 // Expands the patterns; paths lexically normalised ("./a.exr" -> "a.exr"), duplicates removed,
 // sorted by path (byte order). Folders give their regular files with an accepted extension, hidden
-// ones skipped; a file named explicitly is taken whatever its extension. A pattern that matches
-// nothing, a missing file or an unreadable list file throws gp::UsageError naming it. List files
-// hold one entry per line (lines starting with # and blank lines ignored); relative entries are
-// relative to the list file's folder.
-std::vector<std::string> expand_inputs(const InputSpec& spec);
+// ones skipped; a file named explicitly (or through a glob or a list) is taken whatever its
+// extension, but must be a regular file: a FIFO, a device or a socket is refused. A pattern that
+// matches nothing, a missing file, a name longer than 4096 bytes or an unreadable list file throws
+// gp::UsageError naming it. List files (regular, at most max_list_bytes, no NUL byte) hold one
+// entry per line (lines starting with # and blank lines ignored); relative entries are relative to
+// the list file's folder.
+//
+// An expansion that gives nothing throws gp::UsageError saying why: no patterns at all, or for
+// each folder and list that gave nothing, what was looked for. With folders_are_items, a folder
+// with no file of its own is an item only beside usable ones. `job_config` (the validated job
+// config; optional) gives the messages the subcommand's name ("command") and the setting to
+// suggest when sub-folders hold inputs (input.recursive, where the config has it).
+std::vector<std::string> expand_inputs(const InputSpec& spec, const config::json& job_config = {});
 
 struct Shard {
   int index = 0;  // 0-based

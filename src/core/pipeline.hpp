@@ -17,7 +17,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <new>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -106,13 +105,9 @@ class Pipeline {
       if (auto* ie = dynamic_cast<const ItemError*>(&e)) {
         item.failure.stage = ie->stage();
         item.failure.message = e.what();
-      } else if (dynamic_cast<const std::bad_alloc*>(&e)) {
-        item.failure.stage = stage;
-        item.failure.message = item.name + ": " + stage + ": out of host memory (std::bad_alloc); lower run.batch or "
-                                                          "run.max_in_flight, or process fewer items at once";
       } else {
         item.failure.stage = stage;
-        item.failure.message = item.name + ": " + stage + ": " + e.what();
+        item.failure.message = item.name + ": " + stage + ": " + describe(e);
       }
       if (options_.stop_on_error) cancelled_ = true;
     };

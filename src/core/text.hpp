@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gp {
 
@@ -27,5 +28,12 @@ std::string lowercase_extension(const std::string& path);
 // `text` as one line, for line-oriented output (one line per failure): line breaks and the white
 // space around them become "; ", trailing white space goes.
 std::string one_line(std::string_view text);
+
+// "a, b, c" for join({"a", "b", "c"}, ", ").
+std::string join(const std::vector<std::string>& items, const std::string& separator);
+
+// `text` for a message: at most `limit` bytes, cut with "..." (never inside a UTF-8 sequence), so
+// that a user's 10 MB value cannot flood stderr.
+std::string clipped(const std::string& text, std::size_t limit = 60);
 
 }  // namespace gp

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 
 namespace gp::infer {
 
@@ -12,7 +13,7 @@ namespace fs = std::filesystem;
 
 std::string locate_model(const std::string& explicit_path, const std::string& file_name, const std::string& field) {
   if (!explicit_path.empty()) {
-    if (!fs::is_regular_file(explicit_path)) throw UsageError(field + ": \"" + explicit_path + "\" is not a file");
+    require_regular_file(explicit_path, field);  // a FIFO or a device would block or never end
     return explicit_path;
   }
   std::vector<fs::path> folders;

@@ -6,8 +6,9 @@
 
 namespace gp::infer {
 
-// Throws gp::UsageError naming `field` (e.g. "/model/path"): an explicit path that is not a file,
-// or a file name found in none of the folders (listing them, and how to fetch the models).
+// Throws gp::UsageError naming `field` (e.g. "/model/path"): an explicit path that is not a regular
+// file (missing, a folder, a FIFO, a device), or a file name found in none of the folders (listing
+// them, and how to fetch the models).
 std::string locate_model(const std::string& explicit_path, const std::string& file_name, const std::string& field);
 
 }  // namespace gp::infer

@@ -15,13 +15,16 @@ namespace gp::io {
 
 struct WriteOptions;
 
-// An image opened for `gpuproc compare`, read a row of floats at a time.
+// One subimage and MIP level of an image, opened for `gpuproc compare`, read a row of floats at
+// a time.
 class FloatImage {
  public:
   virtual ~FloatImage() = default;
   int width = 0, height = 0, depth = 1, channels = 0;
   int x = 0, y = 0;               // data window origin
   bool integer_format = false;    // integer samples read as k / (2^bits - 1)
+  int subimages = 1;              // in the file (EXR parts, TIFF pages)
+  int miplevels = 1;              // of this subimage (tiled MIP-mapped TIFF/EXR)
   std::vector<std::string> channel_names;
   // Row `row` (0-based from the top of the data window) as floats. Throws std::runtime_error.
   virtual void read_row(int row, std::vector<float>& values) const = 0;
@@ -50,8 +53,9 @@ class OiioModule {
   virtual void write_mip_image(const std::string& path, const std::vector<ImageView>& levels,
                                const WriteOptions& options) const = 0;
   virtual bool can_write_extension(const std::string& extension) const = 0;  // ".webp": lowercase, with its dot
-  // Throws std::runtime_error saying why the file cannot be read.
-  virtual std::unique_ptr<FloatImage> open_float_image(const std::string& path) const = 0;
+  // Throws std::runtime_error saying why the file (or that subimage or level) cannot be read.
+  virtual std::unique_ptr<FloatImage> open_float_image(const std::string& path, int subimage = 0,
+                                                       int miplevel = 0) const = 0;
   // Throws std::runtime_error saying why the file cannot be read (or has more than one channel).
   virtual std::unique_ptr<GreyPages> open_grey_pages(const std::string& path) const = 0;
   virtual std::string version() const = 0;

@@ -235,7 +235,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
         } catch (const GpuError&) {
           throw;
         } catch (const std::exception& e) {
-          error = e.what();
+          error = describe(e);
           const auto* ie = dynamic_cast<const ItemError*>(&e);
           if (ie) stage = ie->stage();
           if (!ie || ie->file() != path) error = path + ": " + error;

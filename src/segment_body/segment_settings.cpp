@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "core/outputs.hpp"
 #include "infer/model_locator.hpp"
 
@@ -222,8 +223,7 @@ Settings read_settings(const config::json& c) {
   s.background_image = config::value_at<std::string>(c, "/output/background/image");
   if (s.background && s.background_kind == "image") {
     if (s.background_image.empty()) throw UsageError("/output/background/image: kind image needs an image file");
-    if (!fs::is_regular_file(s.background_image))
-      throw UsageError("/output/background/image: \"" + s.background_image + "\" is not a file");
+    require_regular_file(s.background_image, "/output/background/image");
   }
   s.background_name = config::value_at<std::string>(c, "/output/background/name");
   check_template(s.background_name, "/output/background/name", false);

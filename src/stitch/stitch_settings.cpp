@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "core/outputs.hpp"
 #include "core/text.hpp"
 
@@ -219,6 +220,7 @@ Settings read_settings(const config::json& c) {
       throw UsageError("/mask/enabled: masks are made in modes views and cubemap (the mode is " + s.mode + ")");
     if (s.mask.image.empty() && s.mask.nadir_deg == 0)
       throw UsageError("/mask/enabled: set /mask/image, /mask/nadir or both");
+    if (!s.mask.image.empty()) require_regular_file(s.mask.image, "/mask/image");
     if (s.mask.apply && s.mode != "views")
       throw UsageError("/mask/apply: only in mode views (cubemap faces get mask files only)");
     if (s.mask.name_template.find("{output}") == std::string::npos && s.mask.name_template.find("{view}") == std::string::npos)

@@ -1,9 +1,40 @@
 #include "core/outputs.hpp"
+#include "core/text.hpp"
 #include "core/trace.hpp"
 #include "io/png_encoder.hpp"
+#include "cuda/tonemap/tonemap_math.hpp"
 #include "tonemap/stages.hpp"
 
 namespace gp::tonemap {
+namespace {
+
+// A tiled MIP EXR holds linear light, as EXR readers assume: the levels' display-encoded values
+// decoded (alpha is linear already), as floats.
+std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const EncodeParams& encode,
+                                     std::vector<std::vector<float>>& storage) {
+  std::vector<ImageView> out;
+  storage.resize(levels.size());
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const ImageView& v = levels[l];
+    const float scale = v.type == PixelType::u16 ? 1.0f / 65535 : 1.0f / 255;
+    std::vector<float>& f = storage[l];
+    f.resize(std::size_t(v.width) * v.height * v.channels);
+    const int colour = v.channels == 2 || v.channels == 4 ? v.channels - 1 : v.channels;
+    for (int y = 0; y < v.height; ++y) {
+      const auto* row = static_cast<const unsigned char*>(v.data) + std::size_t(y) * v.pitch;
+      for (int x = 0; x < v.width; ++x)
+        for (int c = 0; c < v.channels; ++c) {
+          const std::size_t i = std::size_t(x) * v.channels + c;
+          const float value = (v.type == PixelType::u16 ? reinterpret_cast<const std::uint16_t*>(row)[i] : row[i]) * scale;
+          f[(std::size_t(y) * v.width) * v.channels + i] = c < colour ? math::transfer_decode(value, encode) : value;
+        }
+    }
+    out.push_back(packed_view(f.data(), v.width, v.height, v.channels, PixelType::f32));
+  }
+  return out;
+}
+
+}  // namespace
 
 void save_stage(TonemapItem& item, const Settings& s) {
   ScopedStage t("encode");
@@ -26,6 +57,8 @@ void save_stage(TonemapItem& item, const Settings& s) {
   if (!tiled_levels.empty()) {
     // The tiled file holds level 0 too.
     tiled_levels.insert(tiled_levels.begin(), item.images.front().view);
+    std::vector<std::vector<float>> linear;
+    if (lowercase_extension(item.outputs.mip_tiled) == ".exr") tiled_levels = linear_levels(tiled_levels, s.encode, linear);
     write_atomically(item.outputs.mip_tiled,
                      [&](const std::string& tmp) { io::write_mip_image(tmp, tiled_levels, s.write); });
     item.written.push_back(item.outputs.mip_tiled);

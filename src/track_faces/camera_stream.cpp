@@ -171,7 +171,7 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());
   } catch (const std::exception& e) {
-    cam.fail("decode", cam.path + ": " + e.what());
+    cam.fail("decode", cam.path + ": " + describe(e));
   }
   arrive();
   cam.decoded.close();
@@ -243,7 +243,7 @@ void save_camera(Camera& cam, const TrackSettings& s) {
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());
   } catch (const std::exception& e) {
-    cam.fail("write", cam.id + ": " + e.what());
+    cam.fail("write", cam.id + ": " + describe(e));
   }
 }
 

@@ -10,31 +10,9 @@ gpuproc=$1
 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+source "$src/tests/cli/checks.sh"
 cd "$src"
-failures=0
-passes=0
 models=${GPUPROC_MODELS:-.models}
-
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name=$1 expected=$2
-  shift 2
-  "$@" >"$work/stdout" 2>"$work/stderr"
-  local rc=$?
-  if [[ $rc -ne $expected ]]; then
-    echo "FAIL: $name: exit $rc, expected $expected"; sed 's/^/  | /' "$work/stderr" "$work/stdout" | head -20
-    failures=$((failures + 1))
-    return 1
-  fi
-  passes=$((passes + 1))
-}
-expect_text() {  # expect_text NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then passes=$((passes + 1)); else
-    echo "FAIL: $1: '$3' not in output:"; sed 's/^/  | /' "$2" | head -20; failures=$((failures + 1)); fi
-}
-json_check() {  # json_check NAME FILE PYTHON_EXPR (j = the parsed JSON)
-  if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
-    passes=$((passes + 1)); else echo "FAIL: $1: $3 is false for $2"; failures=$((failures + 1)); fi
-}
 ok() {  # ok NAME CONDITION_EXIT_STATUS
   if [[ $2 -eq 0 ]]; then passes=$((passes + 1)); else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
@@ -240,6 +218,16 @@ check "dither: alone" 0 "$gpuproc" "${tm[@]}" "$work/dither/m.exr" --set output.
 cp data-samples/exr/noon_float_piz.exr "$work/dither/a.exr"
 check "dither: with another file before it" 0 "$gpuproc" "${tm[@]}" "$work/dither" --set output.dir="$work/dither-2"
 check "dither does not depend on the batch" 0 cmp "$work/dither-1/m.png" "$work/dither-2/m.png"
+# A tiled MIP EXR holds linear light (its main level equals the PNG decoded from sRGB), tagged so.
+check "tiled MIP exr" 0 "$gpuproc" "${tm[@]}" data-samples/exr/sunset_half_zip.exr --set mip.enabled=true --set mip.layout=tiled \
+  --set 'mip.tiled_name={stem}.mip.exr' --set output.dir="$work/mip-exr"
+oiiotool --info -v "$work/mip-exr/sunset_half_zip.mip.exr" >"$work/mip-info.txt" 2>&1
+expect_text "tiled MIP exr tagged linear" "$work/mip-info.txt" 'oiio:ColorSpace: "Linear"'
+exr_mean=$(oiiotool "$work/mip-exr/sunset_half_zip.mip.exr" --ch R,G,B --printstats 2>/dev/null | awk '/Stats Avg/ {print $3; exit}')
+png_mean=$(oiiotool "$work/mip-exr/sunset_half_zip.png" --ch R,G,B --colorconvert sRGB linear --printstats 2>/dev/null | awk '/Stats Avg/ {print $3; exit}')
+python3 -c "import sys; e, p = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(e - p) <= 0.01 * max(p, 1e-3) + 1e-3 else 1)" \
+  "${exr_mean:-nan}" "${png_mean:-nan}"
+ok "tiled MIP exr is the PNG in linear light (exr $exr_mean, png $png_mean)" $?
 check "huge --gpu-memory-limit" 2 "$gpuproc" "${tm[@]}" --gpu-memory-limit 99999999999999999999T --set output.dir="$work/x"
 check "unknown subcommand" 2 "$gpuproc" frobnicate
 expect_text "unknown subcommand named" "$work/stderr" 'unknown subcommand "frobnicate"'

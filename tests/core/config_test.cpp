@@ -2,12 +2,19 @@
 // files and --set overrides.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "support/test_data.hpp"
+#include "support/within.hpp"
 #include "tonemap/tonemap_settings.hpp"
 
 namespace {
@@ -15,6 +22,12 @@ namespace {
 using gp::UsageError;
 using gp::config::json;
 using Catch::Matchers::Contains;
+using Catch::Matchers::Equals;
+using Catch::Matchers::StartsWith;
+using gp::test::usage_error_within;
+
+// `depth` arrays inside each other: [[[...]]].
+std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
 const std::vector<std::string> operators = {"linear", "reinhard", "hable", "agx"};
 
@@ -224,8 +237,75 @@ TEST_CASE("config files allow comments; errors name the file, line and column", 
 
   const std::string missing = (dir / "missing.json").string();
   CHECK_THROWS_AS(gp::config::load_file(missing), UsageError);
-  CHECK_THROWS_WITH(gp::config::load_file(missing), missing + ": no such config file");
-  CHECK_THROWS_WITH(gp::config::load_file(dir.string()), Contains(dir.string() + ": is a folder"));
+  CHECK_THROWS_WITH(gp::config::load_file(missing), "config file: " + missing + " does not exist");
+  CHECK_THROWS_WITH(gp::config::load_file(dir.string()),
+                    "config file: " + dir.string() + " is a folder, not a regular file");
+}
+
+TEST_CASE("config files nest at most max_json_depth levels", "[config]") {
+  const auto dir = gp::test::scratch_dir("config-depth");
+  const int limit = gp::config::max_json_depth;
+  CHECK_NOTHROW(gp::config::load_file(write_file(dir / "at-limit.json", "{\"a\": " + nested(limit - 1) + "}")));
+  const std::string over = write_file(dir / "over.json", "{\"a\": " + nested(limit) + "}");
+  CHECK_THROWS_WITH(gp::config::load_file(over), over + ": nested more than 100 levels deep (arrays and objects inside each other)");
+  // 100,000 levels (200 KB) crashed the message's serializer; objects count as arrays do.
+  const std::string deep = write_file(dir / "deep.json", nested(100000));
+  CHECK(usage_error_within([&] { gp::config::load_file(deep); }) ==
+        deep + ": nested more than 100 levels deep (arrays and objects inside each other)");
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  const std::string deep_objects = write_file(dir / "objects.json", objects + "1" + std::string(100000, '}'));
+  CHECK_THAT(usage_error_within([&] { gp::config::load_file(deep_objects); }), Contains("nested more than 100 levels"));
+  // Brackets in strings and comments do not count.
+  const std::string quoted = write_file(dir / "quoted.json", "// [[[[\n{\"a\": \"" + nested(200) + "\" /* {{{ */}");
+  CHECK(gp::config::load_file(quoted)["a"] == nested(200));
+}
+
+TEST_CASE("a syntax error after a long token gives a short message", "[config]") {
+  // nlohmann's message holds the whole token: 5 MB here (std::regex over it crashed).
+  const auto dir = gp::test::scratch_dir("config-long-token");
+  const std::string bad = write_file(dir / "bad.json", "{\"a\": \"" + std::string(5 << 20, 'x') + "\x01\"}");
+  const std::string message = usage_error_within([&] { gp::config::load_file(bad); });
+  CHECK_THAT(message, StartsWith(bad + ":1:5242888: invalid JSON: syntax error while parsing value - invalid string: "
+                                       "control character U+0001 (SOH) must be escaped to \\u0001; last read: '..."));
+  CHECK_THAT(message, Contains("xxxxxxxx<U+0001>'"));
+  CHECK(message.size() < 400);
+}
+
+TEST_CASE("config files must be regular files of at most max_config_bytes", "[config]") {
+  const auto dir = gp::test::scratch_dir("config-special");
+  CHECK_THAT(usage_error_within([] { gp::config::load_file("/dev/zero"); }),
+             Equals("config file: /dev/zero is a character device, not a regular file"));
+  const std::string fifo = (dir / "fifo.json").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THAT(usage_error_within([&] { gp::config::load_file(fifo); }),
+             Equals("config file: " + fifo + " is a FIFO (named pipe), not a regular file"));
+  const std::string big = write_file(dir / "big.json", "{}");
+  std::filesystem::resize_file(big, gp::max_config_bytes + 1);  // sparse: nothing written
+  CHECK_THAT(usage_error_within([&] { gp::config::load_file(big); }),
+             Equals("config file: " + big + " is larger than the limit of 16 MiB"));
+}
+
+TEST_CASE("messages stay short and cheap whatever the config holds", "[config]") {
+  // A 1 MB unknown key: the message quotes it shortened, and did_you_mean does not build a
+  // 1 MB x key-length table.
+  const std::string long_key(1 << 20, 'q');
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message = problems_of(with_inputs({{long_key, 1}}));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  CHECK_THAT(message, StartsWith("config.json: /qqqq"));
+  CHECK_THAT(message, Contains("...: unknown key"));
+  CHECK(message.size() < 300);
+  CHECK(gp::config::did_you_mean(long_key, {"quality", "q"}).empty());
+  // Thousands of unknown keys: the first 50 problems, then how many more.
+  json many = with_inputs(json::object());
+  for (int i = 0; i < 10000; ++i) many["key" + std::to_string(i)] = i;
+  const std::string lines = problems_of(many);
+  CHECK(std::count(lines.begin(), lines.end(), '\n') == 50);
+  CHECK_THAT(lines, Contains("\nconfig.json: ... and 9950 more problems"));
+  // A deep value (at the depth limit) is shown shortened.
+  json deep = json::parse(nested(gp::config::max_json_depth));
+  CHECK(problems_of(deep) == "config.json: expected a JSON object at the top level, got " + std::string(57, '[') + "...");
 }
 
 TEST_CASE("the --set option: overrides take dotted paths or JSON pointers", "[config]") {
@@ -276,6 +356,33 @@ TEST_CASE("the --set option: rejects bad syntax", "[config]") {
   CHECK(cfg == json::object());
   json array = json::array();
   CHECK_THROWS_WITH(gp::config::apply_override(array, "a=1"), "--set a=1: the config is not a JSON object");
+}
+
+TEST_CASE("the --set option: keys and value together nest at most max_json_depth levels", "[config]") {
+  const int limit = gp::config::max_json_depth;
+  // As in a file, the config object counts: {"a": [[...]]} with limit - 1 arrays is the deepest.
+  json cfg = json::object();
+  gp::config::apply_override(cfg, "a=" + nested(limit - 1));
+  CHECK(cfg["a"] == json::parse(nested(limit - 1)));
+  gp::config::apply_override(cfg, "b.c=" + nested(limit - 2));  // and object b
+  CHECK(cfg["b"]["c"] == json::parse(nested(limit - 2)));
+  std::string hundred_keys = "k";
+  for (int i = 1; i < limit; ++i) hundred_keys += ".k";
+  gp::config::apply_override(cfg, hundred_keys + "=1");
+
+  json before = cfg;
+  const std::string deep = "x.y=" + nested(limit - 1);
+  CHECK_THROWS_WITH(gp::config::apply_override(cfg, deep), "--set x.y=" + std::string(53, '[') +
+                                                          "...: nested more than 100 levels deep (arrays and objects inside each other)");
+  CHECK(cfg == before);  // nothing created on the way
+  // 100,000 levels: refused at once, not taken as a string nor crashing later.
+  CHECK_THAT(usage_error_within([&] { gp::config::apply_override(cfg, "a=" + nested(100000)); }),
+             Contains("nested more than 100 levels deep"));
+  std::string keys = "k";
+  for (int i = 0; i < 100000; ++i) keys += ".k";
+  CHECK_THAT(usage_error_within([&] { gp::config::apply_override(cfg, keys + "=1"); }),
+             Equals("--set " + keys.substr(0, 57) + "...: 100001 keys; the limit is 100 levels"));
+  CHECK(cfg == before);
 }
 
 TEST_CASE("overrides then validation report the overridden value", "[config]") {

@@ -1,13 +1,18 @@
 // gp::expand_inputs (files, folders, globs, @lists) and sharding (--shard, Slurm, Kubernetes).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/file_checks.hpp"
 #include "core/inputs.hpp"
 #include "support/test_data.hpp"
+#include "support/within.hpp"
 
 namespace {
 
@@ -16,6 +21,8 @@ using gp::InputSpec;
 using gp::Shard;
 using gp::UsageError;
 using Catch::Matchers::Contains;
+using Catch::Matchers::Equals;
+using gp::test::usage_error_within;
 using Strings = std::vector<std::string>;
 
 void touch(const fs::path& p) {
@@ -107,7 +114,7 @@ TEST_CASE("a folder of sequence files (and no accepted file) is one item among f
   spec.sequence_extensions = {"png"};
   CHECK(gp::expand_inputs(spec) == Strings{s(dir / "deep/x"), s(dir / "side")});
   spec.sequence_extensions.clear();
-  CHECK(gp::expand_inputs(spec).empty());
+  CHECK_THROWS_WITH(gp::expand_inputs(spec), Contains(s(dir / "side") + ": no file of the kinds"));
 }
 
 TEST_CASE("globs expand with glob(3)", "[inputs]") {
@@ -131,7 +138,7 @@ TEST_CASE("@list files hold one entry per line, relative to the list", "[inputs]
   std::ofstream(dir / "bad.txt") << "a.exr\nmissing.exr\n";
   CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "bad.txt")}, {}, false}), s(dir / "missing.exr") + ": no such file or folder");
   CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "none.txt")}, {}, false}),
-                    s(dir / "none.txt") + ": cannot read the list file");
+                    "list file: " + s(dir / "none.txt") + " does not exist");
   std::ofstream(dir / "self.txt") << "@self.txt\n";
   CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "self.txt")}, {}, false}), Contains("nest too deeply"));
 }
@@ -220,4 +227,109 @@ TEST_CASE("select_shard deals items round-robin, covering each exactly once", "[
   CHECK(gp::select_shard(items, Shard{2, 3}) == Strings{"2", "5"});
   CHECK(gp::select_shard(items, Shard{}) == items);
   CHECK(gp::select_shard(items, Shard{7, 8}).empty());
+}
+
+TEST_CASE("inputs must be regular files: FIFOs and devices are refused at once", "[inputs]") {
+  const fs::path dir = make_tree();
+  const std::string fifo = s(dir / "fifo.exr");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string fifo_message = "input: " + fifo + " is a FIFO (named pipe), not a regular file";
+  CHECK_THAT(usage_error_within([&] { gp::expand_inputs({{fifo}, {".exr"}, false}); }), Equals(fifo_message));
+  CHECK_THAT(usage_error_within([&] { gp::expand_inputs({{s(dir / "fifo.*")}, {".exr"}, false}); }), Equals(fifo_message));
+  std::ofstream(dir / "list.txt") << "a.exr\nfifo.exr\n";
+  CHECK_THAT(usage_error_within([&] { gp::expand_inputs({{"@" + s(dir / "list.txt")}, {".exr"}, false}); }),
+             Equals(fifo_message));
+  CHECK_THAT(usage_error_within([] { gp::expand_inputs({{"/dev/zero"}, {".exr"}, false}); }),
+             Equals("input: /dev/zero is a character device, not a regular file"));
+  // A folder's FIFO is skipped, as any other entry that is not a regular file.
+  CHECK(gp::expand_inputs({{s(dir)}, {".exr"}, false}) == Strings{s(dir / "a.exr"), s(dir / "b.EXR")});
+  // A link to a regular file is fine.
+  fs::create_symlink(dir / "a.exr", dir / "link.exr");
+  CHECK(gp::expand_inputs({{s(dir / "link.exr")}, {}, false}) == Strings{s(dir / "link.exr")});
+}
+
+TEST_CASE("@list files must be regular text files of bounded size", "[inputs]") {
+  const fs::path dir = make_tree();
+  CHECK_THAT(usage_error_within([] { gp::expand_inputs({{"@/dev/zero"}, {}, false}); }),
+             Equals("list file: /dev/zero is a character device, not a regular file"));
+  const std::string fifo = s(dir / "list.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THAT(usage_error_within([&] { gp::expand_inputs({{"@" + fifo}, {}, false}); }),
+             Equals("list file: " + fifo + " is a FIFO (named pipe), not a regular file"));
+  const std::string big = s(dir / "big.txt");
+  std::ofstream(big) << "a.exr\n";
+  fs::resize_file(big, gp::max_list_bytes + 1);  // sparse
+  CHECK_THAT(usage_error_within([&] { gp::expand_inputs({{"@" + big}, {}, false}); }),
+             Equals("list file: " + big + " is larger than the limit of 64 MiB"));
+  std::ofstream(dir / "nul.txt", std::ios::binary) << "a.exr\n" << std::string(3, '\0') << "\n";
+  CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "nul.txt")}, {}, false}), Contains("holds NUL bytes"));
+  std::ofstream(dir / "long.txt") << "a.exr\n" << std::string(5000, 'x') << "\n";
+  CHECK_THROWS_WITH(gp::expand_inputs({{"@" + s(dir / "long.txt")}, {}, false}),
+                    "inputs: \"" + s(dir / std::string(100, 'x')).substr(0, 57) + "...\" is longer than 4096 bytes: not a file name");
+  std::ofstream(dir / "no-newline.txt") << "a.exr";  // the last line needs no newline
+  CHECK(gp::expand_inputs({{"@" + s(dir / "no-newline.txt")}, {}, false}) == Strings{s(dir / "a.exr")});
+}
+
+TEST_CASE("an input set that yields nothing is a usage error that says why", "[inputs]") {
+  const fs::path dir = gp::test::scratch_dir("inputs-nothing");
+  const gp::config::json tonemap = {{"command", "tonemap-exr"}, {"input", {{"recursive", false}}}};
+  const gp::config::json pnm = {{"command", "segment-pnm"}, {"input", {{"one_volume", false}}}};
+  auto expanded = [](const InputSpec& spec, const gp::config::json& config) {
+    return [=] { gp::expand_inputs(spec, config); };
+  };
+
+  // No patterns at all ("inputs": [], as --print-config writes).
+  CHECK_THROWS_WITH(gp::expand_inputs({{}, {".exr"}, false}, tonemap),
+                    "no inputs: give files, folders, globs or @lists on the command line or in the config's inputs");
+
+  // An empty folder; one with other kinds only; one whose inputs are in sub-folders.
+  fs::create_directories(dir / "empty");
+  CHECK_THROWS_WITH(expanded({{s(dir / "empty")}, {".exr", ".hdr"}, false}, tonemap)(),
+                    "no input to process: " + s(dir / "empty") + ": no file of the kinds tonemap-exr reads (.exr, .hdr)");
+  touch(dir / "other/notes.txt");
+  touch(dir / "other/.hidden.exr");
+  CHECK_THROWS_WITH(expanded({{s(dir / "other")}, {".exr"}, false}, tonemap)(),
+                    "no input to process: " + s(dir / "other") + ": no file of the kinds tonemap-exr reads (.exr)");
+  touch(dir / "shots/a/frame_0001.exr");
+  CHECK_THROWS_WITH(expanded({{s(dir / "shots")}, {".exr"}, false}, tonemap)(),
+                    "no input to process: " + s(dir / "shots") +
+                        ": no file of the kinds tonemap-exr reads (.exr) (sub-folders are not searched; set input.recursive)");
+  CHECK(gp::expand_inputs({{s(dir / "shots")}, {".exr"}, true}, tonemap) == Strings{s(dir / "shots/a/frame_0001.exr")});
+  // Without input.recursive in the config (or without a config) the hint is not given.
+  CHECK_THROWS_WITH(expanded({{s(dir / "shots")}, {".exr"}, false}, {{"command", "x"}})(),
+                    "no input to process: " + s(dir / "shots") + ": no file of the kinds x reads (.exr)");
+  CHECK_THROWS_WITH(expanded({{s(dir / "shots")}, {".exr"}, false}, {})(),
+                    Contains("no file of the kinds this subcommand reads (.exr)"));
+  // Sequence folders are named among the kinds.
+  InputSpec cameras{{s(dir / "other")}, {".mp4"}, false};
+  cameras.sequence_extensions = {".png"};
+  CHECK_THROWS_WITH(gp::expand_inputs(cameras, {{"command", "track-faces"}}),
+                    Contains("no file of the kinds track-faces reads (.mp4; or folders of .png images)"));
+
+  // An empty list; a list of an empty folder; several reasons at once.
+  std::ofstream(dir / "empty.txt") << "# nothing yet\n\n";
+  CHECK_THROWS_WITH(expanded({{"@" + s(dir / "empty.txt")}, {".exr"}, false}, tonemap)(),
+                    "no input to process: " + s(dir / "empty.txt") +
+                        ": the list file names no input (only blank lines or # comments)");
+  std::ofstream(dir / "folders.txt") << "empty\nother\n";
+  CHECK_THROWS_WITH(expanded({{"@" + s(dir / "folders.txt")}, {".exr"}, false}, tonemap)(),
+                    "no input to process: " + s(dir / "empty") + ": no file of the kinds tonemap-exr reads (.exr)\n" +
+                        s(dir / "other") + ": no file of the kinds tonemap-exr reads (.exr)");
+  // A glob of many empty folders: the first ten reasons, then how many more.
+  for (int i = 0; i < 15; ++i) fs::create_directories(dir / "many" / ("f" + std::to_string(i)));
+  const std::string many = gp::test::usage_error_within(expanded({{s(dir / "many/*")}, {".exr"}, false}, tonemap));
+  CHECK(std::count(many.begin(), many.end(), '\n') == 10);
+  CHECK_THAT(many, Contains("\n... and 5 more folders or lists"));
+
+  // A folder giving nothing beside one that gives something is fine (the check is on the whole set).
+  touch(dir / "one/a.exr");
+  CHECK(gp::expand_inputs({{s(dir / "empty"), s(dir / "one")}, {".exr"}, false}, tonemap) == Strings{s(dir / "one/a.exr")});
+
+  // Folders as items (segment-pnm): one without a file of its own is an item only beside usable ones.
+  InputSpec volumes{{s(dir / "empty")}, {".dcm"}, false, true};
+  CHECK_THROWS_WITH(gp::expand_inputs(volumes, pnm),
+                    "no input to process: " + s(dir / "empty") + ": no file in the folder itself (segment-pnm reads each "
+                        "folder as one item; name its sub-folders, if any: " + s(dir / "empty/*") + ")");
+  volumes.patterns = {s(dir / "empty"), s(dir / "one")};
+  CHECK(gp::expand_inputs(volumes, pnm) == Strings{s(dir / "empty"), s(dir / "one")});
 }

@@ -179,6 +179,38 @@ TEST_CASE("out of GPU memory fails only the item", "[pipeline]") {
   CHECK_FALSE(r.cancelled);
 }
 
+TEST_CASE("out of host memory names the item, the stage and what to lower", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  auto stages = counting_stages(order, m);
+  stages.load = [](TestItem& it) {
+    if (it.index == 2) throw std::bad_alloc();
+  };
+  TestPipeline p(o, stages);
+  auto r = p.run(4);
+  REQUIRE(r.failures.size() == 1);
+  CHECK_THAT(r.failures[0].message, Catch::StartsWith("item2: load: out of host memory") && Catch::Contains("max_in_flight"));
+}
+
+TEST_CASE("a compute worker that cannot start ends the job without blaming the items", "[pipeline]") {
+  std::vector<std::size_t> order;
+  std::mutex m;
+  gp::PipelineOptions o;
+  o.compute_workers = 1;
+  auto stages = counting_stages(order, m);
+  std::vector<gp::ItemFailure> failures;
+  stages.done = [&](const TestItem& it) {
+    std::lock_guard<std::mutex> lock(m);
+    failures.push_back(it.failure);
+  };
+  stages.compute_init = [](int) { throw gp::GpuError("cuda:7: no such GPU (1 GPU present)"); };
+  TestPipeline p(o, stages);
+  CHECK_THROWS_WITH(p.run(20), Catch::Contains("cuda:7"));
+  REQUIRE_FALSE(failures.empty());
+  for (const gp::ItemFailure& f : failures) CHECK(f.cancelled);  // not processed, not failed
+}
+
 TEST_CASE("bounded queue blocks producers when full and drains after close", "[pipeline]") {
   gp::BoundedQueue<int> q(2);
   CHECK(q.push(1));

@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$root/tests/fuzz/corpus
-mkdir -p "$corpus"/{config,tflite,dicom,raw_volume}
+mkdir -p "$corpus"/{config,tflite,dicom,raw_volume,templates,overrides}
 rm -f "$corpus"/*/seed_*
 
 # config: the documented example configs, and two with --set assignments after a NUL byte
@@ -15,6 +15,37 @@ for f in "$root"/configs/*.json; do cp "$f" "$corpus/config/seed_$(basename "$f"
   >"$corpus/config/seed_segment-pnm-overrides.json"
 { printf '{"command": "stitch-360", "inputs": ["a.jpg"]}'; printf '\0output.width=512\nrig.views=[]\n/rig/preset="ring8"'; } \
   >"$corpus/config/seed_stitch-360-overrides.json"
+
+# templates: fuzz_templates.cpp's folder byte, then the template and the values of {stem} {name}
+# {ext} {index} {level} {view} {frame} {camera} {output}, NUL-separated: the subcommands' default
+# templates, padding, escapes, and names that try to leave the folder.
+template_seed() {  # template_seed NAME FOLDER_BYTE TEMPLATE VALUE...
+  local name=$1 folder=$2
+  shift 2
+  { printf "\\$(printf '%03o' "$folder")"; printf '%s' "$1"; shift; for v in "$@"; do printf '\0%s' "$v"; done; } \
+    >"$corpus/templates/seed_$name"
+}
+template_seed tonemap 0 '{stem}.{ext}' frame_0001 frame_0001.exr png 0
+template_seed mip 1 '{stem}_mip{level}.{ext}' city city.exr png 3 2
+template_seed padded 2 'shot/{index:05}_{stem}.png' a a.exr exr 42
+template_seed stitch 1 '{stem}_{view}.{ext}' pano pano.jpg jpg 7 0 front
+template_seed mask 2 'masks/{output}.png' p p.jpg jpg 0 0 v 0 cam p_front.jpg
+template_seed frames 0 '{stem}_mask/{frame:05}.png' clip clip.mp4 png 1 0 '' 12
+template_seed camera 1 '{camera}_summary.json' '' '' '' 0 0 '' 0 cam0
+template_seed braces 0 '{{literal}}_{stem}}}.txt' a
+template_seed escape 2 'outside/../../{stem}' a
+template_seed link 2 'outside/{stem}.png' a
+template_seed dotdot 1 '{stem}/x.png' ..
+template_seed absolute 0 '{stem}' /etc/passwd
+template_seed unknown 0 '{nope}_{stem' a
+
+# overrides: --set assignments, one per line (fuzz_overrides.cpp, on stitch-360's example).
+printf '%s\n' 'output.dir=out/x' '/mask/enabled=true' 'mask.nadir=20' 'views.preset=custom' \
+  'views.custom=["front:0:0"]' 'run.batch=4' >"$corpus/overrides/seed_stitch"
+printf '%s\n' 'a.b.c=[1,{"d":[2]}]' '/x~1y/z~0=1' 'inputs=[]' 'inputs="a.jpg"' 'output.quality=1e999' \
+  'output=5' 'output.quality=9' 'output.dir=' '=1' 'a..b=1' >"$corpus/overrides/seed_edges"
+{ printf 'deep=%s%s\n' "$(printf '[%.0s' {1..120})" "$(printf ']%.0s' {1..120})"
+  printf 'k'; printf '.k%.0s' {1..120}; printf '=1\n'; } >"$corpus/overrides/seed_deep"
 
 # tflite: tiny models (conv + dequantize; depthwise, pool, add, reshape, concat; resize, pad,
 # transpose conv, prelu, hard swish, mean).

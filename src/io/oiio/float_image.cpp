@@ -1,4 +1,5 @@
-// Images for `gpuproc compare`, any format OpenImageIO reads, as rows of floats.
+// Images for `gpuproc compare`, any format OpenImageIO reads, as rows of floats: one subimage
+// and MIP level at a time.
 #include <OpenImageIO/imagebuf.h>
 
 #include <stdexcept>
@@ -8,10 +9,17 @@
 namespace gp::io::oiio {
 namespace {
 
+// " (subimage 1, MIP level 2)" for messages; "" for the first image.
+std::string level_name(int subimage, int miplevel) {
+  if (subimage == 0 && miplevel == 0) return "";
+  return " (subimage " + std::to_string(subimage) + ", MIP level " + std::to_string(miplevel) + ")";
+}
+
 class OiioFloatImage final : public FloatImage {
  public:
-  explicit OiioFloatImage(const std::string& path) : image_(path) {
-    if (!image_.read(0, 0, /*force=*/true)) throw std::runtime_error("cannot read " + path + ": " + image_.geterror());
+  OiioFloatImage(const std::string& path, int subimage, int miplevel) : image_(path, subimage, miplevel) {
+    if (!image_.read(subimage, miplevel, /*force=*/true))
+      throw std::runtime_error("cannot read " + path + level_name(subimage, miplevel) + ": " + image_.geterror());
     if (image_.deep()) throw std::runtime_error(path + ": deep images are not supported");
     const auto& spec = image_.spec();
     width = spec.width;
@@ -21,6 +29,8 @@ class OiioFloatImage final : public FloatImage {
     x = spec.x;
     y = spec.y;
     integer_format = !spec.format.is_floating_point();
+    subimages = image_.nsubimages();
+    miplevels = image_.nmiplevels();
     for (int c = 0; c < channels; ++c) channel_names.push_back(spec.channel_name(c));
   }
 
@@ -38,6 +48,8 @@ class OiioFloatImage final : public FloatImage {
 
 }  // namespace
 
-std::unique_ptr<FloatImage> open_float_image(const std::string& path) { return std::make_unique<OiioFloatImage>(path); }
+std::unique_ptr<FloatImage> open_float_image(const std::string& path, int subimage, int miplevel) {
+  return std::make_unique<OiioFloatImage>(path, subimage, miplevel);
+}
 
 }  // namespace gp::io::oiio

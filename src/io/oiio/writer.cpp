@@ -17,7 +17,15 @@ using OIIO::TypeDesc;
 
 constexpr int kMipTileSize = 64;
 
-TypeDesc integer_type(PixelType t) { return t == PixelType::u8 ? TypeDesc::UINT8 : TypeDesc::UINT16; }
+TypeDesc type_of(PixelType t) {
+  switch (t) {
+    case PixelType::u8: return TypeDesc::UINT8;
+    case PixelType::u16: return TypeDesc::UINT16;
+    case PixelType::f16: return TypeDesc::HALF;
+    case PixelType::f32: return TypeDesc::FLOAT;
+  }
+  return TypeDesc::UNKNOWN;
+}
 
 std::unique_ptr<ImageOutput> create_output(const std::string& path) {
   auto out = ImageOutput::create(path);
@@ -28,7 +36,7 @@ std::unique_ptr<ImageOutput> create_output(const std::string& path) {
 // Size, channels and the format's compression settings. Alpha is straight (not premultiplied):
 // "oiio:UnassociatedAlpha" stops PNG/TIFF/WebP writers from un-premultiplying it.
 ImageSpec output_spec(const ImageView& image, const std::string& format, const WriteOptions& options) {
-  ImageSpec spec(image.width, image.height, image.channels, integer_type(image.type));
+  ImageSpec spec(image.width, image.height, image.channels, type_of(image.type));
   static const std::vector<std::string> names[4] = {{"Y"}, {"Y", "A"}, {"R", "G", "B"}, {"R", "G", "B", "A"}};
   spec.channelnames = names[image.channels - 1];
   spec.alpha_channel = image.channels % 2 == 0 ? image.channels - 1 : -1;
@@ -36,13 +44,19 @@ ImageSpec output_spec(const ImageView& image, const std::string& format, const W
   if (format == "jpeg" || format == "webp")
     spec.attribute("Compression", format + ":" + std::to_string(std::clamp(options.quality, 1, 100)));
   if (format == "tiff") spec.attribute("Compression", options.tiff_compression);
-  if (format == "openexr") spec.attribute("Compression", "zip");
+  if (format == "openexr") {
+    spec.attribute("Compression", "zip");
+    // EXR holds linear light: only float pixels (decoded by the caller) are tagged so.
+    const bool floats = image.type == PixelType::f16 || image.type == PixelType::f32;
+    if (floats) spec.set_format(TypeDesc::HALF);
+    spec.attribute("oiio:ColorSpace", floats ? "Linear" : "sRGB");
+  }
   return spec;
 }
 
 void write_pixels(ImageOutput& out, const std::string& path, const ImageView& image) {
   const auto pixel_bytes = OIIO::stride_t(image.channels * pixel_type_bytes(image.type));
-  if (!out.write_image(integer_type(image.type), image.data, pixel_bytes, OIIO::stride_t(image.pitch)))
+  if (!out.write_image(type_of(image.type), image.data, pixel_bytes, OIIO::stride_t(image.pitch)))
     throw ItemError(path, "encode", oiio_message(out.geterror(), "writing the pixels failed"));
 }
 

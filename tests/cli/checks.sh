@@ -1,0 +1,25 @@
+# The checks of the CLI test scripts, sourced after `work` (a scratch folder) is set: each counts
+# into $passes or $failures and says what failed.
+failures=0
+passes=0
+
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name=$1 expected=$2
+  shift 2
+  "$@" >"$work/stdout" 2>"$work/stderr"
+  local rc=$?
+  if [[ $rc -ne $expected ]]; then
+    echo "FAIL: $name: exit $rc, expected $expected"; sed 's/^/  | /' "$work/stderr" "$work/stdout" | head -20
+    failures=$((failures + 1))
+    return 1
+  fi
+  passes=$((passes + 1))
+}
+expect_text() {  # expect_text NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then passes=$((passes + 1)); else
+    echo "FAIL: $1: '$3' not in output:"; sed 's/^/  | /' "$2" | head -20; failures=$((failures + 1)); fi
+}
+json_check() {  # json_check NAME FILE PYTHON_EXPR (j = the parsed JSON)
+  if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
+    passes=$((passes + 1)); else echo "FAIL: $1: $3 is false for $2"; failures=$((failures + 1)); fi
+}
