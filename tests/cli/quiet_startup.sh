@@ -10,9 +10,8 @@ gpuproc=$1
 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+source "$src/tests/cli/checks.sh"
 cd "$src"
-failures=0
-passes=0
 
 pass() { passes=$((passes + 1)); }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -21,15 +20,7 @@ expect() {  # expect NAME CONDITION-COMMAND...
   shift
   if "$@"; then pass; else fail "$name"; fi
 }
-run() {  # run EXPECTED_EXIT COMMAND...: stdout and stderr in $work/out, $work/err
-  local expected=$1
-  shift
-  "$@" >"$work/out" 2>"$work/err"
-  local rc=$?
-  if [[ $rc -eq $expected ]]; then pass; else
-    fail "exit $rc, expected $expected: $*"; sed 's/^/  | /' "$work/err" | head -20; fi
-}
-show_err() { sed 's/^/  | /' "$work/err" | head -20; }
+show_err() { sed 's/^/  | /' "$work/stderr" | head -20; }
 
 # ---- startup: no cuBLAS, bounded RSS ------------------------------------------------------------
 # cuBLAS is loaded by the FP16 inference engine on a GPU only (src/infer/cuda_gemm.hpp): not linked,
@@ -98,23 +89,23 @@ for l in open(sys.argv[1]):
 print(n)' "$@"
 }
 
-run 1 "$gpuproc" "${st[@]}" --progress json --set output.dir="$work/o1" --report "$work/r1.json"
-if all_json "$work/err"; then pass; else fail "--progress json: a stderr line is not JSON:"; show_err; fi
-expect "--progress json: one item_failed" test "$(json_events "$work/err" item_failed)" -eq 1
-expect "the failure names the file" grep -q "truncated.png" "$work/err"
+check "stitch-360, --progress json" 1 "$gpuproc" "${st[@]}" --progress json --set output.dir="$work/o1" --report "$work/r1.json"
+if all_json "$work/stderr"; then pass; else fail "--progress json: a stderr line is not JSON:"; show_err; fi
+expect "--progress json: one item_failed" test "$(json_events "$work/stderr" item_failed)" -eq 1
+expect "the failure names the file" grep -q "truncated.png" "$work/stderr"
 expect "the report counts libpng's messages" python3 -c '
 import json, sys; sys.exit(json.load(open(sys.argv[1]))["library_messages"].get("libpng", 0) < 2)' "$work/r1.json"
 
-run 1 "$gpuproc" "${st[@]}" --progress json --verbose --set output.dir="$work/o2"
-if all_json "$work/err"; then pass; else fail "--progress json --verbose: a stderr line is not JSON:"; show_err; fi
-expect "--verbose: libpng's error and warning as JSON lines" test "$(json_events "$work/err" library libpng)" -ge 2
+check "stitch-360, --progress json --verbose" 1 "$gpuproc" "${st[@]}" --progress json --verbose --set output.dir="$work/o2"
+if all_json "$work/stderr"; then pass; else fail "--progress json --verbose: a stderr line is not JSON:"; show_err; fi
+expect "--verbose: libpng's error and warning as JSON lines" test "$(json_events "$work/stderr" library libpng)" -ge 2
 
 # Not JSON: one "error:" line per failed item, the summary's header and one line per failure
 # (OpenImageIO's error for the truncated PNG has three lines of its own), nothing else.
-run 1 "$gpuproc" "${st[@]}" --progress none --set output.dir="$work/o3"
-if [[ $(wc -l <"$work/err") -eq 3 && $(grep -c '^error: .*truncated.png: .*; PNG read error' "$work/err") -eq 1 &&
-      $(grep -c '^stitch-360: 1 of 2 item(s) failed:$' "$work/err") -eq 1 &&
-      $(grep -c '^  .*truncated.png: .*; PNG read error' "$work/err") -eq 1 ]]; then
+check "stitch-360, --progress none" 1 "$gpuproc" "${st[@]}" --progress none --set output.dir="$work/o3"
+if [[ $(wc -l <"$work/stderr") -eq 3 && $(grep -c '^error: .*truncated.png: .*; PNG read error' "$work/stderr") -eq 1 &&
+      $(grep -c '^stitch-360: 1 of 2 item(s) failed:$' "$work/stderr") -eq 1 &&
+      $(grep -c '^  .*truncated.png: .*; PNG read error' "$work/stderr") -eq 1 ]]; then
   pass
 else
   fail "--progress none: not one line per failure:"; show_err
@@ -129,21 +120,21 @@ if [[ -f $models/selfie_segmentation.tflite ]] && command -v ffmpeg >/dev/null; 
   head -c $(($(stat -c %s "$work/faststart.mp4") / 5)) "$work/faststart.mp4" >"$work/in/cut_short.mp4"
   sb=(segment-body --config configs/segment-body.json --device cpu --set mask.refine.subsample=4
       "$work/in/no_index.mp4" "$work/in/cut_short.mp4")
-  run 1 "$gpuproc" "${sb[@]}" --progress json --set output.dir="$work/o5" --report "$work/r5.json"
-  if all_json "$work/err"; then pass; else fail "segment-body --progress json: a stderr line is not JSON:"; show_err; fi
-  expect "segment-body: two item_failed" test "$(json_events "$work/err" item_failed)" -eq 2
-  expect "the missing index: libav's reason in the item's error" grep -q 'no_index.mp4: open: .*(libav: .*moov atom not found)' "$work/err"
+  check "segment-body, --progress json" 1 "$gpuproc" "${sb[@]}" --progress json --set output.dir="$work/o5" --report "$work/r5.json"
+  if all_json "$work/stderr"; then pass; else fail "segment-body --progress json: a stderr line is not JSON:"; show_err; fi
+  expect "segment-body: two item_failed" test "$(json_events "$work/stderr" item_failed)" -eq 2
+  expect "the missing index: libav's reason in the item's error" grep -q 'no_index.mp4: open: .*(libav: .*moov atom not found)' "$work/stderr"
   expect "the report counts libav's messages" python3 -c '
 import json, sys; sys.exit(json.load(open(sys.argv[1]))["library_messages"].get("libav", 0) < 2)' "$work/r5.json"
   rm -f "$work"/ld.*
-  run 1 env LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld" "$gpuproc" "${sb[@]}" --progress none --set output.dir="$work/o6"
-  expect "segment-body --progress none: 2 error lines + the summary's 3, nothing else" test "$(wc -l <"$work/err")" -eq 5
+  check "segment-body, --progress none" 1 env LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld" "$gpuproc" "${sb[@]}" --progress none --set output.dir="$work/o6"
+  expect "segment-body --progress none: 2 error lines + the summary's 3, nothing else" test "$(wc -l <"$work/stderr")" -eq 5
   expect "segment-body on the CPU path does not map cuBLAS" bash -c '! grep -q libcublas "$@"' _ "$work"/ld.*
-  run 1 "$gpuproc" "${sb[@]}" --progress none --verbose --set output.dir="$work/o6v"
-  expect "--verbose without JSON: libav's lines prefixed" grep -q '^libav: error: ' "$work/err"
-  run 1 env GPUPROC_LIBAV_LOG=warning "$gpuproc" "${sb[@]}" --progress json --set output.dir="$work/o7"
-  if all_json "$work/err"; then pass; else fail "GPUPROC_LIBAV_LOG with --progress json: a line is not JSON:"; show_err; fi
-  expect "GPUPROC_LIBAV_LOG shows libav's messages without --verbose" test "$(json_events "$work/err" library libav)" -ge 2
+  check "segment-body, --progress none --verbose" 1 "$gpuproc" "${sb[@]}" --progress none --verbose --set output.dir="$work/o6v"
+  expect "--verbose without JSON: libav's lines prefixed" grep -q '^libav: error: ' "$work/stderr"
+  check "segment-body, GPUPROC_LIBAV_LOG=warning" 1 env GPUPROC_LIBAV_LOG=warning "$gpuproc" "${sb[@]}" --progress json --set output.dir="$work/o7"
+  if all_json "$work/stderr"; then pass; else fail "GPUPROC_LIBAV_LOG with --progress json: a line is not JSON:"; show_err; fi
+  expect "GPUPROC_LIBAV_LOG shows libav's messages without --verbose" test "$(json_events "$work/stderr" library libav)" -ge 2
 else
   echo "SKIPPED: libav checks (no $models/selfie_segmentation.tflite or no ffmpeg)"
 fi
