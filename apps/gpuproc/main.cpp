@@ -46,6 +46,9 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
                  "(a second signal abandons them at once)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 86400.0));
+  sub.add_flag("--verbose", o.verbose,
+               "print what the libraries say (libav, DCMTK...) on stderr, one line each (JSON with JSON progress); "
+               "otherwise only counted in the report");
   sub.add_flag("--print-config", print_config, "print a complete, documented example config and exit");
 }
 

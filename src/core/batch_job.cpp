@@ -21,8 +21,10 @@
 #include <iostream>
 #include <set>
 
+#include "core/library_log.hpp"
 #include "core/outputs.hpp"
 #include "core/report_numbers.hpp"
+#include "core/text.hpp"
 #include "core/parallel_for.hpp"
 #include "core/stop_signals.hpp"
 #include "core/trace.hpp"
@@ -272,6 +274,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     report["errors"] = errors;
     report["item_records"] = ledger ? ledger->records_json() : json::array();
     report["extra"] = outcome.extra;
+    report["library_messages"] = library_message_counts();
     try {
       write_report(options.report_path, report);
       return true;
@@ -331,7 +334,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     const bool json_lines = progress->mode() == ProgressMode::json;
     if (!failures.empty() && !json_lines) {  // JSON lines had an item_failed event each
       std::cerr << fmt::format("{}: {} of {} item(s) failed:\n", name, failures.size(), counts.processed);
-      for (const auto& f : failures) std::cerr << "  " << f << "\n";
+      for (const auto& f : failures) std::cerr << "  " << one_line(f) << "\n";
     }
     const std::size_t unfinished = counts.not_started + counts.cancelled;
     if (unfinished) {
@@ -360,6 +363,8 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   };
 
   try {
+    const ProgressMode progress_mode = resolve_progress_mode(parse_progress_mode(options.progress));
+    set_library_log(options.verbose, progress_mode == ProgressMode::json);
     const DeviceSelection devices = DeviceSelection::parse(options.device);
     if (options.threads) cpu_threads_setting() = options.threads;
     set_outputs_fsync(options.fsync);
@@ -418,7 +423,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     }
     items_per_device = std::make_unique<DeviceItemCounts>(runtimes.size());
 
-    progress = std::make_unique<Progress>(parse_progress_mode(options.progress), name, todo.size());
+    progress = std::make_unique<Progress>(progress_mode, name, todo.size());
     if (const std::size_t skipped = ledger->counts().skipped_complete)
       progress->message("info", fmt::format("--resume: {} item(s) already complete", skipped));
     std::vector<Runtime*> runtime_list;

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace gp {
 
@@ -19,12 +20,21 @@ ProgressMode parse_progress_mode(const std::string& text) {
   throw UsageError("--progress: expected auto, bar, json or none, got \"" + text + "\"");
 }
 
+ProgressMode resolve_progress_mode(ProgressMode mode) {
+  if (mode != ProgressMode::automatic) return mode;
+  return ::isatty(STDERR_FILENO) ? ProgressMode::bar : ProgressMode::json;
+}
+
+void print_json_line(const nlohmann::ordered_json& line) {
+  std::fprintf(stderr, "%s\n", line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+}
+
 Progress::Progress(ProgressMode mode, std::string command, std::size_t total)
-    : mode_(mode), command_(std::move(command)), total_(total), start_(std::chrono::steady_clock::now()) {
-  if (mode_ == ProgressMode::automatic) mode_ = ::isatty(STDERR_FILENO) ? ProgressMode::bar : ProgressMode::json;
+    : mode_(resolve_progress_mode(mode)), command_(std::move(command)), total_(total),
+      start_(std::chrono::steady_clock::now()) {
   if (mode_ == ProgressMode::json) {
     nlohmann::ordered_json j{{"event", "start"}, {"command", command_}, {"total", total_}};
-    std::fprintf(stderr, "%s\n", j.dump().c_str());
+    print_json_line(j);
   }
 }
 
@@ -47,18 +57,18 @@ void Progress::item_done(const std::string& item, bool ok, const std::string& er
                                {"total", total_}, {"failed", failed_}, {"rate_per_s", std::round(rate * 100) / 100},
                                {"eta_s", std::round(eta * 10) / 10}};
       if (!ok) j["error"] = error;
-      std::fprintf(stderr, "%s\n", j.dump().c_str());
+      print_json_line(j);
       break;
     }
     case ProgressMode::bar:
       if (!ok) {
         std::fprintf(stderr, "\r\033[K");
-        std::fprintf(stderr, "error: %s\n", error.c_str());
+        std::fprintf(stderr, "error: %s\n", one_line(error).c_str());
       }
       draw_bar(!ok || done_ == total_);
       break;
     default:
-      if (!ok) std::fprintf(stderr, "error: %s\n", error.c_str());
+      if (!ok) std::fprintf(stderr, "error: %s\n", one_line(error).c_str());
   }
 }
 
@@ -66,11 +76,11 @@ void Progress::message(const std::string& level, const std::string& text) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (mode_ == ProgressMode::json) {
     nlohmann::ordered_json j{{"event", "message"}, {"level", level}, {"text", text}};
-    std::fprintf(stderr, "%s\n", j.dump().c_str());
+    print_json_line(j);
     return;
   }
   if (bar_visible_) std::fprintf(stderr, "\r\033[K");
-  std::fprintf(stderr, "%s: %s\n", level.c_str(), text.c_str());
+  std::fprintf(stderr, "%s: %s\n", level.c_str(), one_line(text).c_str());
   if (bar_visible_) draw_bar(true);
 }
 
@@ -99,7 +109,7 @@ void Progress::finish() {
   if (mode_ == ProgressMode::json) {
     nlohmann::ordered_json j{{"event", "finish"}, {"done", done_}, {"total", total_}, {"failed", failed_},
                              {"elapsed_s", std::round(elapsed_s() * 1000) / 1000}};
-    std::fprintf(stderr, "%s\n", j.dump().c_str());
+    print_json_line(j);
   }
 }
 

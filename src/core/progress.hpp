@@ -1,6 +1,8 @@
 #pragma once
 // Progress on stderr: a bar with rate and ETA on a terminal, JSON lines otherwise (for batch
-// logs and CI), or nothing. Item failures are always reported, in the same style.
+// logs and CI), or nothing. Item failures are always reported, in the same style, one line each.
+#include <nlohmann/json_fwd.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <mutex>
@@ -10,6 +12,10 @@ namespace gp {
 
 enum class ProgressMode { automatic, bar, json, none };
 ProgressMode parse_progress_mode(const std::string& text);  // throws UsageError
+// What `automatic` means here: a bar when stderr is a terminal, JSON lines otherwise.
+ProgressMode resolve_progress_mode(ProgressMode mode);
+// One JSON line on stderr (text that is not UTF-8 gets U+FFFD, never an exception).
+void print_json_line(const nlohmann::ordered_json& line);
 
 class Progress {
  public:

@@ -1,9 +1,11 @@
 #pragma once
-// Small text helpers: ASCII lowercase for file extensions, channel names and config words.
+// Small text helpers: ASCII lowercase for file extensions, channel names and config words; one
+// line of a message.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gp {
@@ -22,6 +24,10 @@ inline std::uint64_t fnv1a64(const std::string& text) {
 
 // A path's extension in lowercase, with its dot: "a/B.JPG" -> ".jpg"; "" when it has none.
 std::string lowercase_extension(const std::string& path);
+
+// `text` as one line, for line-oriented output (one line per failure): line breaks and the white
+// space around them become "; ", trailing white space goes.
+std::string one_line(std::string_view text);
 
 // "a, b, c" for join({"a", "b", "c"}, ", ").
 std::string join(const std::vector<std::string>& items, const std::string& separator);

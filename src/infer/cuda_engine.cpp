@@ -161,7 +161,11 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
     // cuBLAS for the pointwise convolutions, with a workspace of its own (no allocation while a
     // graph is being captured).
     workspace_ = runtime_.device_alloc(CublasGemm::kWorkspaceBytes, stream_, "cuBLAS workspace of " + name);
-    gemm_ = std::make_unique<CublasGemm>(workspace_.get(), workspace_.size());
+    try {
+      gemm_ = std::make_unique<CublasGemm>(workspace_.get(), workspace_.size());  // loads cuBLAS the first time
+    } catch (const GpuError& e) {
+      throw GpuError(fmt::format("FP16 engine of {} on cuda:{}: {}", name, runtime_.device(), e.what()));
+    }
   }
 
   // Steps: the inputs into the arena, the operators, the outputs' conversion (FP16).

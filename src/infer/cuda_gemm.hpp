@@ -17,15 +17,29 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace gp::infer {
+
+// Where cuBLAS is looked for, in order: $GPUPROC_CUBLAS alone when set; else libcublas.so.N (N:
+// the toolkit's major version) through the dynamic loader (LD_LIBRARY_PATH, the program's run
+// path, ldconfig's cache), then in the library folder of the CUDA toolkit this was built with.
+std::vector<std::string> cublas_search_paths();
+
+// Loads cuBLAS from the first of `paths` that opens and has every entry point used here, and
+// returns that path; a GpuError naming each path tried and why, and what needs cuBLAS, when none
+// does. The first library loaded is the one CublasGemm uses, loaded by its first constructor
+// otherwise (thread-safe; never unloaded).
+std::string load_cublas(const std::vector<std::string>& paths = cublas_search_paths());
 
 class CublasGemm {
  public:
   // cuBLAS's recommendation for Hopper (32 MiB); less on older GPUs is enough.
   static constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;
 
-  CublasGemm(void* workspace, std::size_t workspace_bytes);  // GpuError when cuBLAS fails to start
+  // GpuError when cuBLAS cannot be loaded (see load_cublas) or fails to start.
+  CublasGemm(void* workspace, std::size_t workspace_bytes);
   ~CublasGemm();
   CublasGemm(const CublasGemm&) = delete;
   CublasGemm& operator=(const CublasGemm&) = delete;

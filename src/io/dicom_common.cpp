@@ -8,19 +8,44 @@
 #include <dcmtk/dcmjpls/djdecode.h>
 #include <dcmtk/dcmjpls/djencode.h>
 #include <dcmtk/oflog/oflog.h>
+#include <dcmtk/oflog/spi/logevent.h>
 
 #include <cstdlib>
 #include <mutex>
 
 #include "core/error.hpp"
+#include "core/library_log.hpp"
 
 namespace gp::io::dicom {
+namespace {
+
+// DCMTK's log (warnings and worse) to gp::library_message instead of stderr.
+class LibraryLogAppender : public dcmtk::log4cplus::Appender {
+ public:
+  ~LibraryLogAppender() override { destructorImpl(); }
+  void close() override { closed = true; }
+
+ protected:
+  void append(const dcmtk::log4cplus::spi::InternalLoggingEvent& event) override {
+    const auto level = event.getLogLevel();
+    library_message("dcmtk",
+                    level >= dcmtk::log4cplus::ERROR_LOG_LEVEL  ? LibraryLevel::error
+                    : level >= dcmtk::log4cplus::WARN_LOG_LEVEL ? LibraryLevel::warning
+                                                                : LibraryLevel::info,
+                    event.getMessage().c_str());
+  }
+};
+
+}  // namespace
 
 void init_decoders() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // DCMTK logs to stderr by default; a batch tool reports through its own errors instead.
-    OFLog::configure(OFLogger::FATAL_LOG_LEVEL);
+    // DCMTK logs to stderr by default; its messages go where the other libraries' go instead.
+    OFLog::configure(OFLogger::WARN_LOG_LEVEL);
+    dcmtk::log4cplus::Logger root = dcmtk::log4cplus::Logger::getRoot();
+    root.removeAllAppenders();
+    root.addAppender(dcmtk::log4cplus::SharedAppenderPtr(new LibraryLogAppender));
     if (!dcmDataDict.isDictionaryLoaded()) {
       const char* env = std::getenv(DCM_DICT_ENVIRONMENT_VARIABLE);
       throw Error(std::string("DCMTK's DICOM data dictionary is not loaded: install it (Debian: libdcmtk17 ships ") +

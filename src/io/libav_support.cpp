@@ -1,10 +1,13 @@
 #include "io/libav_support.hpp"
 
+#include <atomic>
+#include <cstdarg>
 #include <cstdlib>
 #include <mutex>
 #include <new>
 
 #include "core/error.hpp"
+#include "core/library_log.hpp"
 
 namespace gp::io::libav {
 
@@ -20,6 +23,41 @@ Packet make_packet() {
   return packet;
 }
 
+namespace {
+
+std::atomic<bool> show_log{false};  // GPUPROC_LIBAV_LOG asked for the messages
+
+LibraryLevel level_of(int av_level) {
+  if (av_level <= AV_LOG_ERROR) return LibraryLevel::error;
+  if (av_level <= AV_LOG_WARNING) return LibraryLevel::warning;
+  if (av_level <= AV_LOG_INFO) return LibraryLevel::info;
+  return LibraryLevel::debug;
+}
+
+// av_log's callback: libav builds some lines in pieces, so each thread collects its pieces up to
+// the line's end. The context's address goes from the prefix ("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d0...]"),
+// and a prefix that names no context ("[NULL @ 0x55d0...]": a parser's) goes altogether.
+void route_log(void* context, int level, const char* format, va_list args) {
+  level &= 0xff;  // the rest: colour hints
+  if (level > av_log_get_level()) return;
+  thread_local std::string pending;
+  thread_local int print_prefix = 1;
+  char piece[1024];
+  av_log_format_line2(context, level, format, args, piece, sizeof piece, &print_prefix);
+  pending += piece;
+  if (pending.empty() || pending.back() != '\n') return;
+  if (const auto at = pending.find(" @ 0x"); pending.front() == '[' && at != std::string::npos) {
+    if (const auto end = pending.find(']', at); end != std::string::npos) {
+      pending.erase(at, end - at);
+      if (pending.compare(0, 7, "[NULL] ") == 0) pending.erase(0, 7);
+    }
+  }
+  library_message("libav", level_of(level), pending, show_log);
+  pending.clear();
+}
+
+}  // namespace
+
 void quiet_logging_once() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -30,11 +68,14 @@ void quiet_logging_once() {
                   {"error", AV_LOG_ERROR},     {"warning", AV_LOG_WARNING}, {"info", AV_LOG_INFO},
                   {"verbose", AV_LOG_VERBOSE}, {"debug", AV_LOG_DEBUG}, {"trace", AV_LOG_TRACE}};
     if (const char* wanted = std::getenv("GPUPROC_LIBAV_LOG")) {
-      for (const auto& l : levels)
+      for (const auto& l : levels) {
         if (std::string(wanted) == l.name) av_log_set_level(l.level);
+      }
+      show_log = true;
     } else if (av_log_get_level() == AV_LOG_INFO) {  // libav's default: nobody chose
-      av_log_set_level(AV_LOG_ERROR);
+      av_log_set_level(AV_LOG_WARNING);
     }
+    av_log_set_callback(&route_log);
   });
 }
 

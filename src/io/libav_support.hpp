@@ -53,10 +53,11 @@ using Scaler = std::unique_ptr<SwsContext, SwsDeleter>;
 Frame make_frame();
 Packet make_packet();
 
-// Once per process, before the first libav object: libav logs at "info" by default (libx264
-// prints pages of statistics per file). Lowers that to errors unless GPUPROC_LIBAV_LOG names a
-// level (quiet, panic, fatal, error, warning, info, verbose, debug, trace), or the program set a
-// level of its own before.
+// Once per process, before the first libav object: libav's log goes to gp::library_message
+// (core/library_log.hpp: off stderr unless --verbose) instead of stderr, at "warning" and worse
+// (libav logs at "info" by default: libx264 prints pages of statistics per file), unless the
+// program set a level of its own before. GPUPROC_LIBAV_LOG naming a level (quiet, panic, fatal,
+// error, warning, info, verbose, debug, trace) sets it and shows the messages without --verbose.
 void quiet_logging_once();
 
 // av_strerror's text for an AVERROR code ("Invalid data found when processing input").

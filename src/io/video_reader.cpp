@@ -8,6 +8,7 @@ extern "C" {
 }
 
 #include "core/error.hpp"
+#include "core/library_log.hpp"
 #include "io/libav_support.hpp"
 
 namespace gp::io {
@@ -30,7 +31,13 @@ struct VideoReader::State {
   bool draining = false;  // the demuxer is done; the decoder is giving out what it holds
   bool finished = false;
 
-  [[noreturn]] void fail(const std::string& stage, const std::string& what) const { throw ItemError(path, stage, what); }
+  std::uint64_t log_mark = 0;  // library_mark() when this thread began the current open() or read()
+
+  // With what libav logged on this thread meanwhile, if anything ("moov atom not found").
+  [[noreturn]] void fail(const std::string& stage, const std::string& what) const {
+    const std::string reason = library_reason(log_mark);
+    throw ItemError(path, stage, reason.empty() ? what : what + " (" + reason + ")");
+  }
   [[noreturn]] void fail_frame(const std::string& what) const {
     fail("decode", "frame " + std::to_string(frames_read) + ": " + what);
   }
@@ -62,6 +69,7 @@ int rotation_of(const AVStream* stream) {
 }  // namespace
 
 void VideoReader::State::open() {
+  log_mark = library_mark();
   AVFormatContext* raw = nullptr;
   int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr);
   if (err < 0) fail("open", error_text(err));
@@ -246,6 +254,7 @@ bool VideoReader::read(VideoFrame& frame) {
     return false;
   };
   if (s.finished) return at_end();
+  s.log_mark = library_mark();
   for (;;) {
     const int err = avcodec_receive_frame(s.decoder.get(), s.decoded.get());
     if (err == 0) {
