@@ -443,14 +443,14 @@ if [[ $has_gpu == 0 ]]; then
 else
   check "tonemap two runtimes on gpu 0" 0 "$gpuproc" tonemap-exr --config "$cfg" --device cuda:0,0 --progress none \
     --set thumbnail.size=64 --set output.dir="$work/gpu-00" --report "$work/gpu-00.json"
-  check "tonemap cuda:0,0 equals cuda:0" 0 diff -r "$work/gpu" "$work/gpu-00"
+  check "tonemap cuda:0,0 equals cuda:0" 0 diff -r -x .gpuproc "$work/gpu" "$work/gpu-00"
   json_check "tonemap cuda:0,0: two devices, every item once" "$work/gpu-00.json" \
     "len(j['device']['devices'])==2 and sum(d['items'] for d in j['device']['devices'])==$n_samples and len(j['memory']['per_device'])==2"
   check "stitch two runtimes on gpu 0" 0 "$gpuproc" "${st[@]}" --device cuda:0,0 --set output.dir="$work/st-gpu-00"
-  check "stitch cuda:0,0 equals cuda:0" 0 diff -r "$work/st-gpu" "$work/st-gpu-00"
+  check "stitch cuda:0,0 equals cuda:0" 0 diff -r -x .gpuproc "$work/st-gpu" "$work/st-gpu-00"
   check "stitch many two runtimes on gpu 0" 1 "$gpuproc" "${st[@]}" --device cuda:0,0 "$work/st-many" \
     --set run.batch=4 --set output.dir="$work/st-many-00" --report "$work/st-many-00.json"
-  check "stitch many cuda:0,0 equals cuda:0" 0 diff -r "$work/st-many-out" "$work/st-many-00"
+  check "stitch many cuda:0,0 equals cuda:0" 0 diff -r -x .gpuproc "$work/st-many-out" "$work/st-many-00"
   json_check "stitch many cuda:0,0: both runtimes took panoramas" "$work/st-many-00.json" \
     "[d['items'] > 0 for d in j['device']['devices']] == [True, True] and j['items']['succeeded']==12"
   # Volumes are spread over the devices (one volume per GPU at a time): the phantom twice.
@@ -466,11 +466,11 @@ else
     echo "$gpus GPUs: checking --device all against cuda:0"
     check "tonemap on every gpu" 0 "$gpuproc" tonemap-exr --config "$cfg" --device all --progress none \
       --set thumbnail.size=64 --set output.dir="$work/gpu-all" --report "$work/gpu-all.json"
-    check "tonemap all equals cuda:0" 0 diff -r "$work/gpu" "$work/gpu-all"
+    check "tonemap all equals cuda:0" 0 diff -r -x .gpuproc "$work/gpu" "$work/gpu-all"
     json_check "tonemap all: every gpu listed" "$work/gpu-all.json" "len(j['device']['devices'])==$gpus"
     check "stitch many on every gpu" 1 "$gpuproc" "${st[@]}" --device all "$work/st-many" \
       --set run.batch=4 --set output.dir="$work/st-many-all" --report "$work/st-many-all.json"
-    check "stitch many all equals cuda:0" 0 diff -r "$work/st-many-out" "$work/st-many-all"
+    check "stitch many all equals cuda:0" 0 diff -r -x .gpuproc "$work/st-many-out" "$work/st-many-all"
     json_check "stitch many all: every gpu took panoramas" "$work/st-many-all.json" \
       "all(d['items'] > 0 for d in j['device']['devices']) and j['items']['succeeded']==12"
     check "pnm two volumes on every gpu" 0 "$gpuproc" "${pnm[@]}" --device all "$work/pnm-two/a" "$work/pnm-two/b" \

@@ -70,7 +70,7 @@ TEST_CASE("library messages are counted and kept off stderr by default", "[core]
         "testlib: info: asked for\n");
 }
 
-TEST_CASE("--verbose prints library messages one line each, as JSON with JSON progress", "[core][library_log]") {
+TEST_CASE("verbose: library messages printed one line each, as JSON with JSON progress", "[core][library_log]") {
   gp::set_library_log(true, false);
   CHECK(stderr_of([] { library_message("libav", LibraryLevel::warning, "line one\nline two\n"); }) ==
         "libav: warning: line one; line two\n");
