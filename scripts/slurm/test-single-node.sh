@@ -223,6 +223,7 @@ on_disk = []
 for d, dirs, files in os.walk(outdir):
     if real(d) == real(reports):
         dirs[:] = []; continue
+    dirs[:] = [x for x in dirs if x != ".gpuproc"]  # the completion records, not outputs
     on_disk += [real(os.path.join(d, f)) for f in files]
 if len(listed_outputs) != len(set(listed_outputs)):
     problems.append("an output is listed by two shards")
