@@ -284,13 +284,6 @@ void AtomicWriteGroup::commit() {
   folders_.clear();
 }
 
-bool output_complete(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  const auto size = fs::file_size(path, ec);
-  return !ec && size > 0;
-}
-
 int remove_stale_temporaries(const std::string& dir, std::chrono::seconds min_age) {
   int removed = 0;
   const auto now = fs::file_time_type::clock::now();

@@ -69,9 +69,6 @@ class AtomicWriteGroup {
   std::set<std::string> folders_;
 };
 
-// True when the file exists, is a regular file and is not empty (complete, since writes are atomic).
-bool output_complete(const std::string& path);
-
 // Removes leftover temporaries (".name.part-<host>-<pid>-<n>.ext", see temporary_path_for) under
 // dir that no live process owns: this host's whose process has ended, and, as no process of
 // another host can be asked, other hosts' (and older versions' names) unmodified for `min_age`

@@ -146,7 +146,6 @@ TEST_CASE("write_atomically creates folders and publishes the finished file only
 
   gp::write_atomically(target.string(), [](const std::string& temp) { std::ofstream(temp) << "replaced"; });
   CHECK(gp::test::read_text(target) == "replaced");
-  CHECK(gp::output_complete(target.string()));
 }
 
 TEST_CASE("write_atomically leaves no temporary and keeps the old file on failure", "[outputs]") {
@@ -233,16 +232,6 @@ TEST_CASE("without fsync, writes stay atomic: published whole, no temporaries, o
   group.write((dir / "sub/2.txt").string(), [](const std::string& temp) { std::ofstream(temp) << "2"; });
   group.commit();
   CHECK(names_in(dir / "sub") == std::set<std::string>{"2.txt", "result.txt"});
-}
-
-TEST_CASE("output_complete needs a non-empty regular file", "[outputs]") {
-  const fs::path dir = gp::test::scratch_dir("outputs-complete");
-  std::ofstream(dir / "full") << "x";
-  std::ofstream(dir / "empty");
-  CHECK(gp::output_complete((dir / "full").string()));
-  CHECK_FALSE(gp::output_complete((dir / "empty").string()));
-  CHECK_FALSE(gp::output_complete((dir / "missing").string()));
-  CHECK_FALSE(gp::output_complete(dir.string()));
 }
 
 TEST_CASE("remove_stale_temporaries removes the temporaries no live process owns", "[outputs]") {
