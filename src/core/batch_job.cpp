@@ -1,6 +1,7 @@
 #include "core/batch_job.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -147,7 +148,7 @@ json one_memory(const Runtime& runtime) {
 
 // One device: its figures. Several: the largest device peak, pinned peaks and out-of-memory
 // retries summed (each runtime has its own pinned pool), and each device's figures in "per_device".
-json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
+json device_memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
   if (runtimes.empty()) return json::object();
   if (runtimes.size() == 1) return one_memory(*runtimes.front());
   json per_device = json::array();
@@ -166,6 +167,15 @@ json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
          {"device_capped", limit != 0}};
   if (limit) j["device_limit_bytes"] = limit;
   j["per_device"] = per_device;
+  return j;
+}
+
+// The device figures and the process's peak resident host memory (a host memory budget is only
+// believable beside what the process really held).
+json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
+  json j = device_memory_section(runtimes);
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) j["host_peak_rss_bytes"] = std::uint64_t(usage.ru_maxrss) * 1024;
   return j;
 }
 

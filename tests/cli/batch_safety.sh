@@ -171,6 +171,8 @@ for sig in TERM INT; do
     --report "$work/sig-$sig-resume.json"
   json_check "SIG$sig: resume skipped the finished items" "$work/sig-$sig-resume.json" \
     "j['items']['skipped_complete']>=1 and j['items']['skipped_complete']+j['items']['succeeded']==24"
+  json_check "SIG$sig: the report gives the peak host memory" "$work/sig-$sig-resume.json" \
+    "j['memory']['host_peak_rss_bytes'] > 1000000"
   check "SIG$sig: after resume, byte-exact with a clean run" 0 diff -r -x .gpuproc "$work/sig-clean" "$work/sig-$sig"
 done
 # A second signal, or no grace at all, abandons the running items at once: still a report, no temporaries.
