@@ -126,11 +126,13 @@ __global__ void link_kernel(const std::uint64_t* voxels, std::size_t n, Owners o
       }
 }
 
-// Points every entry at its root; flags the roots.
+// Points every entry at its root; flags the roots. The root is chased without path splitting: a
+// splitting store could land on an entry after its own thread pointed it at the root.
 __global__ void root_flags_kernel(std::uint32_t* parent, std::size_t n, std::uint32_t* flags) {
   const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  const std::uint32_t r = find_root(parent, std::uint32_t(k));
+  std::uint32_t r = std::uint32_t(k);
+  for (std::uint32_t p = load_parent(&parent[r]); p != r; p = load_parent(&parent[r])) r = p;
   flags[k] = r == k ? 1u : 0u;
   parent[k] = r;
 }
