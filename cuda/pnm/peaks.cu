@@ -3,6 +3,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
@@ -11,21 +12,29 @@
 namespace gp::pnm {
 namespace {
 
-// flags[k] for voxel k of slices [z_begin, ...).
+constexpr int block_x = 32, block_y = 8;
+
+// flags[k] for voxel k of slices [z_begin, ...), from slice z_begin + z_offset on; each block adds
+// its peaks to *count.
 __global__ void peak_flags_kernel(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
-                                  peak_detail::Ball ball, int z_begin, std::uint8_t* flags) {
+                                  peak_detail::Ball ball, int z_begin, int z_offset, std::uint8_t* flags,
+                                  unsigned long long* count) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  const int z = z_begin + int(blockIdx.z);
-  if (x >= mask.nx || y >= mask.ny) return;
-  const std::size_t k = (std::size_t(blockIdx.z) * std::size_t(mask.ny) + std::size_t(y)) * std::size_t(mask.nx) + x;
-  flags[k] = peak_detail::is_peak(mask, distance, x, y, z, ball) ? 1 : 0;
+  const int dz = z_offset + int(blockIdx.z);
+  const bool inside = x < mask.nx && y < mask.ny;
+  const bool peak = inside && peak_detail::is_peak(mask, distance, x, y, z_begin + dz, ball);
+  if (inside) {
+    const std::size_t k = (std::size_t(dz) * std::size_t(mask.ny) + std::size_t(y)) * std::size_t(mask.nx) + std::size_t(x);
+    flags[k] = peak ? 1 : 0;
+  }
+  const int block_peaks = __syncthreads_count(peak);
+  if (threadIdx.x == 0 && threadIdx.y == 0 && block_peaks > 0) atomicAdd(count, static_cast<unsigned long long>(block_peaks));
 }
 
 }  // namespace
 
-std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
-                                          Spacing spacing, float r_max, int z_begin, int z_end,
-                                          const ScratchAllocator& scratch, cudaStream_t stream) {
+DevicePeaks find_peaks_device(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance, Spacing spacing,
+                              float r_max, int z_begin, int z_end, const ScratchAllocator& scratch, cudaStream_t stream) {
   peak_detail::check_peak_args(mask, distance, spacing, r_max, z_begin, z_end, "find_peaks_gpu");
   const std::size_t voxels = mask.slice_voxels() * std::size_t(z_end - z_begin);
   if (voxels == 0) return {};
@@ -33,33 +42,48 @@ std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, V
                            std::to_string(mask.nz) + " slices [" + std::to_string(z_begin) + ", " +
                            std::to_string(z_end) + ")";
   auto* flags = static_cast<std::uint8_t*>(scratch(voxels));
-  const dim3 block(32, 8), grid((mask.nx + 31) / 32, (mask.ny + 7) / 8, unsigned(z_end - z_begin));
-  peak_flags_kernel<<<grid, block, 0, stream>>>(mask, distance, peak_detail::make_ball(spacing, r_max), z_begin, flags);
-  GP_CUDA_CHECK_LAUNCH(what);
-
-  // Global indices: the slab's first voxel plus the position in it (the volume has < 2^32 voxels).
-  thrust::counting_iterator<std::uint32_t> indices(std::uint32_t(std::size_t(z_begin) * mask.slice_voxels()));
-  auto* selected = static_cast<std::uint32_t*>(scratch(voxels * sizeof(std::uint32_t)));
-  auto* count = static_cast<int*>(scratch(sizeof(int)));
-  std::size_t temp_bytes = 0;
-  GP_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, indices, flags, selected, count, int(voxels), stream),
-                what);
-  void* temp = scratch(temp_bytes);
-  GP_CUDA_CHECK(cub::DeviceSelect::Flagged(temp, temp_bytes, indices, flags, selected, count, int(voxels), stream),
-                what);
-  int host_count = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&host_count, count, sizeof(int), cudaMemcpyDeviceToHost, stream), what);
+  auto* counts = static_cast<unsigned long long*>(scratch(2 * sizeof(unsigned long long)));  // found, selected
+  GP_CUDA_CHECK(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), stream), what);
+  const auto ball = peak_detail::make_ball(spacing, r_max);
+  const int slices = z_end - z_begin, max_grid_z = 65535;
+  for (int first = 0; first < slices; first += max_grid_z) {
+    const dim3 block(block_x, block_y),
+        grid((mask.nx + block_x - 1) / block_x, (mask.ny + block_y - 1) / block_y, unsigned(std::min(max_grid_z, slices - first)));
+    peak_flags_kernel<<<grid, block, 0, stream>>>(mask, distance, ball, z_begin, first, flags, counts);
+    GP_CUDA_CHECK_LAUNCH(what);
+  }
+  unsigned long long found = 0;
+  GP_CUDA_CHECK(cudaMemcpyAsync(&found, counts, sizeof(found), cudaMemcpyDeviceToHost, stream), what);
   GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
-  std::vector<std::uint32_t> peaks(static_cast<std::size_t>(host_count));
-  if (host_count > 0) {
-    GP_CUDA_CHECK(cudaMemcpyAsync(peaks.data(), selected, peaks.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+  if (found == 0) return {};
+
+  // Global indices: the slab's first voxel plus the position in it.
+  thrust::counting_iterator<std::uint64_t> indices(std::uint64_t(z_begin) * std::uint64_t(mask.slice_voxels()));
+  auto* selected = static_cast<std::uint64_t*>(scratch(std::size_t(found) * sizeof(std::uint64_t)));
+  std::size_t temp_bytes = 0;
+  GP_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, indices, flags, selected, counts + 1,
+                                           std::int64_t(voxels), stream), what);
+  void* temp = scratch(temp_bytes);
+  GP_CUDA_CHECK(cub::DeviceSelect::Flagged(temp, temp_bytes, indices, flags, selected, counts + 1,
+                                           std::int64_t(voxels), stream), what);
+  return {selected, std::size_t(found)};
+}
+
+std::vector<std::uint64_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                                          Spacing spacing, float r_max, int z_begin, int z_end,
+                                          const ScratchAllocator& scratch, cudaStream_t stream) {
+  const DevicePeaks found = find_peaks_device(mask, distance, spacing, r_max, z_begin, z_end, scratch, stream);
+  std::vector<std::uint64_t> peaks(found.count);
+  if (found.count > 0) {
+    const std::string what = "download " + std::to_string(found.count) + " peaks";
+    GP_CUDA_CHECK(cudaMemcpyAsync(peaks.data(), found.voxels, peaks.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
                                   stream), what);
     GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
   }
   return peaks;
 }
 
-std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+std::vector<std::uint64_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max, const ScratchAllocator& scratch,
                                           cudaStream_t stream) {
   return find_peaks_gpu(mask, distance, spacing, r_max, 0, mask.nz, scratch, stream);

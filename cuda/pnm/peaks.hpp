@@ -14,14 +14,14 @@
 
 namespace gp::pnm {
 
-// Global linear indices of the peak voxels with z in [z_begin, z_end), ascending. The views hold
-// those slices plus peak_halo() slices each side where the volume has them (an out-of-core run
-// finds peaks slab by slab; in-core runs pass whole-volume views and [0, nz)). The volume has at
-// most 2^32 voxels. GPU: synchronises.
-std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+// Global linear indices (64-bit) of the peak voxels with z in [z_begin, z_end), ascending. The
+// views hold those slices plus peak_halo() slices each side where the volume has them (an
+// out-of-core run finds peaks slab by slab; in-core runs pass whole-volume views and [0, nz)).
+// GPU: synchronises.
+std::vector<std::uint64_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max, int z_begin, int z_end,
                                           const ScratchAllocator& scratch, cudaStream_t stream);
-std::vector<std::uint32_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+std::vector<std::uint64_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max, int z_begin, int z_end);
 
 // Slices each side of a slab that the peak test reads: the ball's half extent along z.
@@ -33,11 +33,20 @@ void check_peak_args(const VolumeView<const std::uint8_t>& mask, const VolumeVie
                      Spacing spacing, float r_max, int z_begin, int z_end, const char* op);
 }  // namespace peak_detail
 
+// The peaks of slices [z_begin, z_end) left on the device: `count` indices, ascending, in scratch
+// (only the count is read back). Synchronises.
+struct DevicePeaks {
+  const std::uint64_t* voxels = nullptr;
+  std::size_t count = 0;
+};
+DevicePeaks find_peaks_device(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance, Spacing spacing,
+                              float r_max, int z_begin, int z_end, const ScratchAllocator& scratch, cudaStream_t stream);
+
 // Whole volumes.
-std::vector<std::uint32_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+std::vector<std::uint64_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max, const ScratchAllocator& scratch,
                                           cudaStream_t stream);
-std::vector<std::uint32_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+std::vector<std::uint64_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max);
 
 }  // namespace gp::pnm

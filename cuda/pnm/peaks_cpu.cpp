@@ -19,8 +19,6 @@ void check_peak_args(const VolumeView<const std::uint8_t>& mask, const VolumeVie
   checks::require_view(distance, op, "distance");
   checks::require(z_begin >= 0 && z_begin <= z_end && z_end <= mask.nz, op,
                   "slices [" + std::to_string(z_begin) + ", " + std::to_string(z_end) + ") outside the volume");
-  checks::require(mask.slice_voxels() * std::size_t(mask.nz) <= std::size_t(0xffffffffu), op,
-                  "volumes over 2^32 voxels are not supported (peaks are 32-bit voxel indices)");
   const VolumeView<const std::uint8_t> wanted{nullptr, mask.nx, mask.ny, mask.nz, z_begin, z_end - z_begin};
   const int halo = peak_halo(spacing, r_max);
   checks::require_halo(mask, wanted, halo, op);
@@ -29,11 +27,11 @@ void check_peak_args(const VolumeView<const std::uint8_t>& mask, const VolumeVie
 
 }  // namespace peak_detail
 
-std::vector<std::uint32_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+std::vector<std::uint64_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max, int z_begin, int z_end) {
   peak_detail::check_peak_args(mask, distance, spacing, r_max, z_begin, z_end, "find_peaks_cpu");
   const auto ball = peak_detail::make_ball(spacing, r_max);
-  std::vector<std::vector<std::uint32_t>> per_slice(std::size_t(z_end - z_begin));
+  std::vector<std::vector<std::uint64_t>> per_slice(std::size_t(z_end - z_begin));
   parallel_for(long(z_end - z_begin), [&](long first, long last) {
     for (long k = first; k < last; ++k) {
       const int z = z_begin + int(k);
@@ -41,15 +39,15 @@ std::vector<std::uint32_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, V
         for (int x = 0; x < mask.nx; ++x)
           if (peak_detail::is_peak(mask, distance, x, y, z, ball))
             per_slice[std::size_t(k)].push_back(
-                std::uint32_t((std::size_t(z) * std::size_t(mask.ny) + std::size_t(y)) * std::size_t(mask.nx) + x));
+                (std::uint64_t(z) * std::uint64_t(mask.ny) + std::uint64_t(y)) * std::uint64_t(mask.nx) + std::uint64_t(x));
     }
   }, 1);
-  std::vector<std::uint32_t> peaks;
+  std::vector<std::uint64_t> peaks;
   for (const auto& s : per_slice) peaks.insert(peaks.end(), s.begin(), s.end());
   return peaks;
 }
 
-std::vector<std::uint32_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+std::vector<std::uint64_t> find_peaks_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                                           Spacing spacing, float r_max) {
   return find_peaks_cpu(mask, distance, spacing, r_max, 0, mask.nz);
 }

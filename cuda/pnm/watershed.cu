@@ -1,5 +1,6 @@
 #include "cuda/pnm/watershed.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
@@ -118,7 +119,7 @@ __global__ void activity_kernel(Tiles tiles, const std::uint8_t* changed, std::u
   if (changed[t]) *any = 1;
 }
 
-__global__ void scatter_kernel(const std::uint32_t* voxels, const std::uint32_t* labels, std::size_t count,
+__global__ void scatter_kernel(const std::uint64_t* voxels, const std::uint32_t* labels, std::size_t count,
                                std::uint32_t* markers) {
   const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k < count) markers[voxels[k]] = labels[k];
@@ -126,19 +127,27 @@ __global__ void scatter_kernel(const std::uint32_t* voxels, const std::uint32_t*
 
 }  // namespace
 
-void place_markers_gpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+void place_markers_gpu(const std::uint64_t* voxels, const std::uint32_t* labels, std::size_t count,
+                       VolumeView<std::uint32_t> markers, cudaStream_t stream) {
+  const std::string what = "place " + std::to_string(count) + " marker voxels";
+  GP_CUDA_CHECK(cudaMemsetAsync(markers.data, 0, markers.held_voxels() * sizeof(std::uint32_t), stream), what);
+  if (count == 0) return;
+  scatter_kernel<<<unsigned((count + 255) / 256), 256, 0, stream>>>(voxels, labels, count, markers.data);
+  GP_CUDA_CHECK_LAUNCH(what);
+}
+
+void place_markers_gpu(const std::vector<std::uint64_t>& voxels, const std::vector<std::uint32_t>& labels,
                        VolumeView<std::uint32_t> markers, const ScratchAllocator& scratch, cudaStream_t stream) {
   const std::string what = "place " + std::to_string(voxels.size()) + " marker voxels";
-  GP_CUDA_CHECK(cudaMemsetAsync(markers.data, 0, markers.held_voxels() * sizeof(std::uint32_t), stream), what);
-  if (voxels.empty()) return;
-  const std::size_t bytes = voxels.size() * sizeof(std::uint32_t);
-  auto* d_voxels = static_cast<std::uint32_t*>(scratch(bytes));
-  auto* d_labels = static_cast<std::uint32_t*>(scratch(bytes));
-  GP_CUDA_CHECK(cudaMemcpyAsync(d_voxels, voxels.data(), bytes, cudaMemcpyHostToDevice, stream), what);
-  GP_CUDA_CHECK(cudaMemcpyAsync(d_labels, labels.data(), bytes, cudaMemcpyHostToDevice, stream), what);
-  scatter_kernel<<<unsigned((voxels.size() + 255) / 256), 256, 0, stream>>>(d_voxels, d_labels, voxels.size(),
-                                                                            markers.data);
-  GP_CUDA_CHECK_LAUNCH(what);
+  auto* d_voxels = static_cast<std::uint64_t*>(scratch(std::max<std::size_t>(voxels.size() * sizeof(std::uint64_t), 1)));
+  auto* d_labels = static_cast<std::uint32_t*>(scratch(std::max<std::size_t>(labels.size() * sizeof(std::uint32_t), 1)));
+  if (!voxels.empty()) {
+    GP_CUDA_CHECK(cudaMemcpyAsync(d_voxels, voxels.data(), voxels.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
+                                  stream), what);
+    GP_CUDA_CHECK(cudaMemcpyAsync(d_labels, labels.data(), labels.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                                  stream), what);
+  }
+  place_markers_gpu(d_voxels, d_labels, voxels.size(), markers, stream);
   // The host vectors must outlive the copies.
   GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
 }

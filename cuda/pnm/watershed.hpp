@@ -61,10 +61,13 @@ void check_relax_args(const VolumeView<const std::uint8_t>& mask, const VolumeVi
                       const VolumeView<std::uint32_t>& labels, int z_begin, int z_end, const char* op);
 }  // namespace detail
 
-// The marker volume: zeros, then labels[k] at voxel voxels[k] (a few thousand markers; uploaded).
-void place_markers_gpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+// The marker volume (whole): zeros, then labels[k] at voxel voxels[k] (64-bit linear indices).
+// From host vectors (uploaded; synchronises) or from device arrays (select_markers_gpu's).
+void place_markers_gpu(const std::vector<std::uint64_t>& voxels, const std::vector<std::uint32_t>& labels,
                        VolumeView<std::uint32_t> markers, const ScratchAllocator& scratch, cudaStream_t stream);
-void place_markers_cpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+void place_markers_gpu(const std::uint64_t* voxels, const std::uint32_t* labels, std::size_t count,
+                       VolumeView<std::uint32_t> markers, cudaStream_t stream);
+void place_markers_cpu(const std::vector<std::uint64_t>& voxels, const std::vector<std::uint32_t>& labels,
                        VolumeView<std::uint32_t> markers);
 
 }  // namespace gp::pnm

@@ -108,7 +108,7 @@ void check_relax_args(const VolumeView<const std::uint8_t>& mask, const VolumeVi
 
 }  // namespace detail
 
-void place_markers_cpu(const std::vector<std::uint32_t>& voxels, const std::vector<std::uint32_t>& labels,
+void place_markers_cpu(const std::vector<std::uint64_t>& voxels, const std::vector<std::uint32_t>& labels,
                        VolumeView<std::uint32_t> markers) {
   std::fill(markers.data, markers.data + markers.held_voxels(), 0u);
   for (std::size_t k = 0; k < voxels.size(); ++k) markers.data[voxels[k]] = labels[k];

@@ -1,6 +1,5 @@
 // The GPU path of segmentation.hpp: the volume is uploaded once and stays on the device until the
-// labels come back; only the peaks (to select markers) and the smoothed distance map (for the
-// saddle test, which walks plateaus around each peak) are read back on the way.
+// labels come back; on the way only counts are read back (and the intermediates, when asked for).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "cuda/pnm/count.hpp"
 #include "cuda/pnm/denoise.hpp"
 #include "cuda/pnm/edt.hpp"
+#include "cuda/pnm/markers.hpp"
 #include "cuda/pnm/peaks.hpp"
 #include "cuda/pnm/watershed.hpp"
 #include "pnm/segmentation.hpp"
@@ -129,29 +129,27 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   if (s.write_intermediates) kept.distance = download_volume(staging, stream, distance);
 
   next_stage("markers");
-  // Smoothed into the transform's work volume, free again; sigma 0 floods the map itself.
+  // Smoothed into the transform's work volume, free again; sigma 0 floods the map itself. Peaks,
+  // their selection and the marker volume stay on the device.
   const auto smooth = s.sigma > 0 ? work : distance;
   if (s.sigma > 0) gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
-  HostVolume<float> host_smooth(n);
-  const auto peaks = find_peaks_gpu(mask, smooth, spacing, s.r_max, scratch, cs);
-  staging.download(stream, host_smooth.data(), smooth.data, n * sizeof(float));
-  out.markers = select_markers(peaks, volume_view<const float>(host_smooth.data(), d), spacing, s.markers);
-  if (s.write_intermediates) kept.smoothed = std::move(host_smooth);
-  host_smooth = HostVolume<float>();
+  auto markers = ws.volume<std::uint32_t>(markers_buffer, "segment-pnm markers");
+  {
+    const DevicePeaks peaks = find_peaks_device(mask, smooth, spacing, s.r_max, 0, d.nz, scratch, cs);
+    const DeviceMarkers selected = select_markers_gpu(peaks.voxels, peaks.count, smooth, spacing, s.markers, scratch, cs);
+    place_markers_gpu(selected.voxels, selected.labels, selected.voxel_count, markers, cs);
+    out.markers = selected.summary;
+  }
+  if (s.write_intermediates) {
+    kept.smoothed = download_volume(staging, stream, smooth);
+    kept.markers = download_volume(staging, stream, markers);
+  }
   ws.release_scratch();
 
   next_stage("watershed");
-  auto markers = ws.volume<std::uint32_t>(markers_buffer, "segment-pnm markers");
   auto labels = ws.volume<std::uint32_t>(labels_buffer, "segment-pnm labels");
-  place_markers_gpu(out.markers.voxels, out.markers.labels, markers, scratch, cs);
   out.watershed_passes = watershed_gpu(mask, smooth, markers, labels, scratch, cs);
   out.regions = out.markers.count;
-  if (s.write_intermediates) {
-    kept.markers = HostVolume<std::uint32_t>(n);
-    place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(kept.markers.data(), d));
-  }
-  out.markers.voxels = {};
-  out.markers.labels = {};
   markers_buffer.reset();
   ws.release_scratch();
 

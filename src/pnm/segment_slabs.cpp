@@ -73,7 +73,8 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   const auto& d = volume.dims;
   const std::size_t n = d.voxels();
   if (n > std::size_t(0xffffffffu))
-    throw Error("segment-pnm: volumes over 2^32 voxels are not supported (markers are 32-bit voxel indices)");
+    throw Error("segment-pnm: volumes over 2^32 voxels are not supported out of core yet (not every stage of it "
+                "addresses voxels with 64-bit indices)");
   const Spacing spacing = spacing_of(volume);
   rt.bind_thread();
   SlabDevice device(rt, d, budget_bytes);
@@ -127,10 +128,10 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   const float* flooded = s.sigma > 0 ? smoothed.data() : distance.data();
   const GaussianSigma sigma = smoothing_sigma(spacing, s.sigma);
   const int peak_reach = peak_halo(spacing, s.r_max), blur_reach = s.sigma > 0 ? gaussian_halo(sigma.z) : 0;
-  std::vector<std::uint32_t> peaks;
+  std::vector<std::uint64_t> peaks;
   struct SlabPeaks {
     VolumeView<float> smoothed;  // holds the slab
-    std::vector<std::uint32_t> peaks;
+    std::vector<std::uint64_t> peaks;
   };
   device.run_stage("markers", [&] {
     peaks.clear();

@@ -36,7 +36,7 @@ TEST_CASE("find_peaks_cpu over slabs with halos equals the whole volume", "[pnm]
   CHECK(halo == 3);  // r_max 3 voxels of the finest spacing (0.8) = 2.4 / 0.8 slices
   for (const int depth : {1, 4, 11}) {
     INFO("slab depth " << depth);
-    std::vector<std::uint32_t> joined;
+    std::vector<std::uint64_t> joined;
     for (int z = 0; z < nz; z += depth) {
       const int end = std::min(nz, z + depth), first = std::max(0, z - halo), last = std::min(nz, end + halo);
       const auto found = find_peaks_cpu(slab_of(mask, nx, ny, nz, first, last), slab_of(distance, nx, ny, nz, first, last),
