@@ -109,7 +109,7 @@ std::string gib(std::uint64_t bytes) {
 }
 
 // The limits, from the dims alone: nothing is allocated or read before they pass.
-void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOptions& options) {
+void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOptions& options, int threads) {
   if (out.nz == 1 && !options.single_slice_refusal.empty())
     throw ItemError(source.name, "load", options.single_slice_refusal + "; got 1 slice from " + source.name +
                                              (source.dims.nz > 1 ? " (after crop and downsample)" : ""));
@@ -123,10 +123,14 @@ void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOpt
                                              "; crop or downsample it (input.crop, input.downsample)");
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
   const std::uint64_t memory = pages > 0 && page_bytes > 0 ? std::uint64_t(pages) * std::uint64_t(page_bytes) : 0;
+  // Each reading thread also holds a source slice (its samples, and as floats when cropping or
+  // downsampling): up to 16 bytes a voxel of a slice.
+  const std::uint64_t slice_bytes = std::uint64_t(threads) * source.dims.slice_voxels() * 16;
   const std::uint64_t bytes = voxels * sizeof(float);
-  if (memory > 0 && (voxels > std::uint64_t(-1) / sizeof(float) || bytes > memory))
+  if (memory > 0 && (voxels > (std::uint64_t(-1) - slice_bytes) / sizeof(float) || bytes + slice_bytes > memory))
     throw ItemError(source.name, "load", "the volume is " + size + read_as + ": its values need " + gib(bytes) +
-                                             " of host memory (4 bytes a voxel), more than this machine's " + gib(memory) +
+                                             " of host memory (4 bytes a voxel) and the reading threads' slices " +
+                                             gib(slice_bytes) + ", more than this machine's " + gib(memory) +
                                              "; crop or downsample it (input.crop, input.downsample)");
 }
 
@@ -150,12 +154,12 @@ Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& optio
     for (int c = 0; c < 3; ++c) volume.origin[c] += source.axes[a][c] * offset;
   }
   volume.description = source.description + region_note(source, region, factor);
-  check_size(source, volume.dims, options);
+  const int nz = volume.dims.nz;
+  const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
+  check_size(source, volume.dims, options, threads);
   volume.values.resize(volume.dims.voxels());
 
   // Contiguous runs of output slices, handed out in order: multi-page sources read forward.
-  const int nz = volume.dims.nz;
-  const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
   const int runs = std::min(nz, threads * 4);
   for_each_item(runs, threads, [&](int run) {
     SliceAssembler assembler(source, region, factor);  // one reader per run, reading forward

@@ -306,18 +306,18 @@ TEST_CASE("a folder holding one NRRD or MetaImage volume is that volume", "[io][
 
 TEST_CASE("size limits are checked from the header before anything is read", "[io][volume]") {
   const auto dir = gp::test::scratch_dir("size-limits");
-  // A raw file of 2^40 bytes (sparse: nothing is written) holding 65536 x 65536 x 256 uint8: its
+  // A raw file of 2^40 bytes (sparse: nothing is written) holding 4096 x 4096 x 65536 uint8: its
   // values would need 4 TiB. Before, it was read and converted until the allocation failed.
   const fs::path big = dir / "huge.raw";
   { std::ofstream(big, std::ios::binary); }
   fs::resize_file(big, std::uint64_t(1) << 40);
   VolumeReadOptions o = options();
   o.format = "raw";
-  o.raw.dims = {65536, 65536, 256};
+  o.raw.dims = {4096, 4096, 65536};
   o.raw.dtype = "uint8";
   std::string what = load_error({big.string()}, o);
   CHECK_THAT(what, Contains("huge.raw"));
-  CHECK_THAT(what, Contains("65536x65536x256"));
+  CHECK_THAT(what, Contains("4096x4096x65536"));
   CHECK_THAT(what, Contains("host memory"));
   o.max_voxels = 1000;
   o.max_voxels_reason = "a test's limit";
