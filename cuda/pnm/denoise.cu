@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(256) median3_kernel(VolumeView<const float> in
   if (x >= out.nx || y >= out.ny) return;
   float v[27];
   math::gather_27(in, x, y, z, v);
-  out.at(x, y, z) = math::median_of_27(v);
+  out.at(x, y, z) = math::median3_of(v);
 }
 
 // Copies the weights into shared memory (synchronised by the caller's __syncthreads()).

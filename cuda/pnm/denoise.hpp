@@ -18,8 +18,8 @@ namespace gp::pnm {
 constexpr int median3_halo = 1;
 
 // scipy.ndimage.median_filter(in, size=3) (mode 'reflect'): each voxel becomes the 14th smallest
-// of its 27 neighbours (itself included). NaNs are not supported (they land wherever the
-// comparisons put them, identically on both sides).
+// of its 27 neighbours (itself included). NaN marks voxels outside the image (DICOM padding): a NaN
+// voxel stays NaN and the others take the median of their valid neighbours (math::median3_of).
 void median3_gpu(VolumeView<const float> in, VolumeView<float> out, cudaStream_t stream);
 void median3_cpu(VolumeView<const float> in, VolumeView<float> out);
 
@@ -41,7 +41,9 @@ std::vector<double> gaussian_weights(double sigma);
 
 // scipy.ndimage.gaussian_filter(in, sigma, truncate=4.0, mode='reflect') for float32 data: 1-D
 // correlations along z, then y, then x (scipy's axis order for a (z, y, x) array), each summed in
-// double and rounded to float, axes with radius 0 skipped (copy when all are).
+// double and rounded to float, axes with radius 0 skipped (copy when all are). NaN voxels (padding)
+// stay NaN and are left out of their neighbours' sums, which are renormalised over the valid taps
+// (math::symmetric_tap_sum); without NaNs the result is scipy's.
 // GPU: one scratch request of out's size in floats when two or more axes filter.
 void gaussian_filter_gpu(VolumeView<const float> in, VolumeView<float> out, GaussianSigma sigma,
                          const ScratchAllocator& scratch, cudaStream_t stream);

@@ -96,7 +96,7 @@ void median3_cpu(VolumeView<const float> in, VolumeView<float> out) {
       const int z = out.z_first + int(row / ny), y = int(row % ny);
       for (int x = 0; x < out.nx; ++x) {
         math::gather_27(in, x, y, z, v);
-        out.at(x, y, z) = math::median_of_27(v);
+        out.at(x, y, z) = math::median3_of(v);
       }
     }
   }, 4);

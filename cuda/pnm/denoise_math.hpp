@@ -50,6 +50,32 @@ GP_PNM_UNROLL
   return v[13];
 }
 
+GP_HD float infinity_float() {
+#ifdef __CUDA_ARCH__
+  return __int_as_float(0x7f800000);
+#else
+  return __builtin_huge_valf();
+#endif
+}
+
+// The median filter's value at a voxel from its 27 neighbours v (centre v[13]), NaN-aware: NaN
+// marks voxels outside the image (DICOM padding, io::Volume). A NaN voxel stays NaN, so padding
+// neither grows nor shrinks; otherwise its NaN neighbours are replaced alternately by -inf and
+// +inf, so the 14th smallest is the median of the valid neighbours alone (the lower of the two
+// middle ones when their count is even), never NaN or inf. Without NaNs: median_of_27. Clobbers v.
+GP_HD float median3_of(float* v) {
+  if (v[13] != v[13]) return v[13];
+  const float inf = infinity_float();
+  bool low = true;
+GP_PNM_UNROLL
+  for (int i = 0; i < 27; ++i) {
+    const bool nan = v[i] != v[i];
+    v[i] = nan ? (low ? -inf : inf) : v[i];
+    low = nan ? !low : low;
+  }
+  return median_of_27(v);
+}
+
 // Loads the 27 neighbours of (x, y, z) in a fixed order (dz outer, then dy, dx inner). At radius 1,
 // 'reflect' is clamping (index -1 reads 0, n reads n - 1). `in` holds z - 1 .. z + 1 (clamped).
 GP_HD void gather_27(const VolumeView<const float>& in, int x, int y, int z, float* v) {
@@ -73,10 +99,23 @@ GP_PNM_UNROLL
 // the centre tap first, then the pairs from the outermost one in; rounded to float at the end.
 // `centre` points at the input sample, its neighbours `stride` floats apart (already extended at
 // the borders); w[0..radius] are the weights from the centre out.
+//
+// NaN (padding, see median3_of) does not spread: a NaN sample stays as it is, and a valid one with NaN
+// taps gets the weighted mean of its valid taps (normalised convolution along the line), so each
+// 1-D pass keeps NaN exactly where its input had it. Volumes without NaN take the first loop only
+// (the sum is NaN only when a tap is), bit for bit scipy's result.
 GP_HD float symmetric_tap_sum(const float* centre, int stride, const double* w, int radius) {
+  if (centre[0] != centre[0]) return centre[0];  // its own bits: GPU and CPU NaNs differ
   double acc = double(centre[0]) * w[0];
   for (int j = radius; j >= 1; --j) acc += (double(centre[-j * stride]) + double(centre[j * stride])) * w[j];
-  return float(acc);
+  if (acc == acc) return float(acc);
+  double sum = double(centre[0]) * w[0], weight = w[0];
+  for (int j = radius; j >= 1; --j) {
+    const float a = centre[-j * stride], b = centre[j * stride];
+    if (a == a) sum += double(a) * w[j], weight += w[j];
+    if (b == b) sum += double(b) * w[j], weight += w[j];
+  }
+  return float(sum / weight);
 }
 
 }  // namespace gp::pnm::math

@@ -85,6 +85,8 @@ std::string transfer_syntax_name(E_TransferSyntax syntax) {
     case EXS_JPEGProcess14: return "JPEG lossless";
     case EXS_JPEGProcess1: return "JPEG baseline (lossy)";
     case EXS_JPEGProcess2_4: return "JPEG extended (lossy)";
+    case EXS_JPEG2000LosslessOnly: return "JPEG 2000 lossless";
+    case EXS_JPEG2000: return "JPEG 2000";
     default: return DcmXfer(syntax).getXferName();
   }
 }

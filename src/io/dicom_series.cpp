@@ -5,11 +5,13 @@
 
 #include <dcmtk/config/osconfig.h>
 #include <dcmtk/dcmdata/dcdeftag.h>
+#include <dcmtk/dcmdata/dccodec.h>
 #include <dcmtk/dcmdata/dcfcache.h>
 #include <dcmtk/dcmdata/dcfilefo.h>
 #include <dcmtk/dcmdata/dcmetinf.h>
 #include <dcmtk/dcmdata/dcpixel.h>
 #include <dcmtk/dcmdata/dcpixseq.h>
+#include <dcmtk/dcmdata/dcpxitem.h>
 #include <dcmtk/dcmdata/dcxfer.h>
 #include <dcmtk/dcmdata/dcuid.h>
 
@@ -20,11 +22,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include "core/error.hpp"
 #include "io/dicom_common.hpp"
 #include "io/dicom_geometry.hpp"
+#include "io/j2k_codec.hpp"
 #include "io/parallel_items.hpp"
 
 namespace gp::io {
@@ -42,6 +46,10 @@ struct FileInfo {
   int rows = 0, columns = 0, samples = 1;
   int bits_allocated = 0, bits_stored = 0, high_bit = 0;
   bool is_signed = false;
+  // PixelPaddingValue (and PixelPaddingRangeLimit): stored values in [padding_lo, padding_hi] are
+  // not part of the image (outside a CT scan's circle); they read as NaN.
+  bool has_padding = false;
+  std::int64_t padding_lo = 0, padding_hi = 0;
   int frames = 1;
   bool has_instance = false;
   long instance = 0;
@@ -115,6 +123,47 @@ std::string frames_beyond_pixel_data(DcmElement* pixels, const FileInfo& info) {
   return claim + " needs " + std::to_string(needed) + " bytes of pixel data; the file holds " + std::to_string(held);
 }
 
+bool is_jpeg2000(E_TransferSyntax syntax) { return syntax == EXS_JPEG2000LosslessOnly || syntax == EXS_JPEG2000; }
+
+// Compressed pixel data is decoded by DCMTK's codecs (JPEG, JPEG-LS, RLE) or, for JPEG 2000, by
+// OpenJPEG; anything else (MPEG, HEVC, JPEG XL, JPIP, multi-component JPEG 2000...) is refused by
+// name before any pixel is read.
+std::string unsupported_syntax(E_TransferSyntax syntax) {
+  const DcmXfer xfer(syntax);
+  if (!xfer.isEncapsulated() || is_jpeg2000(syntax) || DcmCodecList::canChangeCoding(syntax, EXS_LittleEndianExplicit))
+    return {};
+  return std::string("transfer syntax ") + xfer.getXferName() + " (" + xfer.getXferID() +
+         ") is not supported; supported compressed ones: JPEG (baseline, extended, lossless), JPEG-LS, RLE, JPEG 2000";
+}
+
+// PixelPaddingValue / PixelPaddingRangeLimit as a stored value (PS3.3 C.7.5.1.1.2: compared with
+// the stored values before any rescale). Their VR is US or SS as PixelRepresentation says; files
+// written in implicit VR, or with the wrong VR, give the 16 bits as unsigned: read them as the
+// pixels' sign says, within BitsStored.
+bool padding_value(DcmItem* data, const DcmTagKey& tag, const FileInfo& info, std::int64_t& value) {
+  DcmElement* element = nullptr;
+  if (data->findAndGetElement(tag, element).bad() || !element || element->getVM() < 1) return false;
+  std::int64_t raw = 0;
+  if (element->ident() == EVR_SS) {
+    Sint16 v = 0;
+    if (element->getSint16(v).bad()) return false;
+    raw = v;
+  } else {
+    Uint16 v = 0;
+    if (element->getUint16(v).bad()) return false;
+    raw = v;
+  }
+  const int bits = info.bits_stored > 0 && info.bits_stored <= 16 ? info.bits_stored : 16;
+  const std::int64_t mask = (std::int64_t(1) << bits) - 1, sign_bit = std::int64_t(1) << (bits - 1);
+  if (info.is_signed) {
+    const std::int64_t stored = raw & mask;  // two's complement within BitsStored
+    value = stored & sign_bit ? stored - 2 * sign_bit : stored;
+  } else {
+    value = raw < 0 ? raw & mask : raw;
+  }
+  return true;
+}
+
 FileInfo scan_file(const std::string& path) {
   FileInfo info;
   info.path = path;
@@ -139,6 +188,10 @@ FileInfo scan_file(const std::string& path) {
     return info;
   }
   info.syntax = data->getOriginalXfer();
+  if (const std::string unsupported = unsupported_syntax(info.syntax); !unsupported.empty()) {
+    info.error = unsupported;
+    return info;
+  }
   info.series_uid = text(data, DCM_SeriesInstanceUID);
   info.sop_uid = text(data, DCM_SOPInstanceUID);
   info.modality = text(data, DCM_Modality);
@@ -150,6 +203,16 @@ FileInfo scan_file(const std::string& path) {
   info.bits_stored = data->findAndGetUint16(DCM_BitsStored, u).good() ? u : info.bits_allocated;
   info.high_bit = data->findAndGetUint16(DCM_HighBit, u).good() ? u : info.bits_stored - 1;
   info.is_signed = data->findAndGetUint16(DCM_PixelRepresentation, u).good() && u == 1;
+  std::int64_t padding = 0;
+  if (padding_value(data, DCM_PixelPaddingValue, info, padding)) {
+    info.has_padding = true;
+    info.padding_lo = info.padding_hi = padding;
+    std::int64_t limit = 0;
+    if (padding_value(data, DCM_PixelPaddingRangeLimit, info, limit)) {
+      info.padding_lo = std::min(padding, limit);
+      info.padding_hi = std::max(padding, limit);
+    }
+  }
   Sint32 s = 0;
   if (data->findAndGetSint32(DCM_NumberOfFrames, s).good() && s > 1) info.frames = s;
   if (data->findAndGetSint32(DCM_InstanceNumber, s).good()) info.has_instance = true, info.instance = s;
@@ -197,7 +260,10 @@ void convert_frame(const unsigned char* bytes, std::size_t count, const FileInfo
     std::memcpy(&word, bytes + i * sizeof(Word), sizeof(Word));
     const std::int64_t stored = std::int64_t((std::uint64_t(word) >> shift) & mask);
     const std::int64_t value = f.is_signed && (stored & sign_bit) ? stored - 2 * sign_bit : stored;
-    out[i] = float(double(value) * slope + intercept);
+    if (f.has_padding && value >= f.padding_lo && value <= f.padding_hi)
+      out[i] = std::numeric_limits<float>::quiet_NaN();  // padding: excluded from Otsu, never pore
+    else
+      out[i] = float(double(value) * slope + intercept);
   }
 }
 
@@ -218,9 +284,11 @@ class DicomSource final : public SliceSource {
       const FileInfo& f = source_.files_[std::size_t(place.file)];
       if (place.file != open_file_) open(place.file);
       DcmDataset* data = file_->getDataset();
+      const std::size_t count = std::size_t(f.rows) * std::size_t(f.columns);
+      const FrameGeometry& g = f.frame_geometry[std::size_t(place.frame)];
+      if (is_jpeg2000(f.syntax)) return read_jpeg2000(f, place.frame, count, g, values);
       Uint32 frame_bytes = 0;
       OFCondition status = pixels_->getUncompressedFrameSize(data, frame_bytes);
-      const std::size_t count = std::size_t(f.rows) * std::size_t(f.columns);
       if (status.good() && frame_bytes < count * std::size_t(f.bits_allocated / 8))
         status = makeOFCondition(0, 1, OF_error, "frame smaller than Rows x Columns");
       if (status.good()) {
@@ -236,7 +304,6 @@ class DicomSource final : public SliceSource {
       if (status.bad())
         throw ItemError(f.path, "load", "cannot decode frame " + std::to_string(place.frame) + " (" +
                                             dicom::transfer_syntax_name(f.syntax) + "): " + status.text());
-      const FrameGeometry& g = f.frame_geometry[std::size_t(place.frame)];
       const unsigned char* b = buffer_.data();
       switch (f.bits_allocated) {
         case 8: return convert_frame<std::uint8_t>(b, count, f, g.slope, g.intercept, values);
@@ -246,6 +313,64 @@ class DicomSource final : public SliceSource {
     }
 
    private:
+    // A JPEG 2000 frame: its fragments (DcmCodec::determineStartFragment: from the offset table,
+    // or one fragment per frame) joined into one codestream, decoded by OpenJPEG, then stored
+    // values converted as for native pixel data.
+    void read_jpeg2000(const FileInfo& f, int frame, std::size_t count, const FrameGeometry& g, float* values) {
+      auto fail = [&](const std::string& what) {
+        throw ItemError(f.path, "load", "cannot decode frame " + std::to_string(frame) + " (" +
+                                            dicom::transfer_syntax_name(f.syntax) + "): " + what);
+      };
+      auto* pixel_data = dynamic_cast<DcmPixelData*>(pixels_);
+      E_TransferSyntax key = EXS_Unknown;
+      const DcmRepresentationParameter* parameter = nullptr;
+      DcmPixelSequence* sequence = nullptr;
+      if (pixel_data) pixel_data->getOriginalRepresentationKey(key, parameter);
+      if (!pixel_data || pixel_data->getEncapsulatedRepresentation(key, parameter, sequence).bad() || !sequence)
+        fail("no encapsulated pixel data");
+      Uint32 first = 0, end = Uint32(sequence->card());
+      if (DcmCodec::determineStartFragment(Uint32(frame), Sint32(f.frames), sequence, first).bad())
+        fail("cannot find the frame's fragments");
+      if (frame + 1 < f.frames &&
+          DcmCodec::determineStartFragment(Uint32(frame + 1), Sint32(f.frames), sequence, end).bad())
+        fail("cannot find the next frame's fragments");
+      codestream_.clear();
+      for (Uint32 i = first; i < end; ++i) {
+        DcmPixelItem* item = nullptr;
+        Uint8* bytes = nullptr;
+        if (sequence->getItem(item, i).bad() || !item) fail("fragment " + std::to_string(i) + " is missing");
+        const Uint32 length = item->getLength();
+        if (length == 0) continue;
+        if (item->getUint8Array(bytes).bad() || !bytes) fail("cannot read fragment " + std::to_string(i));
+        codestream_.insert(codestream_.end(), bytes, bytes + length);
+      }
+      J2kImage image;
+      try {
+        image = decode_j2k(codestream_.data(), codestream_.size());
+      } catch (const std::runtime_error& e) {
+        fail(e.what());
+      }
+      if (image.components != 1 || image.width != f.columns || image.height != f.rows)
+        fail("the codestream holds " + std::to_string(image.components) + " component(s) of " +
+             std::to_string(image.width) + "x" + std::to_string(image.height) + ", the header says 1 of " +
+             std::to_string(f.columns) + "x" + std::to_string(f.rows));
+      // Back into words as stored (BitsStored at HighBit), so padding and sign follow the native path.
+      const int shift = f.high_bit + 1 - f.bits_stored;
+      const std::uint64_t mask = f.bits_stored >= 64 ? ~0ull : (1ull << f.bits_stored) - 1;
+      const std::size_t word_bytes = std::size_t(f.bits_allocated / 8);
+      buffer_.resize(count * word_bytes);
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::uint64_t word = (std::uint64_t(std::int64_t(image.samples[i])) & mask) << shift;
+        std::memcpy(buffer_.data() + i * word_bytes, &word, word_bytes);  // little-endian host
+      }
+      const unsigned char* b = buffer_.data();
+      switch (f.bits_allocated) {
+        case 8: return convert_frame<std::uint8_t>(b, count, f, g.slope, g.intercept, values);
+        case 16: return convert_frame<std::uint16_t>(b, count, f, g.slope, g.intercept, values);
+        default: return convert_frame<std::uint32_t>(b, count, f, g.slope, g.intercept, values);
+      }
+    }
+
     void open(int index) {
       const FileInfo& f = source_.files_[std::size_t(index)];
       file_ = std::make_unique<DcmFileFormat>();
@@ -268,6 +393,7 @@ class DicomSource final : public SliceSource {
     int open_file_ = -1, next_frame_ = 0;
     Uint32 next_fragment_ = 0;
     std::vector<unsigned char> buffer_;
+    std::vector<std::uint8_t> codestream_;  // JPEG 2000: one frame's fragments joined
   };
 
   std::vector<FileInfo> files_;
@@ -338,6 +464,11 @@ std::string describe(const std::vector<FileInfo>& files, const dicom::SeriesLayo
   if (!files.front().modality.empty()) s += ", " + files.front().modality;
   s += ", " + (one_syntax ? dicom::transfer_syntax_name(files.front().syntax) : std::string("mixed transfer syntaxes"));
   for (const auto& note : layout.notes) s += ", " + note;
+  const FileInfo& first = files.front();
+  if (first.has_padding)
+    s += ", padding " + (first.padding_lo == first.padding_hi ? std::to_string(first.padding_lo)
+                                                                : std::to_string(first.padding_lo) + ".." + std::to_string(first.padding_hi)) +
+         " excluded";
   if (skipped_objects > 0)
     s += ", skipped " + std::to_string(skipped_objects) + " DICOM object" + (skipped_objects > 1 ? "s" : "") + " without pixel data";
   return s;
@@ -390,6 +521,8 @@ std::unique_ptr<SliceSource> open_dicom_series(const std::vector<std::string>& p
   source->spacing = layout.spacing;
   source->origin = layout.origin;
   source->axes = layout.axes;
+  source->lps = true;
+  source->length_unit = "mm";
   source->name = name;
   source->description = description;
   return source;

@@ -1,6 +1,9 @@
 #include "io/slice_source.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "core/error.hpp"
@@ -99,6 +102,38 @@ std::string region_note(const SliceSource& source, const Region& r, int factor) 
   return note;
 }
 
+std::string gib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
+  return text;
+}
+
+// The limits, from the dims alone: nothing is allocated or read before they pass.
+void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOptions& options, int threads) {
+  if (out.nz == 1 && !options.single_slice_refusal.empty())
+    throw ItemError(source.name, "load", options.single_slice_refusal + "; got 1 slice from " + source.name +
+                                             (source.dims.nz > 1 ? " (after crop and downsample)" : ""));
+  const std::uint64_t voxels = out.voxels();
+  const std::string size = std::to_string(out.nx) + "x" + std::to_string(out.ny) + "x" + std::to_string(out.nz);
+  const std::string read_as = out == source.dims ? "" : " (after crop and downsample)";
+  if (options.max_voxels > 0 && voxels > options.max_voxels)
+    throw ItemError(source.name, "load", "the volume is " + size + read_as + " = " + std::to_string(voxels) +
+                                             " voxels, over the limit of " + std::to_string(options.max_voxels) +
+                                             (options.max_voxels_reason.empty() ? "" : " (" + options.max_voxels_reason + ")") +
+                                             "; crop or downsample it (input.crop, input.downsample)");
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+  const std::uint64_t memory = pages > 0 && page_bytes > 0 ? std::uint64_t(pages) * std::uint64_t(page_bytes) : 0;
+  // Each reading thread also holds a source slice (its samples, and as floats when cropping or
+  // downsampling): up to 16 bytes a voxel of a slice.
+  const std::uint64_t slice_bytes = std::uint64_t(threads) * source.dims.slice_voxels() * 16;
+  const std::uint64_t bytes = voxels * sizeof(float);
+  if (memory > 0 && (voxels > (std::uint64_t(-1) - slice_bytes) / sizeof(float) || bytes + slice_bytes > memory))
+    throw ItemError(source.name, "load", "the volume is " + size + read_as + ": its values need " + gib(bytes) +
+                                             " of host memory (4 bytes a voxel) and the reading threads' slices " +
+                                             gib(slice_bytes) + ", more than this machine's " + gib(memory) +
+                                             "; crop or downsample it (input.crop, input.downsample)");
+}
+
 }  // namespace
 
 Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& options) {
@@ -110,17 +145,21 @@ Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& optio
   volume.spacing = {source.spacing.x * factor, source.spacing.y * factor, source.spacing.z * factor};
   const double steps[3] = {source.spacing.x, source.spacing.y, source.spacing.z};
   volume.origin = source.origin;
+  volume.direction = source.axes;
+  volume.lps = source.lps;
+  volume.length_unit = source.length_unit;
   for (int a = 0; a < 3; ++a) {
     // A block's value belongs at its centre.
     const double offset = (region.begin[a] + (factor - 1) / 2.0) * steps[a];
     for (int c = 0; c < 3; ++c) volume.origin[c] += source.axes[a][c] * offset;
   }
   volume.description = source.description + region_note(source, region, factor);
+  const int nz = volume.dims.nz;
+  const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
+  check_size(source, volume.dims, options, threads);
   volume.values.resize(volume.dims.voxels());
 
   // Contiguous runs of output slices, handed out in order: multi-page sources read forward.
-  const int nz = volume.dims.nz;
-  const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
   const int runs = std::min(nz, threads * 4);
   for_each_item(runs, threads, [&](int run) {
     SliceAssembler assembler(source, region, factor);  // one reader per run, reading forward

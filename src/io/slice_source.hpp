@@ -29,6 +29,8 @@ class SliceSource {
   std::array<double, 3> origin{0, 0, 0};  // position of voxel (0, 0, 0)
   // Unit vectors of the x, y, z voxel axes in the origin's coordinates (DICOM patient space).
   std::array<std::array<double, 3>, 3> axes{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  bool lps = false;         // see Volume
+  std::string length_unit;  // see Volume
   std::string description;  // "DICOM series, 80 slices, CT, RLE lossless"
   std::string name;         // the file or folder, for errors
 

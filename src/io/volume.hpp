@@ -26,7 +26,16 @@ struct Volume {
   Dims3 dims;
   Spacing3 spacing;
   std::array<double, 3> origin{0, 0, 0};  // physical position of voxel (0, 0, 0)
-  std::vector<float> values;               // rescaled units (e.g. Hounsfield after slope/intercept)
+  // Unit vectors of the voxel axes x, y, z (rows) in the coordinates of `origin`: the identity
+  // unless the source says otherwise (an oblique DICOM series, NRRD space directions, MetaImage
+  // TransformMatrix). Voxel (i, j, k) lies at origin + i sx d[0] + j sy d[1] + k sz d[2].
+  std::array<std::array<double, 3>, 3> direction{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  bool lps = false;         // origin and direction are patient coordinates (left-posterior-superior)
+  std::string length_unit;  // unit of spacing and origin the source states ("mm"); empty = none stated
+  // Rescaled units (e.g. Hounsfield after slope/intercept). NaN marks padding, voxels outside the
+  // image (DICOM PixelPaddingValue: the corners outside a CT scan's circle): segment-pnm leaves
+  // them out of the histogram and the pore space, and its filters do not spread them.
+  std::vector<float> values;
   std::string description;                 // for reports: "DICOM series, 80 slices, CT, RLE"
 
   std::size_t index(int x, int y, int z) const {

@@ -11,16 +11,33 @@
 #include "io/raw_volume.hpp"
 #include "io/slice_source.hpp"
 #include "io/tiff_stack.hpp"
+#include "io/volume_headers.hpp"
 
 namespace gp::io {
 namespace {
 
 namespace fs = std::filesystem;
 
-enum class FileKind { dicom, tiff, other };
+enum class FileKind { dicom, tiff, nrrd, metaimage, other };
 
 const char* kind_name(FileKind kind) {
-  return kind == FileKind::dicom ? "DICOM" : kind == FileKind::tiff ? "TIFF" : "neither DICOM nor TIFF";
+  switch (kind) {
+    case FileKind::dicom: return "DICOM";
+    case FileKind::tiff: return "TIFF";
+    case FileKind::nrrd: return "NRRD";
+    case FileKind::metaimage: return "MetaImage";
+    default: return "neither DICOM, TIFF, NRRD nor MetaImage";
+  }
+}
+
+const char* format_of(FileKind kind) {
+  switch (kind) {
+    case FileKind::dicom: return "dicom";
+    case FileKind::tiff: return "tiff";
+    case FileKind::nrrd: return "nrrd";
+    case FileKind::metaimage: return "metaimage";
+    default: return "raw";
+  }
 }
 
 bool looks_like_tiff(const std::string& path) {
@@ -36,6 +53,8 @@ bool looks_like_tiff(const std::string& path) {
 FileKind kind_of(const std::string& path) {
   if (looks_like_dicom(path)) return FileKind::dicom;
   if (looks_like_tiff(path)) return FileKind::tiff;
+  if (looks_like_nrrd(path)) return FileKind::nrrd;
+  if (looks_like_metaimage(path)) return FileKind::metaimage;
   return FileKind::other;
 }
 
@@ -90,15 +109,21 @@ Selection select_folder(const std::string& folder, const std::string& format) {
     want = FileKind::dicom;
   else if (format == "tiff")
     want = FileKind::tiff;
+  else if (format == "nrrd")
+    want = FileKind::nrrd;
+  else if (format == "metaimage")
+    want = FileKind::metaimage;
   else if (count(FileKind::dicom) > 0)
     want = FileKind::dicom;
   else if (count(FileKind::tiff) > 0)
     want = FileKind::tiff;
+  else if (count(FileKind::nrrd) + count(FileKind::metaimage) > 0)
+    want = count(FileKind::nrrd) > 0 ? FileKind::nrrd : FileKind::metaimage;
   else
     throw ItemError(folder, "load", entries.empty() ? "the folder has no files"
-                                                    : "no DICOM or TIFF files among the folder's " +
+                                                    : "no DICOM, TIFF, NRRD or MetaImage files among the folder's " +
                                                           std::to_string(entries.size()) + " files");
-  Selection s{want == FileKind::dicom ? "dicom" : "tiff", {}, 0};
+  Selection s{format_of(want), {}, 0};
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (kinds[i] == want)
       s.files.push_back(entries[i]);
@@ -106,6 +131,9 @@ Selection select_folder(const std::string& folder, const std::string& format) {
       ++s.skipped;
   }
   if (s.files.empty()) throw ItemError(folder, "load", std::string("no ") + kind_name(want) + " files in the folder");
+  if ((want == FileKind::nrrd || want == FileKind::metaimage) && count(FileKind::nrrd) + count(FileKind::metaimage) > 1)
+    throw ItemError(folder, "load", "holds " + std::to_string(count(FileKind::nrrd) + count(FileKind::metaimage)) +
+                                        " NRRD/MetaImage volumes; give each file as an input of its own");
   return s;
 }
 
@@ -120,6 +148,11 @@ Selection select_files(const std::vector<std::string>& paths, const VolumeReadOp
     if (paths.size() != 1) throw UsageError("a raw volume is one file; " + std::to_string(paths.size()) + " were given");
     return s;
   }
+  if (options.format == "nrrd" || options.format == "metaimage") {
+    if (paths.size() != 1)
+      throw UsageError("a " + options.format + " volume is one header file; " + std::to_string(paths.size()) + " were given");
+    return s;
+  }
   if (options.format != "auto") return s;
   // One file with raw dims given is raw unless it is unmistakably DICOM or TIFF (a raw volume
   // may well start with bytes that look like a DICOM dataset without preamble).
@@ -130,14 +163,22 @@ Selection select_files(const std::vector<std::string>& paths, const VolumeReadOp
   }
   const FileKind first = kind_of(paths.front());
   if (first == FileKind::other)
-    throw ItemError(paths.front(), "load", "neither DICOM nor TIFF; a raw volume needs its dims and dtype");
+    throw ItemError(paths.front(), "load", "neither DICOM, TIFF, NRRD nor MetaImage; a raw volume needs its dims and dtype");
+  if (first == FileKind::nrrd || first == FileKind::metaimage) {
+    if (paths.size() != 1)
+      throw ItemError(paths.front(), "load", std::string("is a ") + kind_name(first) +
+                                                 " volume of its own; give it as an input on its own, not with " +
+                                                 std::to_string(paths.size() - 1) + " other files");
+    s.format = format_of(first);
+    return s;
+  }
   for (const auto& path : paths) {
     const FileKind kind = kind_of(path);
     if (kind != first)
       throw ItemError(path, "load", std::string("is ") + kind_name(kind) + " but " + paths.front() + " is " +
                                         kind_name(first) + "; give files of one kind");
   }
-  s.format = first == FileKind::dicom ? "dicom" : "tiff";
+  s.format = format_of(first);
   return s;
 }
 
@@ -146,8 +187,8 @@ Selection select_files(const std::vector<std::string>& paths, const VolumeReadOp
 Volume read_volume(const std::vector<std::string>& paths, const VolumeReadOptions& options) {
   if (paths.empty()) throw UsageError("no volume input given");
   const std::string& f = options.format;
-  if (f != "auto" && f != "dicom" && f != "tiff" && f != "raw")
-    throw UsageError("unknown volume format '" + f + "' (auto, dicom, tiff, raw)");
+  if (f != "auto" && f != "dicom" && f != "tiff" && f != "raw" && f != "nrrd" && f != "metaimage")
+    throw UsageError("unknown volume format '" + f + "' (auto, dicom, tiff, raw, nrrd, metaimage)");
   if (options.spacing_given && !(options.spacing.x > 0 && options.spacing.y > 0 && options.spacing.z > 0))
     throw UsageError("volume spacing must be positive");
   if (options.downsample < 1) throw UsageError("downsample factor must be at least 1");
@@ -162,6 +203,8 @@ Volume read_volume(const std::vector<std::string>& paths, const VolumeReadOption
     source = open_dicom_series(selection.files, paths.front(), threads);
   else if (selection.format == "tiff")
     source = open_tiff_stack(selection.files, options);
+  else if (selection.format == "nrrd" || selection.format == "metaimage")
+    source = open_header_volume(selection.files.front(), selection.format == "nrrd", options);
   else
     source = open_raw_volume(selection.files.front(), options);
   if (folder) source->name = paths.front();

@@ -58,7 +58,8 @@ std::vector<std::string> write_statoil(const std::string& dir, const std::string
                                        double metres_per_unit);
 
 // labels.nrrd: the label volume as NRRD 0004 (3D Slicer, ITK, pynrrd, napari): type uint32, sizes
-// nx ny nz, space directions from the spacing (axes aligned), space origin, gzip encoding (gzip
+// nx ny nz, space directions (each voxel axis's direction times its spacing; an oblique DICOM
+// series keeps its orientation), space origin, gzip encoding (gzip
 // members of 16 MiB of input compressed in parallel, libdeflate at `level` 1..12). `lps`: the positions are DICOM patient coordinates
 // ("space: left-posterior-superior"); otherwise "space dimension: 3".
 struct LabelVolumeInfo {
@@ -66,6 +67,7 @@ struct LabelVolumeInfo {
   io::Spacing3 spacing;
   std::array<double, 3> origin{0, 0, 0};
   bool lps = false;
+  std::array<std::array<double, 3>, 3> direction{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};  // io::Volume::direction
 };
 void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info, int level = 6);
 

@@ -34,14 +34,14 @@ class PnmCommand final : public BatchCommand {
  public:
   const config::Schema& schema() const override { return pnm::schema(); }
   std::string summary() const override {
-    return "micro-CT volume (DICOM, TIFF, raw) -> pore regions (snow2 watershed) -> pore network files";
+    return "micro-CT volume (DICOM, TIFF, NRRD, MetaImage, raw) -> pore regions (snow2 watershed) -> pore network files";
   }
   void check_config(const config::json& config) const override { read_settings(config); }
 
   InputSpec input_spec(const config::json& config) const override {
     InputSpec spec;
     spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".dcm", ".dicom", ".ima", ".tif", ".tiff", ".raw", ".vol", ".bin"};
+    spec.extensions = {".dcm", ".dicom", ".ima", ".tif", ".tiff", ".raw", ".vol", ".bin", ".nrrd", ".nhdr", ".mhd", ".mha"};
     spec.folders_are_items = !config.at("input").at("one_volume").get<bool>();
     return spec;
   }

@@ -8,10 +8,12 @@ namespace {
 config::Schema make_schema() {
   config::Schema s("segment-pnm");
   s.required_string_list("/inputs",
-                         "volumes: DICOM series folders, TIFF stack folders, multi-frame DICOM, multi-page TIFF or raw "
-                         "files, globs or @list.txt files; each folder or file is one volume");
+                         "volumes: DICOM series folders, TIFF stack folders, multi-frame DICOM, multi-page TIFF, NRRD "
+                         "(.nrrd, .nhdr), MetaImage (.mhd, .mha) or raw files, globs or @list.txt files; each folder or "
+                         "file is one volume");
   s.object("/input", "how volumes are read");
-  s.choice("/input/format", "auto", {"auto", "dicom", "tiff", "raw"}, "volume format; auto tells them apart by content");
+  s.choice("/input/format", "auto", {"auto", "dicom", "tiff", "raw", "nrrd", "metaimage"},
+           "volume format; auto tells them apart by content (NRRD by its magic, MetaImage by .mhd/.mha)");
   s.boolean("/input/one_volume", false, "all inputs together form one volume (a DICOM series or TIFF stack as a file list)");
   s.object("/input/raw", "raw volumes: headerless, x fastest, then y, then z");
   s.integer("/input/raw/width", 0, 0, 1 << 20, "voxels along x (required for raw)");
@@ -21,12 +23,13 @@ config::Schema make_schema() {
            "sample type");
   s.choice("/input/raw/endian", "little", {"little", "big"}, "byte order of multi-byte samples");
   s.integer("/input/raw/header_bytes", 0, 0, 1ll << 40, "bytes skipped at the start of the file");
-  s.object("/input/spacing", "voxel size in mm; 0 = from the file (DICOM) or 1 (raw, TIFF)");
+  s.object("/input/spacing", "voxel size in mm; 0 = from the file (DICOM, NRRD, MetaImage) or 1 (raw, TIFF)");
   s.number("/input/spacing/x", 0, 0, 1e6, "voxel size along x");
   s.number("/input/spacing/y", 0, 0, 1e6, "voxel size along y");
   s.number("/input/spacing/z", 0, 0, 1e6, "voxel size along z (slice distance)");
-  s.number("/input/slope", 1, -1e12, 1e12, "raw/TIFF: value = stored * slope + intercept (DICOM uses its own tags)");
-  s.number("/input/intercept", 0, -1e12, 1e12, "raw/TIFF: see slope");
+  s.number("/input/slope", 1, -1e12, 1e12,
+           "raw/TIFF/NRRD/MetaImage: value = stored * slope + intercept (DICOM uses its own tags)");
+  s.number("/input/intercept", 0, -1e12, 1e12, "raw/TIFF/NRRD/MetaImage: see slope");
   s.object("/input/crop", "region of interest in voxels of the source; size 0 = to the end");
   s.integer("/input/crop/x", 0, 0, 1 << 20, "first voxel along x");
   s.integer("/input/crop/y", 0, 0, 1 << 20, "first voxel along y");
@@ -100,6 +103,10 @@ Settings read_settings(const config::json& c) {
   r.crop_begin = {config::value_at<int>(c, "/input/crop/x"), config::value_at<int>(c, "/input/crop/y"), config::value_at<int>(c, "/input/crop/z")};
   r.crop_size = {config::value_at<int>(c, "/input/crop/width"), config::value_at<int>(c, "/input/crop/height"), config::value_at<int>(c, "/input/crop/depth")};
   r.downsample = config::value_at<int>(c, "/input/downsample");
+  // Checked from the header before the volume is read (no 2-D mode: a slice has no pore network).
+  r.max_voxels = 0xffffffffu;
+  r.max_voxels_reason = "segment-pnm's marker and peak indices are 32-bit";
+  r.single_slice_refusal = "a pore network needs a 3D volume";
 
   s.denoise = config::value_at<std::string>(c, "/segment/denoise");
   s.denoise_sigma = config::value_at<float>(c, "/segment/denoise_sigma");

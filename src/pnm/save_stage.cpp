@@ -14,11 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_dicom(const io::Volume& v) { return v.description.rfind("DICOM", 0) == 0; }
-
-// Lengths are in mm when the file (DICOM) or the config gave the voxel size, else in voxels.
+// Lengths are in mm when the config gave the voxel size, else in the unit the file states (mm for
+// DICOM and MetaImage, NRRD's space units), else in voxels.
 std::string length_unit(const io::Volume& v, const Settings& s) {
-  return is_dicom(v) || s.read.spacing_given ? "mm" : "voxel";
+  return s.read.spacing_given ? "mm" : !v.length_unit.empty() ? v.length_unit : "voxel";
 }
 
 double round6(double v) { return std::round(v * 1e6) / 1e6; }
@@ -92,11 +91,11 @@ void save_stage(PnmItem& item, const Settings& s) {
     item.written.insert(item.written.end(), files.begin(), files.end());
   }
   if (s.write_labels)
-    write_labels_nrrd(path("labels.nrrd"), seg.labels.data(), {v.dims, v.spacing, v.origin, is_dicom(v)});
+    write_labels_nrrd(path("labels.nrrd"), seg.labels.data(), {v.dims, v.spacing, v.origin, v.lps, v.direction});
   if (s.write_quicklook) write_quicklook_png(path("quicklook.png"), v, seg.labels.data());
   if (s.write_intermediates) {
     const Intermediates& kept = seg.intermediates;
-    const LabelVolumeInfo info{v.dims, v.spacing, v.origin, is_dicom(v)};
+    const LabelVolumeInfo info{v.dims, v.spacing, v.origin, v.lps, v.direction};
     write_volume_nrrd(path("mask.nrrd"), kept.mask.data(), nrrd_type<std::uint8_t>(), info,
                       "gpuproc segment-pnm mask after filling: 1 = pore, 0 = solid");
     write_volume_nrrd(path("distance.nrrd"), kept.distance.data(), nrrd_type<float>(), info,

@@ -94,7 +94,17 @@ void write_volume_nrrd(const std::string& path, const void* data, const NrrdType
   header += std::string("type: ") + type.name + "\ndimension: 3\n";
   header += info.lps ? "space: left-posterior-superior\n" : "space dimension: 3\n";
   header += "sizes: " + std::to_string(d.nx) + " " + std::to_string(d.ny) + " " + std::to_string(d.nz) + "\n";
-  header += "space directions: (" + shortest(s.x) + ",0,0) (0," + shortest(s.y) + ",0) (0,0," + shortest(s.z) + ")\n";
+  header += "space directions:";
+  const double steps[3] = {s.x, s.y, s.z};
+  for (int a = 0; a < 3; ++a) {
+    header += " (";
+    for (int c = 0; c < 3; ++c) {
+      const double v = steps[a] * info.direction[a][c];
+      header += (c ? "," : "") + shortest(v == 0 ? 0.0 : v);  // no "-0"
+    }
+    header += ")";
+  }
+  header += "\n";
   header += "kinds: domain domain domain\nendian: little\nencoding: gzip\n";
   header += "space origin: (" + shortest(info.origin[0]) + "," + shortest(info.origin[1]) + "," + shortest(info.origin[2]) + ")\n\n";
   write_atomically(path, [&](const std::string& temp) {

@@ -136,6 +136,9 @@ head -c 1000 data-samples/pnm/foam/foam_0010.dcm >"$work/bad-dicom/foam_0010.dcm
 check "truncated dicom slice" 1 "$gpuproc" segment-pnm --config configs/segment-pnm.json --device cpu --progress none \
   "$work/bad-dicom" --set output.dir="$work/bad-dicom-out"
 expect_text "truncated dicom slice named" "$work/stderr" "foam_0010.dcm"
+check "single dicom slice refused" 1 "$gpuproc" segment-pnm --config configs/segment-pnm.json --device cpu --progress none \
+  data-samples/pnm/foam/foam_0010.dcm --set output.dir="$work/one-slice-out"
+expect_text "single slice says why" "$work/stderr" "a pore network needs a 3D volume; got 1 slice from data-samples/pnm/foam/foam_0010.dcm"
 if [[ -f ${GPUPROC_MODELS:-.models}/selfie_segmentation.tflite ]]; then
   head -c 5000 "${GPUPROC_MODELS:-.models}/selfie_segmentation.tflite" >"$work/broken.tflite"
   check "truncated tflite model" 2 "$gpuproc" segment-body --config configs/segment-body.json --device cpu \
@@ -218,6 +221,11 @@ for key, q in (("d10", 0.1), ("d50", 0.5), ("d90", 0.9)):
     assert abs(found[key] / truth - 1) < 0.12, (key, found[key], truth)
 PY
 json_check "pnm stage times reported" "$work/pnm.json" "set(j['extra']['stage_seconds']) >= {'binarize', 'distance', 'watershed', 'network'}"
+# labels.nrrd as an input (NRRD reader): 3-D, spacing and LPS origin from its header.
+check "pnm reads its own nrrd" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm-nrrd" \
+  --set segment.threshold=fixed --set segment.threshold_value=0.5 --set segment.pore=bright "$work/pnm/foam/labels.nrrd"
+json_check "pnm nrrd input geometry" "$work/pnm-nrrd/labels/summary.json" \
+  "j['dims'] == [96, 96, 80] and j['source'].startswith('NRRD uint32 gzip') and abs(j['spacing'][2] - 0.025) < 1e-9"
 check "pnm resume skips" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm" --resume --report "$work/pnm-resume.json"
 json_check "pnm resume skipped the volume" "$work/pnm-resume.json" "j['items']['skipped_complete'] == 1"
 check "pnm missing raw size is a usage error" 2 "$gpuproc" "${pnm[@]}" --set input.format=raw --set output.dir="$work/pnm-x"

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -9,9 +10,13 @@
 #include <dcmtk/config/osconfig.h>
 #include <dcmtk/dcmdata/dcdeftag.h>
 #include <dcmtk/dcmdata/dcfilefo.h>
+#include <dcmtk/dcmdata/dcpixel.h>
+#include <dcmtk/dcmdata/dcpixseq.h>
+#include <dcmtk/dcmdata/dcpxitem.h>
 
 #include "core/error.hpp"
 #include "io/dicom_writer.hpp"
+#include "io/j2k_codec.hpp"
 #include "io/volume_reader.hpp"
 #include "io/dicom_bytes.hpp"
 #include "support/test_data.hpp"
@@ -317,7 +322,7 @@ TEST_CASE("DICOM folder: other files and objects without pixel data are skipped"
     CHECK(part.values[0] == original.values[0]);
     const std::string what = load_error({files[0], (dir / "README").string()});
     CHECK_THAT(what, Contains("README"));
-    CHECK_THAT(what, Contains("neither DICOM nor TIFF"));
+    CHECK_THAT(what, Contains("neither DICOM, TIFF, NRRD nor MetaImage"));
   }
 }
 
@@ -406,4 +411,175 @@ TEST_CASE("DICOM legacy multi-frame: frames placed by SpacingBetweenSlices from 
   for (std::size_t i = 0; i < v.values.size(); ++i) CHECK(v.values[i] == float(i));
   CHECK_THAT(v.description, Contains("DICOM multi-frame, 3 frames, NM"));
   CHECK_THAT(v.description, Contains("no PixelSpacing"));
+}
+
+TEST_CASE("DICOM PixelPaddingValue: padding voxels read as NaN, compared before rescale", "[io][dicom][padding]") {
+  // A CT-like ramp with the corners outside the "scan circle" at -2000 HU: stored
+  // (-2000 + 1024) / 0.5 = -1952 (signed 16-bit).
+  Volume original = ramp(10, 9, 4);
+  auto outside = [&](int x, int y) { return (x - 4.5) * (x - 4.5) + (y - 4) * (y - 4) > 20; };
+  for (int z = 0; z < 4; ++z)
+    for (int y = 0; y < 9; ++y)
+      for (int x = 0; x < 10; ++x)
+        if (outside(x, y)) original.values[original.index(x, y, z)] = -2000;
+  const auto dir = gp::test::scratch_dir("dicom-padding");
+  const auto files = write_dicom(original, dir.string(), hu_options());
+  const Volume plain = read_volume({dir.string()}, read_options());
+  require_same_values(plain, original);  // without the tag, -2000 is a value like any other
+  for (const auto& path : files) {
+    DcmFileFormat file;
+    REQUIRE(file.loadFile(path.c_str()).good());
+    REQUIRE(file.getDataset()->putAndInsertSint16(DCM_PixelPaddingValue, -1952).good());
+    REQUIRE(file.saveFile(path.c_str()).good());
+  }
+  const Volume padded = read_volume({dir.string()}, read_options());
+  REQUIRE(padded.dims == original.dims);
+  int nan_count = 0;
+  for (int z = 0; z < 4; ++z)
+    for (int y = 0; y < 9; ++y)
+      for (int x = 0; x < 10; ++x) {
+        const float v = padded.at(x, y, z);
+        if (outside(x, y)) {
+          CHECK(std::isnan(v));
+          nan_count += std::isnan(v);
+        } else {
+          CHECK(v == original.at(x, y, z));
+        }
+      }
+  CHECK(nan_count > 0);
+  CHECK_THAT(padded.description, Contains("padding -1952 excluded"));
+}
+
+TEST_CASE("DICOM PixelPaddingRangeLimit and a padding value written as US for signed pixels", "[io][dicom][padding]") {
+  using gp::test::DicomElement;
+  using gp::test::dicom_u16;
+  const auto dir = gp::test::scratch_dir("dicom-padding-range");
+  // Signed 16-bit stored values; the padding value -2000 written as US 0xF830 (two's complement),
+  // the range limit -1990 as US too: stored -2000..-1990 are padding, -1989 is not.
+  auto slice = [&](int z, std::vector<int> stored, bool range) {
+    std::string pixels;
+    for (int v : stored) pixels += dicom_u16(std::uint16_t(std::int16_t(v)));
+    std::vector<DicomElement> e = {{0x0008, 0x0016, "UI", "1.2.840.10008.5.1.4.1.1.2"},
+                                   {0x0008, 0x0018, "UI", "1.2.7." + std::to_string(z)},
+                                   {0x0008, 0x0060, "CS", "CT"},
+                                   {0x0020, 0x000E, "UI", "1.2.7.100"},
+                                   {0x0020, 0x0013, "IS", std::to_string(z + 1)},
+                                   {0x0020, 0x0032, "DS", "0\\0\\" + std::to_string(z)},
+                                   {0x0020, 0x0037, "DS", "1\\0\\0\\0\\1\\0"},
+                                   {0x0028, 0x0002, "US", dicom_u16(1)},
+                                   {0x0028, 0x0004, "CS", "MONOCHROME2"},
+                                   {0x0028, 0x0010, "US", dicom_u16(1)},
+                                   {0x0028, 0x0011, "US", dicom_u16(3)},
+                                   {0x0028, 0x0100, "US", dicom_u16(16)},
+                                   {0x0028, 0x0101, "US", dicom_u16(16)},
+                                   {0x0028, 0x0102, "US", dicom_u16(15)},
+                                   {0x0028, 0x0103, "US", dicom_u16(1)},
+                                   {0x0028, 0x0120, "US", dicom_u16(std::uint16_t(std::int16_t(-2000)))}};
+    if (range) e.push_back({0x0028, 0x0121, "US", dicom_u16(std::uint16_t(std::int16_t(-1990)))});
+    e.push_back({0x0028, 0x1052, "DS", "-1024"});  // rescale applies to the values, not to the padding test
+    e.push_back({0x0028, 0x1053, "DS", "1"});
+    e.push_back({0x7FE0, 0x0010, "OW", pixels});
+    gp::test::write_dicom_bytes((dir / ("s" + std::to_string(z))).string(), "1.2.840.10008.5.1.4.1.1.2",
+                                "1.2.7." + std::to_string(z), e);
+  };
+  slice(0, {-2000, -1995, -1989}, true);
+  slice(1, {-1990, 976, -2000}, true);
+  const Volume v = read_volume({dir.string()}, read_options());
+  REQUIRE(v.dims == gp::io::Dims3{3, 1, 2});
+  CHECK(std::isnan(v.values[0]));
+  CHECK(std::isnan(v.values[1]));
+  CHECK(v.values[2] == -1989 - 1024);
+  CHECK(std::isnan(v.values[3]));
+  CHECK(v.values[4] == 976 - 1024);
+  CHECK(std::isnan(v.values[5]));
+  CHECK_THAT(v.description, Contains("padding -2000..-1990 excluded"));
+}
+
+TEST_CASE("DICOM oblique series: direction cosines and origin carried into the volume", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-oblique");
+  DicomWriteOptions o = hu_options();
+  const double c = std::cos(0.5), s = std::sin(0.5);
+  // Rows tilted 0.5 rad about patient z, columns tilted about patient x.
+  const double ct = std::cos(0.3), st = std::sin(0.3);
+  o.orientation = {c, s, 0, -s * ct, c * ct, st};
+  const Volume original = ramp(7, 6, 5, {0.3, 0.4, 0.7}, {5, -3, 10});
+  shuffle_names(write_dicom(original, dir.string(), o));
+  const Volume read = read_volume({dir.string()}, read_options());
+  require_same_values(read, original);
+  const std::array<double, 3> row{c, s, 0}, column{-s * ct, c * ct, st};
+  const std::array<double, 3> normal{row[1] * column[2] - row[2] * column[1], row[2] * column[0] - row[0] * column[2],
+                                     row[0] * column[1] - row[1] * column[0]};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(read.direction[0][i] == Approx(row[i]).margin(1e-9));
+    CHECK(read.direction[1][i] == Approx(column[i]).margin(1e-9));
+    CHECK(read.direction[2][i] == Approx(normal[i]).margin(1e-9));
+    CHECK(read.origin[i] == Approx(original.origin[i]));
+  }
+  CHECK(read.spacing.z == Approx(0.7));
+  CHECK(read.lps);
+  CHECK(read.length_unit == "mm");
+}
+
+namespace {
+
+// Re-encodes a file of our writer (int16 stored values, one frame) as encapsulated pixel data of
+// `syntax`: a JPEG 2000 codestream from OpenJPEG's encoder, or for other syntaxes `fragment` as is.
+void recode(const std::string& path, E_TransferSyntax syntax, std::vector<std::uint8_t> fragment = {}) {
+  DcmFileFormat file;
+  REQUIRE(file.loadFile(path.c_str()).good());
+  DcmDataset* data = file.getDataset();
+  if (fragment.empty()) {
+    const Uint16* words = nullptr;
+    unsigned long count = 0;
+    Uint16 rows = 0, columns = 0;
+    REQUIRE(data->findAndGetUint16Array(DCM_PixelData, words, &count).good());
+    REQUIRE(data->findAndGetUint16(DCM_Rows, rows).good());
+    REQUIRE(data->findAndGetUint16(DCM_Columns, columns).good());
+    std::vector<std::int32_t> samples(count);
+    for (unsigned long i = 0; i < count; ++i) samples[i] = std::int16_t(words[i]);
+    fragment = gp::io::encode_j2k_lossless(samples.data(), columns, rows, 16, true);
+  }
+  if (fragment.size() % 2) fragment.push_back(0);
+  auto* sequence = new DcmPixelSequence(DCM_PixelSequenceTag);
+  sequence->insert(new DcmPixelItem(DCM_PixelItemTag));  // empty basic offset table
+  auto* item = new DcmPixelItem(DCM_PixelItemTag);
+  REQUIRE(item->putUint8Array(fragment.data(), Uint32(fragment.size())).good());
+  sequence->insert(item);
+  auto* pixels = new DcmPixelData(DCM_PixelData);
+  pixels->putOriginalRepresentation(syntax, nullptr, sequence);
+  REQUIRE(data->insert(pixels, true).good());
+  REQUIRE(file.saveFile(path.c_str(), syntax).good());
+}
+
+}  // namespace
+
+TEST_CASE("DICOM JPEG 2000 (lossless and lossy syntaxes) decoded through OpenJPEG", "[io][dicom][j2k]") {
+  const Volume original = ramp(13, 9, 4);
+  for (E_TransferSyntax syntax : {EXS_JPEG2000LosslessOnly, EXS_JPEG2000}) {
+    DYNAMIC_SECTION(DcmXfer(syntax).getXferID()) {
+      const auto dir = gp::test::scratch_dir("dicom-j2k");
+      const auto files = write_dicom(original, dir.string(), hu_options());
+      for (const auto& path : files) recode(path, syntax);
+      const Volume read = read_volume({dir.string()}, read_options());
+      require_same_values(read, original);
+      CHECK_THAT(read.description, Contains(syntax == EXS_JPEG2000 ? "JPEG 2000" : "JPEG 2000 lossless"));
+
+      SECTION("a damaged codestream is an error naming the file and the syntax") {
+        recode(files[2], syntax, std::vector<std::uint8_t>{0xFF, 0x4F, 0xFF, 0x51, 0, 1, 2, 3});
+        const std::string what = load_error({dir.string()});
+        CHECK_THAT(what, Contains(fs::path(files[2]).filename().string()));
+        CHECK_THAT(what, Contains("JPEG 2000"));
+      }
+    }
+  }
+}
+
+TEST_CASE("DICOM compressed transfer syntaxes nobody decodes are refused by name", "[io][dicom]") {
+  const auto dir = gp::test::scratch_dir("dicom-mpeg");
+  const auto files = write_dicom(ramp(6, 5, 3), dir.string(), hu_options());
+  recode(files[1], EXS_MPEG2MainProfileAtMainLevel, std::vector<std::uint8_t>(64, 0x11));
+  const std::string what = load_error({dir.string()});
+  CHECK_THAT(what, Contains(fs::path(files[1]).filename().string()));
+  CHECK_THAT(what, Contains("1.2.840.10008.1.2.4.100"));
+  CHECK_THAT(what, Contains("is not supported"));
 }

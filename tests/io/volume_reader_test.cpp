@@ -136,7 +136,7 @@ TEST_CASE("raw volumes: size checks and format detection", "[io][volume]") {
   }
   CHECK_THAT(load_error({path}, raw_options({4, 4, 5}, "int16")), Contains("needs 160"));
   CHECK_THAT(load_error({path}, raw_options({4, 4, 4}, "int12")), Contains("unknown raw dtype"));
-  CHECK_THAT(load_error({path}, VolumeReadOptions{}), Contains("neither DICOM nor TIFF"));
+  CHECK_THAT(load_error({path}, VolumeReadOptions{}), Contains("neither DICOM, TIFF, NRRD nor MetaImage"));
   CHECK_THAT(load_error({(dir / "missing.raw").string()}, VolumeReadOptions{}), Contains("no such file"));
 }
 

@@ -190,3 +190,81 @@ TEST_CASE("gaussian_filter: zero sigmas, slabs, halo", "[pnm][denoise]") {
                                      gp::test::slab_of(slabs, d, 4, 4), s));
   }
 }
+
+// NaN marks padding (voxels outside the image, io::Volume). Brute force: the median of the valid
+// neighbours (the lower middle one of an even count), the Gaussian as three 1-D normalised
+// convolutions over the valid taps.
+TEST_CASE("median3 with NaN padding: padding stays, valid voxels take the median of valid neighbours", "[pnm][denoise]") {
+  const Dims d{15, 13, 6};
+  std::vector<float> v = gp::test::random_floats(d, 21, -1000.f, 1000.f);
+  gp::test::pad_outside_circle(v, d, 3);
+  std::vector<float> out(v.size());
+  median3_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz), whole_volume(out.data(), d.nx, d.ny, d.nz));
+  int padded = 0, mixed = 0;
+  for (int z = 0; z < d.nz; ++z)
+    for (int y = 0; y < d.ny; ++y)
+      for (int x = 0; x < d.nx; ++x) {
+        const std::size_t i = (std::size_t(z) * d.ny + y) * d.nx + x;
+        if (std::isnan(v[i])) {
+          ++padded;
+          CHECK(std::isnan(out[i]));
+          continue;
+        }
+        std::vector<float> valid;
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const float n = at(v, d, reflect_slow(x + dx, d.nx), reflect_slow(y + dy, d.ny), reflect_slow(z + dz, d.nz));
+              if (!std::isnan(n)) valid.push_back(n);
+            }
+        mixed += valid.size() < 27;
+        std::sort(valid.begin(), valid.end());
+        INFO("voxel " << x << "," << y << "," << z << ": " << valid.size() << " valid neighbours");
+        CHECK(out[i] == valid[(valid.size() - 1) / 2]);
+      }
+  CHECK(padded > 0);
+  CHECK(mixed > 50);  // the test reaches the boundary of the padding
+}
+
+TEST_CASE("gaussian_filter with NaN padding: padding stays, sums renormalised over valid taps", "[pnm][denoise]") {
+  const Dims d{16, 14, 7};
+  std::vector<float> v = gp::test::random_floats(d, 23, -1000.f, 1000.f);
+  gp::test::pad_outside_circle(v, d, 5);
+  const GaussianSigma s{1.0, 0.8, 0.6};
+  std::vector<float> out(v.size());
+  gaussian_filter_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz), whole_volume(out.data(), d.nx, d.ny, d.nz), s);
+
+  // z, then y, then x, each a 1-D normalised convolution in double rounded to float.
+  std::vector<float> expected = v;
+  const int strides[3] = {1, d.nx, d.nx * d.ny}, lengths[3] = {d.nx, d.ny, d.nz};
+  for (int axis : {2, 1, 0}) {
+    const std::vector<double> w = gaussian_weights(axis == 2 ? s.z : axis == 1 ? s.y : s.x);
+    const int radius = int(w.size()) - 1;
+    std::vector<float> next = expected;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (std::isnan(expected[i])) continue;
+      const int pos = int(i / std::size_t(strides[axis]) % std::size_t(lengths[axis]));
+      const std::size_t line0 = i - std::size_t(pos) * std::size_t(strides[axis]);
+      double sum = 0, weight = 0;
+      for (int k = -radius; k <= radius; ++k) {
+        const float t = expected[line0 + std::size_t(reflect_slow(pos + k, lengths[axis])) * std::size_t(strides[axis])];
+        if (!std::isnan(t)) sum += double(t) * w[std::size_t(std::abs(k))], weight += w[std::size_t(std::abs(k))];
+      }
+      next[i] = float(sum / weight);
+    }
+    expected = next;
+  }
+  double worst = 0;
+  int padded = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (std::isnan(v[i])) {
+      ++padded;
+      CHECK(std::isnan(out[i]));
+      continue;
+    }
+    REQUIRE(std::isfinite(out[i]));
+    worst = std::max(worst, std::abs(double(out[i]) - double(expected[i])));
+  }
+  CHECK(padded > 0);
+  CHECK(worst < 1e-3);  // values up to 1000: a few float roundings apart (sums in another order)
+}

@@ -264,6 +264,25 @@ TEST_CASE("writers: Statoil files", "[pnm][writers]") {
   CHECK(std::stod(words(link1[4])[5]) == Approx(1.5e-3));  // pore 3's centroid at x index 8.5: 4.5 of 6 mm
 }
 
+TEST_CASE("writers: NRRD space directions are the voxel axes' directions times the spacing", "[pnm][writers]") {
+  const LabelVolume v = gp::test::random_partition(5, 4, 3, 4, 0.3, 2);
+  const auto dir = gp::test::scratch_dir("pnm-nrrd-oblique");
+  gp::pnm::LabelVolumeInfo info;
+  info.dims = {v.nx, v.ny, v.nz};
+  info.spacing = {0.5, 0.25, 2.0};
+  info.origin = {-1.5, 2, 3.25};
+  info.lps = true;
+  // An oblique DICOM series: rows along (0.6, 0.8, 0), columns along (0, 0, -1), slices along
+  // their cross product (-0.8, 0.6, 0).
+  info.direction = {{{0.6, 0.8, 0}, {0, 0, -1}, {-0.8, 0.6, 0}}};
+  const auto path = dir / "labels.nrrd";
+  gp::pnm::write_labels_nrrd(path.string(), v.labels.data(), info, 1);
+  const std::string bytes = read_text(path);
+  const auto header = lines_of(bytes.substr(0, bytes.find("\n\n")));
+  CHECK(std::find(header.begin(), header.end(), "space directions: (0.3,0.4,0) (0,0,-0.25) (-1.6,1.2,0)") != header.end());
+  CHECK(std::find(header.begin(), header.end(), "space origin: (-1.5,2,3.25)") != header.end());
+}
+
 TEST_CASE("writers: labels.nrrd", "[pnm][writers]") {
   const LabelVolume v = gp::test::random_partition(23, 17, 9, 30, 0.3, 5);
   const auto dir = gp::test::scratch_dir("pnm-nrrd");

@@ -67,8 +67,10 @@ int slab_end(const std::vector<int>& starts, std::size_t s, int nz) { return s +
 TEST_CASE("median3_gpu equals median3_cpu bit for bit", "[pnm][denoise][gpu]") {
   PnmGpu gpu;
   for (const Dims& d : {Dims{37, 29, 23}, Dims{1, 1, 1}, Dims{65, 3, 2}}) {
-    for (bool ties : {false, true}) {
-      const std::vector<float> v = ties ? gp::test::tied_floats(d, 3) : gp::test::random_floats(d, 4, -5.f, 5.f);
+    for (int kind : {0, 1, 2}) {  // random, ties, random with NaN padding
+      const bool ties = kind == 1;
+      std::vector<float> v = ties ? gp::test::tied_floats(d, 3) : gp::test::random_floats(d, 4, -5.f, 5.f);
+      if (kind == 2) gp::test::pad_outside_circle(v, d, 6);
       std::vector<float> expected(v.size());
       median3_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz), whole_volume(expected.data(), d.nx, d.ny, d.nz));
       for (const auto& starts : slab_splits(d.nz)) {
@@ -79,7 +81,7 @@ TEST_CASE("median3_gpu equals median3_cpu bit for bit", "[pnm][denoise][gpu]") {
           const auto din = device_slab(gpu, v, d, in.first, in.count);
           const auto dout = device_output<float>(gpu, d, first, count);
           median3_gpu(din, dout, gpu.stream());
-          INFO(d.nx << "x" << d.ny << "x" << d.nz << " ties " << ties << " slab " << first << "+" << count);
+          INFO(d.nx << "x" << d.ny << "x" << d.nz << " kind " << kind << " slab " << first << "+" << count);
           CHECK(same_bits(gpu.download(dout), slices(expected, d, first, count)));
         }
       }
@@ -99,9 +101,11 @@ TEST_CASE("gaussian_filter_gpu equals gaussian_filter_cpu bit for bit", "[pnm][d
       {{5, 3, 2}, {3.0, 3.0, 3.0}},      // radius 12 on 2..5 voxels: reflected several times
       {{17, 19, 3}, {37.0, 1.0, 10.0}},  // the largest radius (148)
   };
-  for (const Case& c : cases) {
+  for (const Case& c : cases)
+  for (bool padded : {false, true}) {  // with NaN padding: left out of the sums on both sides
     const Dims& d = c.d;
-    const std::vector<float> v = gp::test::random_floats(d, 9, -1000.f, 2000.f);
+    std::vector<float> v = gp::test::random_floats(d, 9, -1000.f, 2000.f);
+    if (padded) gp::test::pad_outside_circle(v, d, 10);
     std::vector<float> expected(v.size());
     gaussian_filter_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz), whole_volume(expected.data(), d.nx, d.ny, d.nz), c.s);
     const int halo = gaussian_halo(c.s.z);
@@ -113,7 +117,7 @@ TEST_CASE("gaussian_filter_gpu equals gaussian_filter_cpu bit for bit", "[pnm][d
         const auto din = device_slab(gpu, v, d, in.first, in.count);
         const auto dout = device_output<float>(gpu, d, first, count);
         gaussian_filter_gpu(din, dout, c.s, gpu.scratch(), gpu.stream());
-        INFO(d.nx << "x" << d.ny << "x" << d.nz << " sigma " << c.s.x << "," << c.s.y << "," << c.s.z << " slab "
+        INFO(d.nx << "x" << d.ny << "x" << d.nz << " padded " << padded << " sigma " << c.s.x << "," << c.s.y << "," << c.s.z << " slab "
                   << first << "+" << count);
         CHECK(same_bits(gpu.download(dout), slices(expected, d, first, count)));
         gpu.release_scratch();
