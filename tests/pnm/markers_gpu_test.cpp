@@ -71,6 +71,7 @@ Markers compare_markers(const Field& f, float r_max, const MarkerParams& params,
   const DevicePeaks peaks = find_peaks_device(d_mask, d_distance, f.spacing, r_max, 0, f.nz, gpu.scratch(), gpu.stream());
   REQUIRE(peaks.count == cpu_peaks.size());
   std::vector<std::uint64_t> gpu_peaks(peaks.count);
+  gpu.sync();  // the selection is queued on the fixture's stream; cudaMemcpy does not wait for it
   if (peaks.count > 0)
     REQUIRE(cudaMemcpy(gpu_peaks.data(), peaks.voxels, peaks.count * sizeof(std::uint64_t), cudaMemcpyDeviceToHost) ==
             cudaSuccess);
@@ -268,6 +269,7 @@ TEST_CASE("GPU peaks and markers address voxels past 2^32", "[pnm][markers][gpu]
   const std::vector<Spike> spikes = {{5, 5, 1023, 5},      {100, 200, 1024, 5},  {101, 200, 1024, 5},
                                      {500, 500, 1024, 7},  {505, 500, 1024, 6},  {1000, 1000, 1024, 5},
                                      {2047, 2047, 1024, 5}};
+  gpu.sync();  // the zero fills run on the fixture's stream, which cudaMemcpy does not wait for
   for (const Spike& s : spikes) {
     const std::uint64_t i = index(s.x, s.y, s.z);
     const std::uint8_t one = 1;
@@ -277,6 +279,7 @@ TEST_CASE("GPU peaks and markers address voxels past 2^32", "[pnm][markers][gpu]
   const DevicePeaks peaks = find_peaks_device(mask, distance, {1, 1, 1}, 4, 0, nz, gpu.scratch(), gpu.stream());
   REQUIRE(peaks.count == spikes.size());
   std::vector<std::uint64_t> found(peaks.count);
+  gpu.sync();
   REQUIRE(cudaMemcpy(found.data(), peaks.voxels, found.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost) ==
           cudaSuccess);
   std::vector<std::uint64_t> want_peaks;
@@ -299,6 +302,7 @@ TEST_CASE("GPU peaks and markers address voxels past 2^32", "[pnm][markers][gpu]
   gpu.release_scratch();
   auto markers = gpu.zeros<std::uint32_t>(nx, ny, nz);
   place_markers_gpu(got.voxels, got.labels, markers, gpu.scratch(), gpu.stream());
+  gpu.sync();
   for (std::size_t k = 0; k < want_voxels.size(); ++k) {
     std::uint32_t label = 0;
     REQUIRE(cudaMemcpy(&label, markers.data + want_voxels[k], sizeof(label), cudaMemcpyDeviceToHost) == cudaSuccess);
