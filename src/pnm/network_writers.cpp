@@ -21,26 +21,26 @@ void write_csv(const std::string& path, const std::vector<Property>& props, std:
       if (p.components > 1) header << '[' << std::to_string(c) << ']';
     }
   header << '\n';
-  TextParts text;
-  text << header;
-  text << format_rows(count, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      bool first_cell = true;
-      for (const Property& p : props)
-        for (int c = 0; c < p.components; ++c) {
-          if (!first_cell) out << ',';
-          first_cell = false;
-          const double v = p.at(i, c);
-          switch (p.kind) {
-            case PropertyKind::real: out.real(v); break;
-            case PropertyKind::integer: out.integer((long long)v); break;
-            case PropertyKind::boolean: out << (v != 0 ? "True" : "False"); break;
+  write_text_file(path, [&](TextWriter& text) {
+    text << header;
+    text.rows(count, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        bool first_cell = true;
+        for (const Property& p : props)
+          for (int c = 0; c < p.components; ++c) {
+            if (!first_cell) out << ',';
+            first_cell = false;
+            const double v = p.at(i, c);
+            switch (p.kind) {
+              case PropertyKind::real: out.real(v); break;
+              case PropertyKind::integer: out.integer((long long)v); break;
+              case PropertyKind::boolean: out << (v != 0 ? "True" : "False"); break;
+            }
           }
-        }
-      out << '\n';
-    }
+        out << '\n';
+      }
+    });
   });
-  write_text(path, text);
 }
 
 void json_value(TextBuffer& out, const Property& p, double v) {
@@ -56,9 +56,9 @@ void json_value(TextBuffer& out, const Property& p, double v) {
   }
 }
 
-void json_property(TextParts& text, const Property& p, std::size_t count) {
+void json_property(TextWriter& text, const Property& p, std::size_t count) {
   text << ",\n\"" + p.name + "\": [";
-  text << format_rows(count, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+  text.rows(count, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       if (i > 0) out << ',';
       if (p.components == 1) {
@@ -77,16 +77,16 @@ void json_property(TextParts& text, const Property& p, std::size_t count) {
 }
 
 // A DataArray of `count` tuples after `leading_zeros` tuples of 0 (throat arrays' vertex cells).
-void vtk_array(TextParts& text, const Property& p, std::size_t count, std::size_t leading_zeros) {
+void vtk_array(TextWriter& text, const Property& p, std::size_t count, std::size_t leading_zeros) {
   const char* type = p.kind == PropertyKind::real ? "Float64" : p.kind == PropertyKind::integer ? "Int64" : "UInt8";
   text << "        <DataArray type=\"" + std::string(type) + "\" Name=\"" + p.name + "\" NumberOfComponents=\"" +
               std::to_string(p.components) + "\" format=\"ascii\">\n";
   const std::size_t zeros = leading_zeros * std::size_t(p.components);
-  text << format_rows(zeros, [](TextBuffer& out, std::size_t begin, std::size_t end) {
+  text.rows(zeros, [](TextBuffer& out, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) out << (i % 16 == 15 ? "0\n" : "0 ");
   }, 65536);
   if (leading_zeros > 0) text << "\n";
-  text << format_rows(count, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+  text.rows(count, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       for (int c = 0; c < p.components; ++c) {
         const double v = p.at(i, c);
@@ -103,9 +103,9 @@ void vtk_array(TextParts& text, const Property& p, std::size_t count, std::size_
 }
 
 template <class Value>
-void vtk_index_array(TextParts& text, const char* name, std::size_t n, const Value& value) {
+void vtk_index_array(TextWriter& text, const char* name, std::size_t n, const Value& value) {
   text << "        <DataArray type=\"Int64\" Name=\"" + std::string(name) + "\" format=\"ascii\">\n";
-  text << format_rows(n, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+  text.rows(n, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       out.integer(value(i));
       out << (i % 16 == 15 || i + 1 == n ? '\n' : ' ');
@@ -144,43 +144,43 @@ void write_network_json(const std::string& path, const PoreNetwork& net) {
       first = false;
     }
   head << '}';
-  TextParts text;
-  text << head;
-  for (const Property& p : net.pores) json_property(text, p, net.pore_count);
-  for (const Property& p : net.throats) json_property(text, p, net.throat_count);
-  text << "\n}\n";
-  write_text(path, text);
+  write_text_file(path, [&](TextWriter& text) {
+    text << head;
+    for (const Property& p : net.pores) json_property(text, p, net.pore_count);
+    for (const Property& p : net.throats) json_property(text, p, net.throat_count);
+    text << "\n}\n";
+  });
 }
 
 void write_network_vtp(const std::string& path, const PoreNetwork& net) {
   const std::size_t np = net.pore_count, nt = net.throat_count;
-  TextParts text;
-  text << "<?xml version=\"1.0\"?>\n"
-          "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-          "  <PolyData>\n"
-          "    <Piece NumberOfPoints=\"" +
-              std::to_string(np) + "\" NumberOfVerts=\"" + std::to_string(np) + "\" NumberOfLines=\"" +
-              std::to_string(nt) + "\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n";
-  text << "      <PointData>\n";
-  for (const Property& p : net.pores) vtk_array(text, p, np, 0);
-  text << "      </PointData>\n      <CellData>\n";
-  Property is_throat;
-  is_throat.name = "is_throat";
-  is_throat.kind = PropertyKind::integer;
-  is_throat.values.assign(nt, 1.0);
-  vtk_array(text, is_throat, nt, np);
-  for (const Property& p : net.throats) vtk_array(text, p, nt, np);
-  text << "      </CellData>\n      <Points>\n";
-  vtk_array(text, net.pore("pore.coords"), np, 0);
-  text << "      </Points>\n      <Verts>\n";
-  vtk_index_array(text, "connectivity", np, [](std::size_t i) { return (long long)i; });
-  vtk_index_array(text, "offsets", np, [](std::size_t i) { return (long long)i + 1; });
-  text << "      </Verts>\n      <Lines>\n";
-  const Property& conns = net.throat("throat.conns");
-  vtk_index_array(text, "connectivity", 2 * nt, [&](std::size_t i) { return (long long)conns.values[i]; });
-  vtk_index_array(text, "offsets", nt, [](std::size_t i) { return 2 * (long long)i + 2; });
-  text << "      </Lines>\n    </Piece>\n  </PolyData>\n</VTKFile>\n";
-  write_text(path, text);
+  write_text_file(path, [&](TextWriter& text) {
+    text << "<?xml version=\"1.0\"?>\n"
+            "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+            "  <PolyData>\n"
+            "    <Piece NumberOfPoints=\"" +
+                std::to_string(np) + "\" NumberOfVerts=\"" + std::to_string(np) + "\" NumberOfLines=\"" +
+                std::to_string(nt) + "\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n";
+    text << "      <PointData>\n";
+    for (const Property& p : net.pores) vtk_array(text, p, np, 0);
+    text << "      </PointData>\n      <CellData>\n";
+    Property is_throat;
+    is_throat.name = "is_throat";
+    is_throat.kind = PropertyKind::integer;
+    is_throat.values.assign(nt, 1.0);
+    vtk_array(text, is_throat, nt, np);
+    for (const Property& p : net.throats) vtk_array(text, p, nt, np);
+    text << "      </CellData>\n      <Points>\n";
+    vtk_array(text, net.pore("pore.coords"), np, 0);
+    text << "      </Points>\n      <Verts>\n";
+    vtk_index_array(text, "connectivity", np, [](std::size_t i) { return (long long)i; });
+    vtk_index_array(text, "offsets", np, [](std::size_t i) { return (long long)i + 1; });
+    text << "      </Verts>\n      <Lines>\n";
+    const Property& conns = net.throat("throat.conns");
+    vtk_index_array(text, "connectivity", 2 * nt, [&](std::size_t i) { return (long long)conns.values[i]; });
+    vtk_index_array(text, "offsets", nt, [](std::size_t i) { return 2 * (long long)i + 2; });
+    text << "      </Lines>\n    </Piece>\n  </PolyData>\n</VTKFile>\n";
+  });
 }
 
 }  // namespace gp::pnm

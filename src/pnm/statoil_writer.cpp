@@ -96,12 +96,12 @@ std::vector<std::string> write_statoil(const std::string& dir, const std::string
   std::vector<std::string> paths;
   auto write_file = [&](const std::string& suffix, const std::string& header, std::size_t rows, const auto& format_row) {
     const std::string path = output_path(dir, prefix + suffix, "statoil prefix");
-    TextParts text;
-    text << header;
-    text << format_rows(rows, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) format_row(out, i);
+    write_text_file(path, [&](TextWriter& text) {
+      text << header;
+      text.rows(rows, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) format_row(out, i);
+      });
     });
-    write_text(path, text);
     paths.push_back(path);
   };
 

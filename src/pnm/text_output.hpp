@@ -1,7 +1,7 @@
 #pragma once
-// Text output for the network writers. A file is assembled in memory as parts: a header, the rows
-// formatted in chunks on all cores (format_rows), a footer; then written in one go (write_text).
-// Numbers in the shortest form that reads back to the same double, or printf's fixed widths.
+// Text output for the network writers: rows formatted in chunks on all cores and written in order
+// (TextWriter), numbers in the shortest form that reads back to the same double or in printf's
+// fixed widths (TextBuffer).
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -87,42 +87,79 @@ std::vector<std::string> format_rows(std::size_t rows, const Format& format, std
   return parts;
 }
 
-// The text of a file in order: pieces appended (moved in) as they are made.
-class TextParts {
+// A text file being written: text appended is buffered (flushed every MiB); rows() formats rows in
+// chunks on all cores, a batch of a few chunks per core at a time, written in order as each batch
+// is done, so memory stays a few MB per core whatever the file's size.
+class TextWriter {
  public:
-  TextParts& operator<<(std::string s) {
-    parts_.push_back(std::move(s));
+  // `temp` is where the bytes go; `name` is the output named in errors.
+  TextWriter(const std::string& temp, std::string name) : name_(std::move(name)) {
+    fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) fail("cannot create");
+  }
+  ~TextWriter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  TextWriter(const TextWriter&) = delete;
+  TextWriter& operator=(const TextWriter&) = delete;
+
+  TextWriter& operator<<(std::string_view s) {
+    buffer_.append(s.data(), s.size());
+    if (buffer_.size() >= kFlushBytes) flush();
     return *this;
   }
-  TextParts& operator<<(TextBuffer& b) { return *this << std::move(b.str()); }
-  TextParts& operator<<(std::vector<std::string> chunks) {
-    for (std::string& c : chunks) parts_.push_back(std::move(c));
-    return *this;
+  TextWriter& operator<<(TextBuffer& b) { return *this << std::string_view(b.str()); }
+
+  // Rows [0, rows): format(out, begin, end) appends rows begin..end-1 (see format_rows).
+  template <class Format>
+  void rows(std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
+    flush();
+    const std::size_t batch_rows = chunk_rows * 4 * cpu_thread_count();
+    for (std::size_t first = 0; first < rows; first += batch_rows) {
+      const auto parts = format_rows(std::min(batch_rows, rows - first), [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+        format(out, first + begin, first + end);
+      }, chunk_rows);
+      for (const std::string& part : parts) write(part);
+    }
   }
-  const std::vector<std::string>& parts() const { return parts_; }
+
+  void close() {
+    flush();
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) fail("cannot close");
+  }
 
  private:
-  std::vector<std::string> parts_;
+  static constexpr std::size_t kFlushBytes = std::size_t(1) << 20;
+
+  void flush() {
+    write(buffer_);
+    buffer_.clear();
+  }
+  void write(const std::string& s) {
+    for (std::size_t done = 0; done < s.size();) {
+      const ssize_t n = ::write(fd_, s.data() + done, s.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("cannot write");
+      done += std::size_t(n);
+    }
+  }
+  [[noreturn]] void fail(const char* what) { throw ItemError(name_, "write", std::string(what) + ": " + std::strerror(errno)); }
+
+  int fd_ = -1;
+  std::string name_;
+  std::string buffer_;
 };
 
-// Writes `text` as the file `path`, atomically (gp::write_atomically); errors are
+// Writes the file `path` atomically (gp::write_atomically) through write(TextWriter&); errors are
 // gp::ItemError(path, "write", ...).
-inline void write_text(const std::string& path, const TextParts& text) {
+template <class Write>
+void write_text_file(const std::string& path, const Write& write) {
   write_atomically(path, [&](const std::string& temp) {
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) throw ItemError(path, "write", std::string("cannot create: ") + std::strerror(errno));
-    for (const std::string& part : text.parts())
-      for (std::size_t done = 0; done < part.size();) {
-        const ssize_t n = ::write(fd, part.data() + done, part.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          const int saved = errno;
-          ::close(fd);
-          throw ItemError(path, "write", std::string("cannot write: ") + std::strerror(saved));
-        }
-        done += std::size_t(n);
-      }
-    if (::close(fd) != 0) throw ItemError(path, "write", std::string("cannot close: ") + std::strerror(errno));
+    TextWriter out(temp, path);
+    write(out);
+    out.close();
   });
 }
 
