@@ -23,6 +23,11 @@ namespace gp::pnm {
 
 class TextBuffer {
  public:
+  TextBuffer() = default;
+  // Appends to `text`, whose capacity it keeps (buffers reused from batch to batch: a fresh one
+  // costs a page fault per 4 KiB).
+  explicit TextBuffer(std::string&& text) : text_(std::move(text)) {}
+
   TextBuffer& operator<<(std::string_view s) {
     text_.append(s.data(), s.size());
     return *this;
@@ -70,20 +75,29 @@ class TextBuffer {
 };
 
 // Rows [0, rows) as text: format(out, begin, end) appends rows begin..end-1 to `out`. Chunks of
-// rows are formatted on all cores (the calls must not depend on each other); the chunks come back
-// in row order, their concatenation being the rows' text.
+// rows are formatted on all cores (the calls must not depend on each other) into `parts`, one per
+// chunk in row order (their concatenation is the rows' text); the strings already in `parts` are
+// reused.
 template <class Format>
-std::vector<std::string> format_rows(std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
+void format_rows(std::vector<std::string>& parts, std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
   const std::size_t chunks = (rows + chunk_rows - 1) / chunk_rows;
-  std::vector<std::string> parts(chunks);
+  parts.resize(chunks);
   parallel_for(long(chunks), [&](long first, long last) {
     for (long c = first; c < last; ++c) {
-      TextBuffer out;
+      std::string& part = parts[std::size_t(c)];
+      part.clear();
+      TextBuffer out(std::move(part));
       const std::size_t begin = std::size_t(c) * chunk_rows;
       format(out, begin, std::min(rows, begin + chunk_rows));
-      parts[std::size_t(c)] = std::move(out.str());
+      part = std::move(out.str());
     }
   }, 1);
+}
+
+template <class Format>
+std::vector<std::string> format_rows(std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
+  std::vector<std::string> parts;
+  format_rows(parts, rows, format, chunk_rows);
   return parts;
 }
 
@@ -116,10 +130,10 @@ class TextWriter {
     flush();
     const std::size_t batch_rows = chunk_rows * 4 * cpu_thread_count();
     for (std::size_t first = 0; first < rows; first += batch_rows) {
-      const auto parts = format_rows(std::min(batch_rows, rows - first), [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+      format_rows(parts_, std::min(batch_rows, rows - first), [&](TextBuffer& out, std::size_t begin, std::size_t end) {
         format(out, first + begin, first + end);
       }, chunk_rows);
-      for (const std::string& part : parts) write(part);
+      for (const std::string& part : parts_) write(part);
     }
   }
 
@@ -150,6 +164,7 @@ class TextWriter {
   int fd_ = -1;
   std::string name_;
   std::string buffer_;
+  std::vector<std::string> parts_;  // a batch of chunks, reused
 };
 
 // Writes the file `path` atomically (gp::write_atomically) through write(TextWriter&); errors are
