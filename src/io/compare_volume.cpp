@@ -1,6 +1,7 @@
 // NRRD volumes (segment-pnm's labels.nrrd and its intermediates): the header fields that say what
 // the volume is (type, sizes, spacing and geometry; not the encoding, byte order or comments) and
-// every voxel value, so that a raw and a gzip file of the same volume are equal. Attached data
+// every voxel value, so that a raw and a gzip file of the same volume are equal, and so are
+// integer volumes of different sample types with equal values. Attached data
 // only (no "data file"), raw or gzip (any number of gzip members, as our writer makes them).
 #include <libdeflate.h>
 
@@ -200,7 +201,13 @@ FileComparison compare_nrrd(const std::string& a, const std::string& b, const Co
     ++header_differences;
     result.differ(fmt::format("header field \"{}\": {} vs {} in {}", name, x, y, b));
   };
-  if (va.type != vb.type) header_difference("type", va.type->name, vb.type->name);
+  // Integer samples of other widths or signedness holding equal values are the same volume
+  // (labels.nrrd is uint8, uint16 or uint32 by its region count; earlier versions wrote uint32):
+  // the voxels decide. Integer against floating point is a difference of type.
+  if (va.type != vb.type) {
+    result.details["type_b"] = vb.type->name;
+    if (va.type->is_float || vb.type->is_float) header_difference("type", va.type->name, vb.type->name);
+  }
   for (const char* name : compared_fields) {
     const auto x = va.fields.find(name), y = vb.fields.find(name);
     const bool in_a = x != va.fields.end(), in_b = y != vb.fields.end();

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/pnm/region_stats_voxel.hpp"
 
 namespace gp::pnm {
@@ -157,31 +158,34 @@ PoreNetwork build_network(const RegionStats& stats, const NetworkGeometry& geome
   std::vector<Vec3> pore_centroid(np);
   std::vector<double> pore_radius(np);
   net.pore_face_areas.resize(np);
-  for (std::size_t p = 0; p < np; ++p) {
-    const RegionStat& r = stats.regions[region_of[p]];
-    pore_centroid[p] = frame.centroid(r.voxels, r.sum_x, r.sum_y, r.sum_z);
-    label.values[p] = double(region_of[p] + 1);
-    set3(coords, p, pore_centroid[p]);
-    set3(centroid, p, pore_centroid[p]);
-    set3(local_peak, p, frame.voxel(r.max_index));
-    set3(global_peak, p, frame.voxel(extended[p].second));
-    const double v = double(r.voxels) * voxel_volume;
-    region_volume.values[p] = v;
-    volume.values[p] = v;
-    const double d_eq = 2.0 * std::cbrt(3.0 * v / (4.0 * kPi));
-    equivalent.values[p] = d_eq;
-    pore_radius[p] = double(r.max_distance);
-    inscribed.values[p] = 2.0 * pore_radius[p];
-    extended_d.values[p] = 2.0 * double(extended[p].first);
-    surface.values[p] = double(r.solid_faces[0]) * face_area[0] + double(r.solid_faces[1]) * face_area[2] +
-                        double(r.solid_faces[2]) * face_area[4];
-    pore_g.values[p] = shape_factor(double(r.max_distance), v / d_eq);
-    coordination_p.values[p] = double(coordination[p]);
-    for (int f = 0; f < 6; ++f) {
-      on_face[f]->values[p] = r.border_voxels[f] > 0 ? 1.0 : 0.0;
-      net.pore_face_areas[p][std::size_t(f)] = double(r.border_voxels[f]) * face_area[f];
+  // Each pore and each throat below only writes its own entries: on all cores.
+  parallel_for(long(np), [&](long first, long last) {
+    for (std::size_t p = std::size_t(first); p < std::size_t(last); ++p) {
+      const RegionStat& r = stats.regions[region_of[p]];
+      pore_centroid[p] = frame.centroid(r.voxels, r.sum_x, r.sum_y, r.sum_z);
+      label.values[p] = double(region_of[p] + 1);
+      set3(coords, p, pore_centroid[p]);
+      set3(centroid, p, pore_centroid[p]);
+      set3(local_peak, p, frame.voxel(r.max_index));
+      set3(global_peak, p, frame.voxel(extended[p].second));
+      const double v = double(r.voxels) * voxel_volume;
+      region_volume.values[p] = v;
+      volume.values[p] = v;
+      const double d_eq = 2.0 * std::cbrt(3.0 * v / (4.0 * kPi));
+      equivalent.values[p] = d_eq;
+      pore_radius[p] = double(r.max_distance);
+      inscribed.values[p] = 2.0 * pore_radius[p];
+      extended_d.values[p] = 2.0 * double(extended[p].first);
+      surface.values[p] = double(r.solid_faces[0]) * face_area[0] + double(r.solid_faces[1]) * face_area[2] +
+                          double(r.solid_faces[2]) * face_area[4];
+      pore_g.values[p] = shape_factor(double(r.max_distance), v / d_eq);
+      coordination_p.values[p] = double(coordination[p]);
+      for (int f = 0; f < 6; ++f) {
+        on_face[f]->values[p] = r.border_voxels[f] > 0 ? 1.0 : 0.0;
+        net.pore_face_areas[p][std::size_t(f)] = double(r.border_voxels[f]) * face_area[f];
+      }
     }
-  }
+  }, 4096);
   net.pores = pt.take();
 
   PropertyTable tt(nt);
@@ -195,29 +199,31 @@ PoreNetwork build_network(const RegionStats& stats, const NetworkGeometry& geome
   Property& total = tt.add("throat.total_length", 1, PropertyKind::real, 1);
   Property& conduit = tt.add("throat.conduit_lengths", 3, PropertyKind::real, 1);
   Property& throat_g = tt.add("throat.shape_factor", 1, PropertyKind::real, 0);
-  for (std::size_t t = 0; t < nt; ++t) {
-    const ThroatStat& th = stats.throats[t];
-    const std::size_t i = conns[t][0], j = conns[t][1];
-    conn.values[t * 2] = double(i);
-    conn.values[t * 2 + 1] = double(j);
-    const double a_eff = effective_face_area(th.on_b, s);
-    const double a = double(th.on_b.voxels) * a_eff;
-    area.values[t] = a;
-    t_equivalent.values[t] = std::sqrt(4.0 * a / kPi);
-    const double r_t = double(th.on_b.max_distance);
-    t_inscribed.values[t] = 2.0 * r_t;
-    perimeter.values[t] = double(th.on_b.rim_voxels) * std::sqrt(a_eff);
-    const Vec3 peak = frame.voxel(th.on_b.max_index);
-    set3(t_peak, t, peak);
-    const double to_i = distance_between(pore_centroid[i], peak), to_j = distance_between(pore_centroid[j], peak);
-    direct.values[t] = distance_between(pore_centroid[i], pore_centroid[j]);
-    total.values[t] = to_i + to_j;
-    const double in_i = std::min(pore_radius[i], to_i), in_j = std::min(pore_radius[j], to_j);
-    conduit.values[t * 3] = in_i;
-    conduit.values[t * 3 + 1] = (to_i - in_i) + (to_j - in_j);
-    conduit.values[t * 3 + 2] = in_j;
-    throat_g.values[t] = shape_factor(r_t, a);
-  }
+  parallel_for(long(nt), [&](long first, long last) {
+    for (std::size_t t = std::size_t(first); t < std::size_t(last); ++t) {
+      const ThroatStat& th = stats.throats[t];
+      const std::size_t i = conns[t][0], j = conns[t][1];
+      conn.values[t * 2] = double(i);
+      conn.values[t * 2 + 1] = double(j);
+      const double a_eff = effective_face_area(th.on_b, s);
+      const double a = double(th.on_b.voxels) * a_eff;
+      area.values[t] = a;
+      t_equivalent.values[t] = std::sqrt(4.0 * a / kPi);
+      const double r_t = double(th.on_b.max_distance);
+      t_inscribed.values[t] = 2.0 * r_t;
+      perimeter.values[t] = double(th.on_b.rim_voxels) * std::sqrt(a_eff);
+      const Vec3 peak = frame.voxel(th.on_b.max_index);
+      set3(t_peak, t, peak);
+      const double to_i = distance_between(pore_centroid[i], peak), to_j = distance_between(pore_centroid[j], peak);
+      direct.values[t] = distance_between(pore_centroid[i], pore_centroid[j]);
+      total.values[t] = to_i + to_j;
+      const double in_i = std::min(pore_radius[i], to_i), in_j = std::min(pore_radius[j], to_j);
+      conduit.values[t * 3] = in_i;
+      conduit.values[t * 3 + 1] = (to_i - in_i) + (to_j - in_j);
+      conduit.values[t * 3 + 2] = in_j;
+      throat_g.values[t] = shape_factor(r_t, a);
+    }
+  }, 4096);
   net.throats = tt.take();
   return net;
 }

@@ -3,6 +3,7 @@
 // name only once complete) and throws gp::ItemError(path, "write", ...) when it cannot be written.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -57,11 +58,10 @@ std::optional<double> metres_per_unit(const std::string& length_unit);
 std::vector<std::string> write_statoil(const std::string& dir, const std::string& prefix, const PoreNetwork& network,
                                        double metres_per_unit);
 
-// labels.nrrd: the label volume as NRRD 0004 (3D Slicer, ITK, pynrrd, napari): type uint32, sizes
-// nx ny nz, space directions (each voxel axis's direction times its spacing; an oblique DICOM
-// series keeps its orientation), space origin, gzip encoding (gzip
-// members of 16 MiB of input compressed in parallel, libdeflate at `level` 1..12). `lps`: the positions are DICOM patient coordinates
-// ("space: left-posterior-superior"); otherwise "space dimension: 3".
+// Volumes as NRRD 0004 (3D Slicer, ITK, teem, pynrrd, napari): sizes nx ny nz, space directions
+// (each voxel axis's direction times its spacing; an oblique DICOM series keeps its orientation),
+// space origin; `lps`: the positions are DICOM patient coordinates ("space:
+// left-posterior-superior"), otherwise "space dimension: 3".
 struct LabelVolumeInfo {
   io::Dims3 dims;
   io::Spacing3 spacing;
@@ -69,9 +69,14 @@ struct LabelVolumeInfo {
   bool lps = false;
   std::array<std::array<double, 3>, 3> direction{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};  // io::Volume::direction
 };
-void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info, int level = 6);
-
-// Any volume of the pipeline as NRRD with the same header (mask, distance maps, markers).
+// How the samples are stored: "encoding: gzip" (libdeflate at gzip_level 1..12, one gzip member
+// per slab of about 16 MiB of samples, compressed on all cores) or "encoding: raw" (the samples
+// as they are: no compression time, a file as large as the volume).
+struct VolumeEncoding {
+  bool gzip = true;
+  int gzip_level = 1;
+  std::size_t slab_bytes = std::size_t(16) << 20;  // whole slices of about this size per slab (gzip member)
+};
 struct NrrdType {
   const char* name;  // NRRD's type name
   std::size_t bytes;
@@ -79,11 +84,34 @@ struct NrrdType {
 template <class T>
 NrrdType nrrd_type() {
   if constexpr (std::is_same_v<T, std::uint8_t>) return {"uint8", 1};
+  if constexpr (std::is_same_v<T, std::uint16_t>) return {"uint16", 2};
   if constexpr (std::is_same_v<T, std::uint32_t>) return {"uint32", 4};
   if constexpr (std::is_same_v<T, float>) return {"float", 4};
 }
+
+// The volume's samples slab by slab: `slices` slices from slice z, x fastest, as the file's type
+// and byte order. Returns where they are: in the caller's own memory, or `scratch` (room for the
+// slab) after filling it. Called from several threads at once for different slabs, each slab
+// once, in no particular order; at most a few slabs per core are in flight, so a caller that
+// makes slabs on demand (from disk, from a device) never holds the whole volume.
+using SlabSource = std::function<const void*(int z, int slices, void* scratch)>;
+
+// Any volume (labels, mask, distance maps, markers) with `comment` as the header's comment line.
+// Written atomically; errors are gp::ItemError(path, "write", ...).
+void write_volume_nrrd(const std::string& path, const NrrdType& type, const LabelVolumeInfo& info, const std::string& comment,
+                       const VolumeEncoding& encoding, const SlabSource& source);
+// A volume in memory, dims.voxels() samples of `type`.
 void write_volume_nrrd(const std::string& path, const void* data, const NrrdType& type, const LabelVolumeInfo& info,
-                       const std::string& comment, int level = 6);
+                       const std::string& comment, const VolumeEncoding& encoding = {});
+
+// labels.nrrd: the pore labels 0..max_label. `smallest`: type uint8, uint16 or uint32, the
+// smallest that holds max_label (a label above it is an error); `uint32`: always uint32 (the
+// files of earlier versions).
+enum class LabelsType { smallest, uint32 };
+NrrdType labels_nrrd_type(std::uint64_t max_label, LabelsType type);
+void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info,
+                       std::uint64_t max_label, const VolumeEncoding& encoding = {},
+                       LabelsType type = LabelsType::smallest);
 
 // Quick-look: the mid slices XY (z = nz/2), XZ (y = ny/2) and YZ (x = nx/2) side by side, 4-pixel
 // gaps, rows of XZ and YZ going down in z. Grey values windowed to their 0.5 and 99.5 percentiles

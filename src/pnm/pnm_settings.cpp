@@ -63,7 +63,15 @@ config::Schema make_schema() {
   s.boolean("/output/vtp", true, "network.vtp (VTK PolyData for ParaView)");
   s.boolean("/output/statoil", true, "Statoil network files (<prefix>_node1.dat ... _link2.dat)");
   s.string("/output/statoil_prefix", "network", "Statoil file prefix");
-  s.boolean("/output/labels", true, "labels.nrrd: the pore regions, gzip-compressed, with spacing");
+  s.boolean("/output/labels", true, "labels.nrrd: the pore regions with spacing, as uint8, uint16 or uint32 (the smallest that holds the region count)");
+  s.choice("/output/labels_encoding", "gzip", {"gzip", "raw"},
+           "NRRD encoding of labels.nrrd (and the intermediates): gzip (compressed on all cores) or raw (no "
+           "compression time, a file as large as the volume)");
+  s.integer("/output/labels_gzip_level", 1, 1, 12,
+            "gzip level of labels.nrrd: 1 is fastest; higher levels make the file a little smaller for much more time "
+            "(6 = earlier versions)");
+  s.choice("/output/labels_type", "smallest", {"smallest", "uint32"},
+           "sample type of labels.nrrd: smallest (uint8/uint16/uint32 by the region count) or uint32 (as earlier versions)");
   s.boolean("/output/quicklook", true, "quicklook.png: mid slices with the regions overlaid");
   s.boolean("/output/intermediates", false,
             "also mask.nrrd (pore after filling), distance.nrrd, distance_smoothed.nrrd (what is flooded) and "
@@ -136,6 +144,9 @@ Settings read_settings(const config::json& c) {
   if (s.statoil_prefix.empty() || s.statoil_prefix.find('/') != std::string::npos)
     throw UsageError("/output/statoil_prefix: expected a plain file-name prefix, got \"" + s.statoil_prefix + "\"");
   s.write_labels = config::value_at<bool>(c, "/output/labels");
+  s.labels_gzip = config::value_at<std::string>(c, "/output/labels_encoding") == "gzip";
+  s.labels_gzip_level = config::value_at<int>(c, "/output/labels_gzip_level");
+  s.labels_uint32 = config::value_at<std::string>(c, "/output/labels_type") == "uint32";
   s.write_quicklook = config::value_at<bool>(c, "/output/quicklook");
   s.write_intermediates = config::value_at<bool>(c, "/output/intermediates");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";

@@ -38,6 +38,9 @@ struct Settings {
        write_quicklook = true;
   bool write_intermediates = false;  // mask, distance maps and markers as NRRD (for checking)
   std::string statoil_prefix;
+  bool labels_gzip = true;     // else raw (labels.nrrd and the intermediates)
+  int labels_gzip_level = 1;   // libdeflate 1..12
+  bool labels_uint32 = false;  // else the smallest unsigned type that holds the region count
 
   bool stop_on_error = false;
 };

@@ -1,11 +1,17 @@
 #include "pnm/save_stage.hpp"
 
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/outputs.hpp"
+#include "core/trace.hpp"
 #include "pnm/network.hpp"
 #include "pnm/network_writers.hpp"
 
@@ -61,6 +67,38 @@ nlohmann::ordered_json run_summary(const PnmItem& item, const PoreNetwork& netwo
   return j;
 }
 
+// Files written by one task (one span in the trace), e.g. the four Statoil files.
+struct OutputTask {
+  const char* span;
+  std::vector<std::string> files;
+  std::function<void(const std::vector<std::string>& files)> write;
+};
+
+// Runs the tasks at once, each on a thread of its own (the first on this one), and rethrows the
+// first failure in task order once all have ended (each file is written atomically: the others
+// stay complete).
+void run_output_tasks(const std::vector<OutputTask>& tasks) {
+  std::vector<std::exception_ptr> errors(tasks.size());
+  auto run = [&](std::size_t i) {
+    try {
+      ScopedStage span(tasks[i].span);
+      tasks[i].write(tasks[i].files);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < tasks.size(); ++i)
+    threads.emplace_back([&, i] {
+      Trace::name_thread("save writer");
+      run(i);
+    });
+  if (!tasks.empty()) run(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 }  // namespace
 
 void save_stage(PnmItem& item, const Settings& s) {
@@ -71,43 +109,71 @@ void save_stage(PnmItem& item, const Settings& s) {
   geometry.spacing = spacing_of(v);
   geometry.origin = v.origin;
   geometry.length_unit = length_unit(v, s);
-  const PoreNetwork network = build_network(seg.stats, geometry);
+  const PoreNetwork network = [&] {
+    ScopedStage span("save.build_network");
+    return build_network(seg.stats, geometry);
+  }();
 
+  // The files are independent: each is written by a task of its own, all at once (the large ones
+  // spread their own work over the cores as well). Each task's files, in the documented order.
   const fs::path dir(item.output_folder);
-  auto path = [&](const char* name) {
-    const std::string p = (dir / name).string();
-    item.written.push_back(p);
-    return p;
+  auto in_dir = [&](const char* name) { return (dir / name).string(); };
+  const LabelVolumeInfo info{v.dims, v.spacing, v.origin, v.lps, v.direction};
+  VolumeEncoding encoding;
+  encoding.gzip = s.labels_gzip;
+  encoding.gzip_level = s.labels_gzip_level;
+  std::vector<OutputTask> tasks;
+  auto add = [&](const char* span, std::vector<std::string> files, std::function<void(const std::vector<std::string>&)> write) {
+    tasks.push_back({span, std::move(files), std::move(write)});
   };
   if (s.write_csv) {
-    write_pores_csv(path("pores.csv"), network);
-    write_throats_csv(path("throats.csv"), network);
+    add("save.pores.csv", {in_dir("pores.csv")}, [&](const auto& f) { write_pores_csv(f[0], network); });
+    add("save.throats.csv", {in_dir("throats.csv")}, [&](const auto& f) { write_throats_csv(f[0], network); });
   }
-  if (s.write_json) write_network_json(path("network.json"), network);
-  if (s.write_vtp) write_network_vtp(path("network.vtp"), network);
+  if (s.write_json) add("save.network.json", {in_dir("network.json")}, [&](const auto& f) { write_network_json(f[0], network); });
+  if (s.write_vtp) add("save.network.vtp", {in_dir("network.vtp")}, [&](const auto& f) { write_network_vtp(f[0], network); });
   if (s.write_statoil) {
-    const auto files = write_statoil(dir.string(), s.statoil_prefix, network,
-                                     metres_per_unit(geometry.length_unit).value_or(1.0));
-    item.written.insert(item.written.end(), files.begin(), files.end());
+    std::vector<std::string> files;
+    for (const char* part : {"_node1.dat", "_node2.dat", "_link1.dat", "_link2.dat"})
+      files.push_back(output_path(dir.string(), s.statoil_prefix + part, "statoil prefix"));  // as write_statoil names them
+    add("save.statoil", files, [&](const auto&) {
+      write_statoil(dir.string(), s.statoil_prefix, network, metres_per_unit(geometry.length_unit).value_or(1.0));
+    });
   }
   if (s.write_labels)
-    write_labels_nrrd(path("labels.nrrd"), seg.labels.data(), {v.dims, v.spacing, v.origin, v.lps, v.direction});
-  if (s.write_quicklook) write_quicklook_png(path("quicklook.png"), v, seg.labels.data());
+    add("save.labels.nrrd", {in_dir("labels.nrrd")}, [&](const auto& f) {
+      write_labels_nrrd(f[0], seg.labels.data(), info, seg.regions, encoding,
+                        s.labels_uint32 ? LabelsType::uint32 : LabelsType::smallest);
+    });
+  if (s.write_quicklook)
+    add("save.quicklook.png", {in_dir("quicklook.png")}, [&](const auto& f) { write_quicklook_png(f[0], v, seg.labels.data()); });
   if (s.write_intermediates) {
     const Intermediates& kept = seg.intermediates;
-    const LabelVolumeInfo info{v.dims, v.spacing, v.origin, v.lps, v.direction};
-    write_volume_nrrd(path("mask.nrrd"), kept.mask.data(), nrrd_type<std::uint8_t>(), info,
-                      "gpuproc segment-pnm mask after filling: 1 = pore, 0 = solid");
-    write_volume_nrrd(path("distance.nrrd"), kept.distance.data(), nrrd_type<float>(), info,
-                      "gpuproc segment-pnm distance from each pore voxel to the solid, " + geometry.length_unit);
-    write_volume_nrrd(path("distance_smoothed.nrrd"), kept.smoothed.data(), nrrd_type<float>(), info,
-                      "gpuproc segment-pnm smoothed distance map (its negation is flooded), " + geometry.length_unit);
-    write_volume_nrrd(path("markers.nrrd"), kept.markers.data(), nrrd_type<std::uint32_t>(), info,
-                      "gpuproc segment-pnm watershed markers: 1..N, 0 elsewhere");
+    add("save.mask.nrrd", {in_dir("mask.nrrd")}, [&](const auto& f) {
+      write_volume_nrrd(f[0], kept.mask.data(), nrrd_type<std::uint8_t>(), info,
+                        "gpuproc segment-pnm mask after filling: 1 = pore, 0 = solid", encoding);
+    });
+    add("save.distance.nrrd", {in_dir("distance.nrrd")}, [&](const auto& f) {
+      write_volume_nrrd(f[0], kept.distance.data(), nrrd_type<float>(), info,
+                        "gpuproc segment-pnm distance from each pore voxel to the solid, " + geometry.length_unit, encoding);
+    });
+    add("save.distance_smoothed.nrrd", {in_dir("distance_smoothed.nrrd")}, [&](const auto& f) {
+      write_volume_nrrd(f[0], kept.smoothed.data(), nrrd_type<float>(), info,
+                        "gpuproc segment-pnm smoothed distance map (its negation is flooded), " + geometry.length_unit,
+                        encoding);
+    });
+    add("save.markers.nrrd", {in_dir("markers.nrrd")}, [&](const auto& f) {
+      write_volume_nrrd(f[0], kept.markers.data(), nrrd_type<std::uint32_t>(), info,
+                        "gpuproc segment-pnm watershed markers: 1..N, 0 elsewhere", encoding);
+    });
   }
+  add("save.summary", {}, [&](const auto&) { item.summary = run_summary(item, network); });
+  for (const OutputTask& task : tasks) item.written.insert(item.written.end(), task.files.begin(), task.files.end());
+  run_output_tasks(tasks);
 
-  item.summary = run_summary(item, network);
-  const std::string summary_path = path("summary.json");
+  ScopedStage span("save.summary.json");
+  const std::string summary_path = in_dir("summary.json");
+  item.written.push_back(summary_path);
   write_atomically(summary_path, [&](const std::string& temp) {
     std::ofstream out(temp);
     out << item.summary.dump(2) << "\n";

@@ -2,7 +2,6 @@
 // follow pnflow's own writer (fixed-width integers, scientific reals); readers split on whitespace.
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,45 +94,62 @@ std::vector<std::string> write_statoil(const std::string& dir, const std::string
   }
 
   std::vector<std::string> paths;
-  auto write_file = [&](const std::string& suffix, const std::function<void(TextFile&)>& body) {
+  auto write_file = [&](const std::string& suffix, const std::string& header, std::size_t rows, const auto& format_row) {
     const std::string path = output_path(dir, prefix + suffix, "statoil prefix");
-    write_atomically(path, [&](const std::string& temp) {
-      TextFile out(temp, path);
-      body(out);
-      out.close();
+    write_text_file(path, [&](TextWriter& text) {
+      text << header;
+      text.rows(rows, [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) format_row(out, i);
+      });
     });
     paths.push_back(path);
   };
 
-  write_file("_node1.dat", [&](TextFile& out) {
-    out.format("%zu %.9e %.9e %.9e\n", np, box[0], box[1], box[2]);
-    for (std::size_t p = 0; p < np; ++p) {
-      const Adjacency& a = adjacency[p];
-      out.format("%9zu %15.8e %15.8e %15.8e %5zu", p + 1, box_coord(p, 0), box_coord(p, 1), box_coord(p, 2), a.neighbours.size());
-      for (long long n : a.neighbours) out.format(" %8lld", n);
-      out.format(" %1d %1d", int(a.inlet), int(a.outlet));
-      for (long long l : a.links) out.format(" %8lld", l);
-      out << '\n';
-    }
+  // Fixed widths as pnflow's printf formats ("%9zu %8lld %15.8e"): a space, then the padded field.
+  auto i9 = [](TextBuffer& out, long long v) -> TextBuffer& { return out.integer(v, 9); };
+  auto i8 = [](TextBuffer& out, long long v) -> TextBuffer& { return (out << ' ').integer(v, 8); };
+  auto e15 = [](TextBuffer& out, double v) -> TextBuffer& { return (out << ' ').scientific(v, 8, 15); };
+  TextBuffer node1_header;
+  node1_header.integer((long long)np);
+  for (int axis = 0; axis < 3; ++axis) (node1_header << ' ').scientific(box[axis], 9);
+  node1_header << '\n';
+  write_file("_node1.dat", node1_header.str(), np, [&](TextBuffer& out, std::size_t p) {
+    const Adjacency& a = adjacency[p];
+    i9(out, (long long)p + 1);
+    for (int axis = 0; axis < 3; ++axis) e15(out, box_coord(p, axis));
+    (out << ' ').integer((long long)a.neighbours.size(), 5);
+    for (long long n : a.neighbours) i8(out, n);
+    (out << ' ').integer(a.inlet);
+    (out << ' ').integer(a.outlet);
+    for (long long l : a.links) i8(out, l);
+    out << '\n';
   });
-  write_file("_node2.dat", [&](TextFile& out) {
-    for (std::size_t p = 0; p < np; ++p)
-      out.format("%9zu %15.8e %15.8e %15.8e %15.8e\n", p + 1, pore_v.at(p) * metres * metres * metres,
-                 pore_d.at(p) / 2 * metres, pore_g.at(p), 0.0);
+  write_file("_node2.dat", "", np, [&](TextBuffer& out, std::size_t p) {
+    i9(out, (long long)p + 1);
+    e15(out, pore_v.at(p) * metres * metres * metres);
+    e15(out, pore_d.at(p) / 2 * metres);
+    e15(out, pore_g.at(p));
+    e15(out, 0.0) << '\n';
   });
-  write_file("_link1.dat", [&](TextFile& out) {
-    out.format("%zu\n", links.size());
-    for (std::size_t l = 0; l < links.size(); ++l) {
-      const Link& k = links[l];
-      out.format("%9zu %8lld %8lld %15.8e %15.8e %15.8e\n", l + 1, k.pore1, k.pore2, k.radius, k.shape_factor, k.total_length);
-    }
+  write_file("_link1.dat", std::to_string(links.size()) + "\n", links.size(), [&](TextBuffer& out, std::size_t l) {
+    const Link& k = links[l];
+    i9(out, (long long)l + 1);
+    i8(out, k.pore1);
+    i8(out, k.pore2);
+    e15(out, k.radius);
+    e15(out, k.shape_factor);
+    e15(out, k.total_length) << '\n';
   });
-  write_file("_link2.dat", [&](TextFile& out) {
-    for (std::size_t l = 0; l < links.size(); ++l) {
-      const Link& k = links[l];
-      out.format("%9zu %8lld %8lld %15.8e %15.8e %15.8e %15.8e %15.8e\n", l + 1, k.pore1, k.pore2, k.pore1_length,
-                 k.pore2_length, k.throat_length, 0.0, 0.0);
-    }
+  write_file("_link2.dat", "", links.size(), [&](TextBuffer& out, std::size_t l) {
+    const Link& k = links[l];
+    i9(out, (long long)l + 1);
+    i8(out, k.pore1);
+    i8(out, k.pore2);
+    e15(out, k.pore1_length);
+    e15(out, k.pore2_length);
+    e15(out, k.throat_length);
+    e15(out, 0.0);
+    e15(out, 0.0) << '\n';
   });
   return paths;
 }

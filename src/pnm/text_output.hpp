@@ -1,80 +1,181 @@
 #pragma once
-// Buffered text output for the network writers: appends to a buffer flushed to the file every
-// megabyte, numbers in the shortest form that reads back to the same double.
+// Text output for the network writers: rows formatted in chunks on all cores and written in order
+// (TextWriter), numbers in the shortest form that reads back to the same double or in printf's
+// fixed widths (TextBuffer).
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/outputs.hpp"
+#include "core/parallel_for.hpp"
 
 namespace gp::pnm {
 
-class TextFile {
+class TextBuffer {
  public:
-  // `path` is where bytes go (a temporary); `name` is the output named in errors.
-  TextFile(const std::string& path, std::string name) : name_(std::move(name)) {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (file_ == nullptr) fail("cannot create");
-    buffer_.reserve(kFlushBytes + 4096);
-  }
-  ~TextFile() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  TextFile(const TextFile&) = delete;
-  TextFile& operator=(const TextFile&) = delete;
+  TextBuffer() = default;
+  // Appends to `text`, whose capacity it keeps (buffers reused from batch to batch: a fresh one
+  // costs a page fault per 4 KiB).
+  explicit TextBuffer(std::string&& text) : text_(std::move(text)) {}
 
-  TextFile& operator<<(const std::string& s) { return append(s.data(), s.size()); }
-  TextFile& operator<<(const char* s) { return append(s, std::strlen(s)); }
-  TextFile& operator<<(char c) { return append(&c, 1); }
+  TextBuffer& operator<<(std::string_view s) {
+    text_.append(s.data(), s.size());
+    return *this;
+  }
+  TextBuffer& operator<<(char c) {
+    text_.push_back(c);
+    return *this;
+  }
 
   // Shortest round-trip form ("0.1", "1e-07", "nan").
-  TextFile& real(double v) {
+  TextBuffer& real(double v) {
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-    return append(buf, std::size_t(r.ptr - buf));
+    return *this << std::string_view(buf, std::size_t(r.ptr - buf));
   }
-  TextFile& integer(long long v) {
+  TextBuffer& integer(long long v) {
     char buf[24];
     const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-    return append(buf, std::size_t(r.ptr - buf));
+    return *this << std::string_view(buf, std::size_t(r.ptr - buf));
   }
-  // printf-style, for fixed-width formats (Statoil).
-  template <class... Args>
-  TextFile& format(const char* fmt, Args... args) {
-    char buf[128];
-    const int n = std::snprintf(buf, sizeof(buf), fmt, args...);
-    if (n < 0 || std::size_t(n) >= sizeof(buf)) throw Error("TextFile::format: field too long");
-    return append(buf, std::size_t(n));
+  // printf's "%<width>lld": right-aligned in at least `width` characters.
+  TextBuffer& integer(long long v, int width) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+    return padded(buf, std::size_t(r.ptr - buf), width);
+  }
+  // printf's "%<width>.<precision>e" (to_chars is specified as printf in the C locale).
+  TextBuffer& scientific(double v, int precision, int width = 0) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific, precision);
+    if (r.ec != std::errc()) throw Error("TextBuffer::scientific: field too long");
+    return padded(buf, std::size_t(r.ptr - buf), width);
+  }
+
+  std::string& str() { return text_; }
+  void reserve(std::size_t bytes) { text_.reserve(bytes); }
+
+ private:
+  TextBuffer& padded(const char* s, std::size_t n, int width) {
+    if (std::size_t(std::max(width, 0)) > n) text_.append(std::size_t(width) - n, ' ');
+    text_.append(s, n);
+    return *this;
+  }
+  std::string text_;
+};
+
+// Rows [0, rows) as text: format(out, begin, end) appends rows begin..end-1 to `out`. Chunks of
+// rows are formatted on all cores (the calls must not depend on each other) into `parts`, one per
+// chunk in row order (their concatenation is the rows' text); the strings already in `parts` are
+// reused.
+template <class Format>
+void format_rows(std::vector<std::string>& parts, std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
+  const std::size_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+  parts.resize(chunks);
+  parallel_for(long(chunks), [&](long first, long last) {
+    for (long c = first; c < last; ++c) {
+      std::string& part = parts[std::size_t(c)];
+      part.clear();
+      TextBuffer out(std::move(part));
+      const std::size_t begin = std::size_t(c) * chunk_rows;
+      format(out, begin, std::min(rows, begin + chunk_rows));
+      part = std::move(out.str());
+    }
+  }, 1);
+}
+
+template <class Format>
+std::vector<std::string> format_rows(std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
+  std::vector<std::string> parts;
+  format_rows(parts, rows, format, chunk_rows);
+  return parts;
+}
+
+// A text file being written: text appended is buffered (flushed every MiB); rows() formats rows in
+// chunks on all cores, a batch of a few chunks per core at a time, written in order as each batch
+// is done, so memory stays a few MB per core whatever the file's size.
+class TextWriter {
+ public:
+  // `temp` is where the bytes go; `name` is the output named in errors.
+  TextWriter(const std::string& temp, std::string name) : name_(std::move(name)) {
+    fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) fail("cannot create");
+  }
+  ~TextWriter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  TextWriter(const TextWriter&) = delete;
+  TextWriter& operator=(const TextWriter&) = delete;
+
+  TextWriter& operator<<(std::string_view s) {
+    buffer_.append(s.data(), s.size());
+    if (buffer_.size() >= kFlushBytes) flush();
+    return *this;
+  }
+  TextWriter& operator<<(TextBuffer& b) { return *this << std::string_view(b.str()); }
+
+  // Rows [0, rows): format(out, begin, end) appends rows begin..end-1 (see format_rows).
+  template <class Format>
+  void rows(std::size_t rows, const Format& format, std::size_t chunk_rows = 2048) {
+    flush();
+    const std::size_t batch_rows = chunk_rows * 4 * cpu_thread_count();
+    for (std::size_t first = 0; first < rows; first += batch_rows) {
+      format_rows(parts_, std::min(batch_rows, rows - first), [&](TextBuffer& out, std::size_t begin, std::size_t end) {
+        format(out, first + begin, first + end);
+      }, chunk_rows);
+      for (const std::string& part : parts_) write(part);
+    }
   }
 
   void close() {
     flush();
-    const int rc = std::fclose(file_);
-    file_ = nullptr;
+    const int rc = ::close(fd_);
+    fd_ = -1;
     if (rc != 0) fail("cannot close");
   }
 
  private:
-  static constexpr std::size_t kFlushBytes = 1 << 20;
+  static constexpr std::size_t kFlushBytes = std::size_t(1) << 20;
 
-  TextFile& append(const char* s, std::size_t n) {
-    buffer_.append(s, n);
-    if (buffer_.size() >= kFlushBytes) flush();
-    return *this;
-  }
   void flush() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) fail("cannot write");
+    write(buffer_);
     buffer_.clear();
+  }
+  void write(const std::string& s) {
+    for (std::size_t done = 0; done < s.size();) {
+      const ssize_t n = ::write(fd_, s.data() + done, s.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("cannot write");
+      done += std::size_t(n);
+    }
   }
   [[noreturn]] void fail(const char* what) { throw ItemError(name_, "write", std::string(what) + ": " + std::strerror(errno)); }
 
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   std::string name_;
   std::string buffer_;
+  std::vector<std::string> parts_;  // a batch of chunks, reused
 };
+
+// Writes the file `path` atomically (gp::write_atomically) through write(TextWriter&); errors are
+// gp::ItemError(path, "write", ...).
+template <class Write>
+void write_text_file(const std::string& path, const Write& write) {
+  write_atomically(path, [&](const std::string& temp) {
+    TextWriter out(temp, path);
+    write(out);
+    out.close();
+  });
+}
 
 }  // namespace gp::pnm

@@ -1,20 +1,25 @@
 // labels.nrrd and the PNG quick-look (see network_writers.hpp).
+#include <fcntl.h>
 #include <libdeflate.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
-#include <cstdio>
+#include <condition_variable>
+#include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
 #include "core/outputs.hpp"
+#include "core/trace.hpp"
 #include "io/png_encoder.hpp"
 #include "pnm/network_writers.hpp"
-#include "pnm/text_output.hpp"
 
 namespace gp::pnm {
 namespace {
@@ -27,41 +32,132 @@ std::string shortest(double v) {
   return std::string(buf, r.ptr);
 }
 
-// gzip of one chunk. Labels compress well: a first try with an eighth of the input's size saves
-// allocating libdeflate's full bound (larger than the input).
-std::vector<std::uint8_t> gzip_member(const std::uint8_t* data, std::size_t bytes, int level, const std::string& path) {
-  std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> compressor(libdeflate_alloc_compressor(level),
-                                                                                      libdeflate_free_compressor);
-  if (!compressor) throw ItemError(path, "write", "cannot create a gzip compressor at level " + std::to_string(level));
-  std::vector<std::uint8_t> out;
-  const std::size_t bound = libdeflate_gzip_compress_bound(compressor.get(), bytes);
-  for (std::size_t capacity : {std::min(bound, bytes / 8 + 65536), bound}) {
-    out.resize(capacity);
-    const std::size_t n = libdeflate_gzip_compress(compressor.get(), data, bytes, out.data(), out.size());
-    if (n > 0) {
-      out.resize(n);
-      return out;
+// Where a volume's file stands while slabs are written into it from several threads.
+class SlabFile {
+ public:
+  SlabFile(const std::string& temp, std::string name) : name_(std::move(name)) {
+    fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) fail("cannot create");
+  }
+  ~SlabFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  SlabFile(const SlabFile&) = delete;
+  SlabFile& operator=(const SlabFile&) = delete;
+
+  // `bytes` at `offset` (pwrite: threads write disjoint ranges at once).
+  void write_at(const void* data, std::size_t bytes, std::uint64_t offset) {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    while (bytes > 0) {
+      const ssize_t n = ::pwrite(fd_, p, std::min<std::size_t>(bytes, std::size_t(1) << 30), off_t(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("cannot write");
+      p += n, offset += std::uint64_t(n), bytes -= std::size_t(n);
     }
   }
-  throw ItemError(path, "write", "gzip compression failed");
+  void close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) fail("cannot close");
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) { throw ItemError(name_, "write", std::string(what) + ": " + std::strerror(errno)); }
+  int fd_ = -1;
+  std::string name_;
+};
+
+std::unique_ptr<std::uint8_t[]> uninitialised(std::size_t bytes) {
+  return std::unique_ptr<std::uint8_t[]>(new std::uint8_t[bytes]);  // pages stay untouched until used
 }
 
-// gzip of a volume as consecutive gzip members of 16 MiB of input each, compressed on all cores
-// (one stream took 30 s for a 1024^3 label volume). A multi-member file is one valid gzip stream
-// to zlib, teem/ITK (3D Slicer, ParaView) and Python's gzip module.
-std::vector<std::vector<std::uint8_t>> gzip_members(const void* data, std::size_t bytes, int level,
-                                                    const std::string& path) {
-  constexpr std::size_t member_bytes = std::size_t(16) << 20;
-  const std::size_t count = std::max<std::size_t>(1, (bytes + member_bytes - 1) / member_bytes);
-  std::vector<std::vector<std::uint8_t>> members(count);
-  const auto* bytes_in = static_cast<const std::uint8_t*>(data);
-  parallel_for(long(count), [&](long first, long last) {
-    for (long m = first; m < last; ++m) {
-      const std::size_t begin = std::size_t(m) * member_bytes;
-      members[m] = gzip_member(bytes_in + begin, std::min(member_bytes, bytes - begin), level, path);
+// The volume's data after the header, slab by slab: slab k is produced (source) and, for gzip,
+// compressed into a gzip member of its own, on all cores; members are appended in order. At most
+// `window` slabs are in flight, so memory stays a few slabs per core whatever the volume's size.
+// A multi-member file is one valid gzip stream to zlib, teem/ITK (3D Slicer, ParaView), pynrrd
+// and Python's gzip module. Raw slabs go straight to their place in the file.
+void write_slabs(SlabFile& file, std::uint64_t header_bytes, const io::Dims3& d, std::size_t sample_bytes,
+                 const VolumeEncoding& encoding, const SlabSource& source, const std::string& path) {
+  const std::size_t slice_bytes = std::size_t(d.nx) * std::size_t(d.ny) * sample_bytes;
+  // Slabs of 16 MiB (the default) make many members per core for a large volume, so all cores
+  // stay busy to the end.
+  const int depth = int(std::clamp<std::size_t>(encoding.slab_bytes / slice_bytes, 1, std::size_t(d.nz)));
+  const long count = (d.nz + depth - 1) / depth;
+  const long workers = std::min<long>(long(cpu_thread_count()), count);
+  const long window = 2 * workers;
+  const std::size_t slab_bytes = slice_bytes * std::size_t(depth);
+
+  struct Member {
+    std::unique_ptr<std::uint8_t[]> data;
+    std::size_t capacity = 0, size = 0;
+    bool ready = false;
+  };
+  std::vector<Member> members(encoding.gzip ? std::size_t(window) : 0);
+  std::mutex mutex;
+  std::condition_variable slot_free;
+  long next_slab = 0, next_append = 0;
+  bool appending = false, failed = false;
+  std::uint64_t end_offset = header_bytes;
+
+  parallel_for(workers, [&](long, long) {
+    try {
+      std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> compressor(
+          encoding.gzip ? libdeflate_alloc_compressor(encoding.gzip_level) : nullptr, libdeflate_free_compressor);
+      if (encoding.gzip && !compressor)
+        throw ItemError(path, "write", "cannot create a gzip compressor at level " + std::to_string(encoding.gzip_level));
+      std::unique_ptr<std::uint8_t[]> scratch;
+      for (;;) {
+        long k;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          slot_free.wait(lock, [&] { return failed || next_slab >= count || !encoding.gzip || next_slab < next_append + window; });
+          if (failed || next_slab >= count) return;
+          k = next_slab++;
+        }
+        const int z = int(k) * depth, slices = std::min(depth, d.nz - z);
+        const std::size_t bytes = slice_bytes * std::size_t(slices);
+        if (!scratch) scratch = uninitialised(slab_bytes);
+        const void* data = source(z, slices, scratch.get());
+        if (!encoding.gzip) {
+          file.write_at(data, bytes, header_bytes + std::uint64_t(z) * slice_bytes);
+          continue;
+        }
+        Member& m = members[std::size_t(k % window)];
+        const std::size_t bound = libdeflate_gzip_compress_bound(compressor.get(), bytes);
+        if (m.capacity < bound) m.data = uninitialised(m.capacity = bound);
+        m.size = libdeflate_gzip_compress(compressor.get(), data, bytes, m.data.get(), m.capacity);
+        if (m.size == 0) throw ItemError(path, "write", "gzip compression failed");
+        // Append every finished member that is next in line; one thread appends at a time.
+        std::unique_lock<std::mutex> lock(mutex);
+        m.ready = true;
+        while (!appending && next_append < count && members[std::size_t(next_append % window)].ready) {
+          Member& next = members[std::size_t(next_append % window)];
+          appending = true;
+          lock.unlock();
+          try {
+            file.write_at(next.data.get(), next.size, end_offset);
+          } catch (...) {
+            lock.lock();
+            appending = false;
+            throw;
+          }
+          lock.lock();
+          end_offset += next.size;
+          next.ready = false;
+          appending = false;
+          ++next_append;
+          slot_free.notify_all();
+        }
+      }
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        failed = true;
+      }
+      slot_free.notify_all();
+      throw;
     }
   }, 1);
-  return members;
 }
 
 // Colour of a label: a hue from a hash of the label, saturated and bright.
@@ -82,13 +178,9 @@ struct Panel {
   int width = 0, height = 0;
 };
 
-}  // namespace
-
-void write_volume_nrrd(const std::string& path, const void* data, const NrrdType& type, const LabelVolumeInfo& info,
-                       const std::string& comment, int level) {
+std::string nrrd_header(const NrrdType& type, const LabelVolumeInfo& info, const std::string& comment,
+                        const VolumeEncoding& encoding) {
   const io::Dims3& d = info.dims;
-  if (d.nx <= 0 || d.ny <= 0 || d.nz <= 0 || data == nullptr) throw ItemError(path, "write", "empty volume");
-  const auto members = gzip_members(data, d.voxels() * type.bytes, level, path);
   const io::Spacing3& s = info.spacing;
   std::string header = "NRRD0004\n# " + comment + "\n";
   header += std::string("type: ") + type.name + "\ndimension: 3\n";
@@ -105,20 +197,78 @@ void write_volume_nrrd(const std::string& path, const void* data, const NrrdType
     header += ")";
   }
   header += "\n";
-  header += "kinds: domain domain domain\nendian: little\nencoding: gzip\n";
+  header += std::string("kinds: domain domain domain\nendian: little\nencoding: ") + (encoding.gzip ? "gzip" : "raw") + "\n";
   header += "space origin: (" + shortest(info.origin[0]) + "," + shortest(info.origin[1]) + "," + shortest(info.origin[2]) + ")\n\n";
+  return header;
+}
+
+}  // namespace
+
+void write_volume_nrrd(const std::string& path, const NrrdType& type, const LabelVolumeInfo& info, const std::string& comment,
+                       const VolumeEncoding& encoding, const SlabSource& source) {
+  const io::Dims3& d = info.dims;
+  if (d.nx <= 0 || d.ny <= 0 || d.nz <= 0 || !source) throw ItemError(path, "write", "empty volume");
+  if (encoding.gzip && (encoding.gzip_level < 1 || encoding.gzip_level > 12))
+    throw ItemError(path, "write", "gzip level " + std::to_string(encoding.gzip_level) + " is not in 1..12");
+  const std::string header = nrrd_header(type, info, comment, encoding);
   write_atomically(path, [&](const std::string& temp) {
-    std::FILE* f = std::fopen(temp.c_str(), "wb");
-    if (f == nullptr) throw ItemError(path, "write", "cannot create");
-    bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
-    for (const auto& m : members) ok = ok && std::fwrite(m.data(), 1, m.size(), f) == m.size();
-    if (std::fclose(f) != 0 || !ok) throw ItemError(path, "write", "cannot write");
+    SlabFile file(temp, path);
+    file.write_at(header.data(), header.size(), 0);
+    write_slabs(file, header.size(), d, type.bytes, encoding, source, path);
+    file.close();
   });
 }
 
-void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info, int level) {
-  write_volume_nrrd(path, labels, nrrd_type<std::uint32_t>(), info,
-                    "gpuproc segment-pnm pore labels: 0 = solid or unassigned, 1..N = pores", level);
+void write_volume_nrrd(const std::string& path, const void* data, const NrrdType& type, const LabelVolumeInfo& info,
+                       const std::string& comment, const VolumeEncoding& encoding) {
+  if (data == nullptr) throw ItemError(path, "write", "empty volume");
+  const std::size_t slice_bytes = std::size_t(info.dims.nx) * std::size_t(info.dims.ny) * type.bytes;
+  const auto* bytes = static_cast<const std::uint8_t*>(data);
+  write_volume_nrrd(path, type, info, comment, encoding,
+                    [&](int z, int, void*) -> const void* { return bytes + std::size_t(z) * slice_bytes; });
+}
+
+NrrdType labels_nrrd_type(std::uint64_t max_label, LabelsType type) {
+  if (type == LabelsType::uint32 || max_label > 0xffff) return nrrd_type<std::uint32_t>();
+  return max_label > 0xff ? nrrd_type<std::uint16_t>() : nrrd_type<std::uint8_t>();
+}
+
+namespace {
+
+// Labels narrowed to T slab by slab; a label that does not fit T is an error, not a wrap.
+template <class T>
+SlabSource narrowed_labels(const std::uint32_t* labels, std::size_t slice_voxels, const std::string& path) {
+  return [=](int z, int slices, void* scratch) -> const void* {
+    const std::uint32_t* in = labels + std::size_t(z) * slice_voxels;
+    if constexpr (sizeof(T) == sizeof(std::uint32_t)) {
+      return in;
+    } else {
+      T* out = static_cast<T*>(scratch);
+      const std::size_t n = std::size_t(slices) * slice_voxels;
+      std::uint32_t high = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = T(in[i]);
+        high |= in[i];
+      }
+      if (high >> (8 * sizeof(T)) != 0)
+        throw ItemError(path, "write", "a label does not fit the " + std::to_string(8 * sizeof(T)) + "-bit labels");
+      return out;
+    }
+  };
+}
+
+}  // namespace
+
+void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info,
+                       std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
+  if (labels == nullptr) throw ItemError(path, "write", "empty volume");
+  const NrrdType t = labels_nrrd_type(max_label, type);
+  const std::size_t slice_voxels = std::size_t(info.dims.nx) * std::size_t(info.dims.ny);
+  const SlabSource source = t.bytes == 1   ? narrowed_labels<std::uint8_t>(labels, slice_voxels, path)
+                            : t.bytes == 2 ? narrowed_labels<std::uint16_t>(labels, slice_voxels, path)
+                                           : narrowed_labels<std::uint32_t>(labels, slice_voxels, path);
+  write_volume_nrrd(path, t, info, "gpuproc segment-pnm pore labels: 0 = solid or unassigned, 1..N = pores", encoding,
+                    source);
 }
 
 RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
@@ -178,32 +328,39 @@ RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
   img.rgb.assign(std::size_t(img.width) * std::size_t(img.height) * 3, 0);
   int left = 0;
   for (const Panel& p : panels) {
-    for (int v = 0; v < p.height; ++v)
-      for (int u = 0; u < p.width; ++u) {
-        const std::size_t i = voxel_of(p, u, v);
-        const std::uint32_t label = labels[i];
-        const bool edge = (u + 1 < p.width && labels[voxel_of(p, u + 1, v)] != label) ||
-                          (v + 1 < p.height && labels[voxel_of(p, u, v + 1)] != label);
-        std::uint8_t* px = &img.rgb[(std::size_t(v) * std::size_t(img.width) + std::size_t(left + u)) * 3];
-        if (edge) continue;  // black
-        const float g = grey.values[i];
-        const float level = std::isfinite(g) ? 255.0f * std::clamp((g - lo) / (hi - lo), 0.0f, 1.0f) : 0.0f;
-        float colour[3] = {level, level, level};
-        if (label != 0) {
-          float tint[3];
-          label_colour(label, tint);
-          for (int c = 0; c < 3; ++c) colour[c] = (1 - kAlpha) * level + kAlpha * tint[c];
+    // Rows on all cores: the slices' voxels are far apart in memory (cache misses, not arithmetic).
+    parallel_for(p.height, [&](long first, long last) {
+      for (int v = int(first); v < int(last); ++v)
+        for (int u = 0; u < p.width; ++u) {
+          const std::size_t i = voxel_of(p, u, v);
+          const std::uint32_t label = labels[i];
+          const bool edge = (u + 1 < p.width && labels[voxel_of(p, u + 1, v)] != label) ||
+                            (v + 1 < p.height && labels[voxel_of(p, u, v + 1)] != label);
+          std::uint8_t* px = &img.rgb[(std::size_t(v) * std::size_t(img.width) + std::size_t(left + u)) * 3];
+          if (edge) continue;  // black
+          const float g = grey.values[i];
+          const float level = std::isfinite(g) ? 255.0f * std::clamp((g - lo) / (hi - lo), 0.0f, 1.0f) : 0.0f;
+          float colour[3] = {level, level, level};
+          if (label != 0) {
+            float tint[3];
+            label_colour(label, tint);
+            for (int c = 0; c < 3; ++c) colour[c] = (1 - kAlpha) * level + kAlpha * tint[c];
+          }
+          for (int c = 0; c < 3; ++c) px[c] = std::uint8_t(std::lround(std::clamp(colour[c], 0.0f, 255.0f)));
         }
-        for (int c = 0; c < 3; ++c) px[c] = std::uint8_t(std::lround(std::clamp(colour[c], 0.0f, 255.0f)));
-      }
+    }, 16);
     left += p.width + kGap;
   }
   return img;
 }
 
 void write_quicklook_png(const std::string& path, const io::Volume& grey, const std::uint32_t* labels) {
-  RgbImage img = render_quicklook(grey, labels);
+  RgbImage img = [&] {
+    ScopedStage span("save.quicklook.render");
+    return render_quicklook(grey, labels);
+  }();
   const ImageView view = packed_view(img.rgb.data(), img.width, img.height, 3, PixelType::u8);
+  ScopedStage span("save.quicklook.encode");
   write_atomically(path, [&](const std::string& temp) { io::write_png(temp, view, 6); });
 }
 

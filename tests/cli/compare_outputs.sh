@@ -75,16 +75,18 @@ open(path, "w", encoding="utf-8").write(text[:m.start()] + new + text[m.end():])
 PY
 }
 
-# nrrd_voxel FILE: one voxel (the middle one) of a gzip NRRD volume of 4-byte samples grows by 1.
+# nrrd_voxel FILE: one voxel (the middle one) of a gzip NRRD volume of uint8/16/32 samples grows by 1.
 nrrd_voxel() {
   python3 - "$1" <<'PY'
-import gzip, struct, sys
+import gzip, re, struct, sys
 path = sys.argv[1]
 data = open(path, "rb").read()
 end = data.index(b"\n\n") + 2
+code = {"uint8": "B", "uint16": "H", "uint32": "I"}[re.search(rb"\ntype: (\w+)", data[:end]).group(1).decode()]
+size = struct.calcsize(code)
 voxels = bytearray(gzip.decompress(data[end:]))
-at = len(voxels) // 8 * 4
-struct.pack_into("<I", voxels, at, struct.unpack_from("<I", voxels, at)[0] + 1)
+at = len(voxels) // size // 2 * size
+struct.pack_into("<" + code, voxels, at, struct.unpack_from("<" + code, voxels, at)[0] + 1)
 open(path, "wb").write(data[:end] + gzip.compress(bytes(voxels)))
 PY
 }

@@ -610,7 +610,8 @@ gp::pnm::LabelVolumeInfo label_info(double spacing_z = 0.5) {
 }
 
 std::string write_nrrd(const fs::path& path, const std::vector<std::uint32_t>& v, double spacing_z = 0.5) {
-  gp::pnm::write_labels_nrrd(path.string(), v.data(), label_info(spacing_z), 6);
+  gp::pnm::write_labels_nrrd(path.string(), v.data(), label_info(spacing_z), 4, gp::pnm::VolumeEncoding{true, 6},
+                             gp::pnm::LabelsType::uint32);
   return path.string();
 }
 
@@ -655,6 +656,24 @@ TEST_CASE("NRRD volumes compare header and voxels, whatever the encoding", "[com
   CHECK_THAT(r.differences[0], Contains("header field \"space directions\": \"(0.5,0,0) (0,0.5,0) (0,0,0.5)\" vs "
                                         "\"(0.5,0,0) (0,0.5,0) (0,0,0.75)\""));
   CHECK(compare_paths(a, write_nrrd(dir / "d.nrrd", labels(), 0.5000001), tolerance(1e-6)).equal);
+
+  // labels.nrrd of the smallest type (uint8 here) against the uint32 of earlier versions: the
+  // values decide; a float volume of the same values is of another type.
+  const auto small = dir / "small.nrrd";
+  gp::pnm::write_labels_nrrd(small.string(), labels().data(), label_info(), 4);
+  r = compare_paths(a, small.string());
+  CHECK(r.equal);
+  CHECK(r.details["files"][a]["type_b"] == "uint8");
+  r = compare_paths(write_nrrd(dir / "b8.nrrd", changed), small.string());
+  CHECK_FALSE(r.equal);
+  CHECK_THAT(r.differences.at(0), Contains("2 of 24 voxels differ"));
+  const auto values = labels();
+  const std::vector<float> as_float(values.begin(), values.end());
+  const auto f = dir / "float.nrrd";
+  gp::pnm::write_volume_nrrd(f.string(), as_float.data(), gp::pnm::nrrd_type<float>(), label_info(), "float");
+  r = compare_paths(a, f.string());
+  CHECK_FALSE(r.equal);
+  CHECK_THAT(r.differences.at(0), Contains("header field \"type\": uint32 vs float"));
 }
 
 TEST_CASE("NRRD files that cannot be compared", "[compare]") {

@@ -183,13 +183,18 @@ TEST_CASE("NRRD: a volume written by write_volume_nrrd reads back exactly", "[io
   std::vector<float> distance(labels.size());
   for (std::size_t i = 0; i < distance.size(); ++i) distance[i] = float(i) * 0.001f - 3;
   const std::string labels_path = (dir / "labels.nrrd").string(), distance_path = (dir / "distance.nrrd").string();
-  gp::pnm::write_labels_nrrd(labels_path, labels.data(), info, 1);
-  gp::pnm::write_volume_nrrd(distance_path, distance.data(), gp::pnm::nrrd_type<float>(), info, "distance", 1);
-  for (const auto& path : {labels_path, distance_path}) {
+  // Labels below 1000: written as uint16 (the smallest type that holds them).
+  gp::pnm::write_labels_nrrd(labels_path, labels.data(), info, 999);
+  gp::pnm::write_volume_nrrd(distance_path, distance.data(), gp::pnm::nrrd_type<float>(), info, "distance",
+                             gp::pnm::VolumeEncoding{true, 1});
+  const std::string raw_labels_path = (dir / "labels-raw.nrrd").string();
+  gp::pnm::write_labels_nrrd(raw_labels_path, labels.data(), info, 999, gp::pnm::VolumeEncoding{false, 1},
+                             gp::pnm::LabelsType::uint32);
+  for (const auto& path : {labels_path, distance_path, raw_labels_path}) {
     const Volume v = read_volume({path}, options());
     REQUIRE(v.dims == info.dims);
     for (std::size_t i = 0; i < labels.size(); ++i)
-      REQUIRE(v.values[i] == (path == labels_path ? float(labels[i]) : distance[i]));
+      REQUIRE(v.values[i] == (path == distance_path ? distance[i] : float(labels[i])));
     CHECK(v.spacing.x == Approx(info.spacing.x));
     CHECK(v.spacing.y == Approx(info.spacing.y));
     CHECK(v.spacing.z == Approx(info.spacing.z));
@@ -203,7 +208,7 @@ TEST_CASE("NRRD: a volume written by write_volume_nrrd reads back exactly", "[io
   info.direction = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
   labels.assign(info.dims.voxels(), 0);
   for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = std::uint32_t(i / 1000);
-  gp::pnm::write_labels_nrrd(labels_path, labels.data(), info, 1);
+  gp::pnm::write_labels_nrrd(labels_path, labels.data(), info, labels.back());
   const Volume big = read_volume({labels_path}, options());
   REQUIRE(big.dims == info.dims);
   for (std::size_t i = 0; i < labels.size(); ++i) REQUIRE(big.values[i] == float(labels[i]));

@@ -6,7 +6,13 @@
 #include <OpenImageIO/imageio.h>
 #include <libdeflate.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <random>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,11 +20,13 @@
 
 #include "pnm/label_volumes.hpp"
 #include "pnm/network_writers.hpp"
+#include "pnm/text_output.hpp"
 #include "support/test_data.hpp"
 #include "support/text_files.hpp"
 
 using Catch::Detail::Approx;
 using gp::pnm::PoreNetwork;
+using gp::pnm::Property;
 using gp::test::LabelVolume;
 
 using gp::test::read_text;
@@ -276,12 +284,62 @@ TEST_CASE("writers: NRRD space directions are the voxel axes' directions times t
   // their cross product (-0.8, 0.6, 0).
   info.direction = {{{0.6, 0.8, 0}, {0, 0, -1}, {-0.8, 0.6, 0}}};
   const auto path = dir / "labels.nrrd";
-  gp::pnm::write_labels_nrrd(path.string(), v.labels.data(), info, 1);
+  gp::pnm::write_labels_nrrd(path.string(), v.labels.data(), info, 4);
   const std::string bytes = read_text(path);
   const auto header = lines_of(bytes.substr(0, bytes.find("\n\n")));
   CHECK(std::find(header.begin(), header.end(), "space directions: (0.3,0.4,0) (0,0,-0.25) (-1.6,1.2,0)") != header.end());
   CHECK(std::find(header.begin(), header.end(), "space origin: (-1.5,2,3.25)") != header.end());
 }
+
+namespace {
+
+struct NrrdFile {
+  std::vector<std::string> header;
+  std::string data;  // inflated for gzip
+  bool has(const std::string& line) const { return std::find(header.begin(), header.end(), line) != header.end(); }
+};
+
+NrrdFile read_nrrd(const std::filesystem::path& path, std::size_t data_bytes) {
+  const std::string bytes = read_text(path);
+  const std::size_t end = bytes.find("\n\n");
+  REQUIRE(end != std::string::npos);
+  NrrdFile f;
+  f.header = lines_of(bytes.substr(0, end));
+  if (f.has("encoding: raw")) {
+    f.data = bytes.substr(end + 2);
+    return f;
+  }
+  REQUIRE(f.has("encoding: gzip"));
+  // Member after member, as zlib and teem read a multi-member stream.
+  f.data.resize(data_bytes);
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  std::size_t in = end + 2, out = 0;
+  int members = 0;
+  while (in < bytes.size()) {
+    std::size_t in_used = 0, out_got = 0;
+    const auto rc = libdeflate_gzip_decompress_ex(d, bytes.data() + in, bytes.size() - in, &f.data[out], data_bytes - out,
+                                                  &in_used, &out_got);
+    REQUIRE(rc == LIBDEFLATE_SUCCESS);
+    in += in_used, out += out_got, ++members;
+  }
+  libdeflate_free_decompressor(d);
+  REQUIRE(out == data_bytes);
+  f.header.push_back("members: " + std::to_string(members));  // for the checks below
+  return f;
+}
+
+template <class T>
+std::vector<std::uint32_t> widened(const std::string& data) {
+  std::vector<std::uint32_t> out(data.size() / sizeof(T));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    T v;
+    std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
+    out[i] = v;
+  }
+  return out;
+}
+
+}  // namespace
 
 TEST_CASE("writers: labels.nrrd", "[pnm][writers]") {
   const LabelVolume v = gp::test::random_partition(23, 17, 9, 30, 0.3, 5);
@@ -290,35 +348,214 @@ TEST_CASE("writers: labels.nrrd", "[pnm][writers]") {
   info.dims = {v.nx, v.ny, v.nz};
   info.spacing = {0.5, 0.25, 2.0};
   info.origin = {-1.5, 2, 3.25};
-  for (bool lps : {false, true}) {
-    info.lps = lps;
-    const auto path = dir / "labels.nrrd";
-    gp::pnm::write_labels_nrrd(path.string(), v.labels.data(), info, 6);
-    const std::string bytes = read_text(path);
-    const std::size_t end = bytes.find("\n\n");
-    REQUIRE(end != std::string::npos);
-    const auto header = lines_of(bytes.substr(0, end));
-    CHECK(header[0] == "NRRD0004");
-    auto has = [&](const std::string& line) { return std::find(header.begin(), header.end(), line) != header.end(); };
-    CHECK(has("type: uint32"));
-    CHECK(has("dimension: 3"));
-    CHECK(has("sizes: 23 17 9"));
-    CHECK(has("space directions: (0.5,0,0) (0,0.25,0) (0,0,2)"));
-    CHECK(has("space origin: (-1.5,2,3.25)"));
-    CHECK(has("kinds: domain domain domain"));
-    CHECK(has("endian: little"));
-    CHECK(has("encoding: gzip"));
-    CHECK(has(lps ? "space: left-posterior-superior" : "space dimension: 3"));
+  for (bool lps : {false, true})
+    for (bool gzip : {true, false})
+      for (auto type : {gp::pnm::LabelsType::smallest, gp::pnm::LabelsType::uint32})
+        for (std::size_t slab_bytes : {std::size_t(16) << 20, std::size_t(23 * 17 * 2)}) {
+          const bool narrow = type == gp::pnm::LabelsType::smallest;  // 30 regions: uint8
+          INFO("lps " << lps << " gzip " << gzip << " narrow " << narrow << " slab bytes " << slab_bytes);
+          info.lps = lps;
+          gp::pnm::VolumeEncoding encoding;
+          encoding.gzip = gzip;
+          encoding.gzip_level = 6;
+          encoding.slab_bytes = slab_bytes;
+          const auto path = dir / "labels.nrrd";
+          gp::pnm::write_labels_nrrd(path.string(), v.labels.data(), info, v.regions, encoding, type);
+          const NrrdFile f = read_nrrd(path, v.labels.size() * (narrow ? 1 : 4));
+          CHECK(f.header[0] == "NRRD0004");
+          CHECK(f.has(narrow ? "type: uint8" : "type: uint32"));
+          CHECK(f.has("dimension: 3"));
+          CHECK(f.has("sizes: 23 17 9"));
+          CHECK(f.has("space directions: (0.5,0,0) (0,0.25,0) (0,0,2)"));
+          CHECK(f.has("space origin: (-1.5,2,3.25)"));
+          CHECK(f.has("kinds: domain domain domain"));
+          CHECK(f.has("endian: little"));
+          CHECK(f.has(gzip ? "encoding: gzip" : "encoding: raw"));
+          CHECK(f.has(lps ? "space: left-posterior-superior" : "space dimension: 3"));
+          // Slabs of whole slices: one member for the volume, or one per slab (uint8: 2 slices,
+          // uint32: half a slice rounds up to one).
+          if (gzip) CHECK(f.has("members: " + std::to_string(slab_bytes > 1000 ? 1 : narrow ? 5 : 9)));
+          CHECK((narrow ? widened<std::uint8_t>(f.data) : widened<std::uint32_t>(f.data)) == v.labels);
+        }
+}
 
-    std::vector<std::uint32_t> inflated(v.labels.size() + 1);
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    std::size_t got = 0;
-    const auto rc = libdeflate_gzip_decompress(d, bytes.data() + end + 2, bytes.size() - end - 2, inflated.data(),
-                                               inflated.size() * 4, &got);
-    libdeflate_free_decompressor(d);
-    REQUIRE(rc == LIBDEFLATE_SUCCESS);
-    REQUIRE(got == v.labels.size() * 4);
-    CHECK(std::memcmp(inflated.data(), v.labels.data(), got) == 0);
+TEST_CASE("writers: label types by region count", "[pnm][writers]") {
+  using gp::pnm::LabelsType;
+  CHECK(std::string(gp::pnm::labels_nrrd_type(0, LabelsType::smallest).name) == "uint8");
+  CHECK(std::string(gp::pnm::labels_nrrd_type(255, LabelsType::smallest).name) == "uint8");
+  CHECK(std::string(gp::pnm::labels_nrrd_type(256, LabelsType::smallest).name) == "uint16");
+  CHECK(std::string(gp::pnm::labels_nrrd_type(65535, LabelsType::smallest).name) == "uint16");
+  CHECK(std::string(gp::pnm::labels_nrrd_type(65536, LabelsType::smallest).name) == "uint32");
+  CHECK(std::string(gp::pnm::labels_nrrd_type(3, LabelsType::uint32).name) == "uint32");
+
+  // 300 regions in a 40 x 30 x 20 volume of many slabs: uint16, the values kept.
+  std::vector<std::uint32_t> labels(40 * 30 * 20);
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = std::uint32_t(i * 7919 % 301);
+  gp::pnm::LabelVolumeInfo info;
+  info.dims = {40, 30, 20};
+  info.spacing = {1, 1, 1};
+  gp::pnm::VolumeEncoding encoding;
+  encoding.slab_bytes = 40 * 30 * 2 * 3;  // 3 slices per member, 7 members
+  const auto path = gp::test::scratch_dir("pnm-nrrd-types") / "labels.nrrd";
+  gp::pnm::write_labels_nrrd(path.string(), labels.data(), info, 300, encoding);
+  const NrrdFile f = read_nrrd(path, labels.size() * 2);
+  CHECK(f.has("type: uint16"));
+  CHECK(f.has("members: 7"));
+  CHECK(widened<std::uint16_t>(f.data) == labels);
+
+  // A label above the stated count does not wrap around: the file is not written.
+  std::filesystem::remove(path);
+  labels[labels.size() - 5] = 70000;
+  CHECK_THROWS_WITH(gp::pnm::write_labels_nrrd(path.string(), labels.data(), info, 300, encoding),
+                    Catch::Contains("does not fit the 16-bit labels"));
+  CHECK(!std::filesystem::exists(path));
+}
+
+TEST_CASE("writers: volumes from a slab source", "[pnm][writers]") {
+  // Slabs made on demand (as from disk): every slab asked for once, the file as from memory.
+  gp::pnm::LabelVolumeInfo info;
+  info.dims = {64, 48, 37};
+  info.spacing = {1, 1, 1};
+  std::vector<float> volume(std::size_t(64) * 48 * 37);
+  for (std::size_t i = 0; i < volume.size(); ++i) volume[i] = float(i % 1000) * 0.5f;
+  const std::size_t slice = 64 * 48;
+  for (bool gzip : {true, false}) {
+    INFO("gzip " << gzip);
+    gp::pnm::VolumeEncoding encoding;
+    encoding.gzip = gzip;
+    encoding.slab_bytes = slice * 4 * 2;  // 2 slices per slab, 19 slabs
+    std::mutex mutex;
+    std::vector<int> asked(37, 0);
+    const auto dir = gp::test::scratch_dir("pnm-nrrd-slabs");
+    gp::pnm::write_volume_nrrd((dir / "made.nrrd").string(), gp::pnm::nrrd_type<float>(), info, "made", encoding,
+                               [&](int z, int slices, void* scratch) -> const void* {
+                                 {
+                                   std::lock_guard<std::mutex> lock(mutex);
+                                   for (int k = z; k < z + slices; ++k) ++asked[std::size_t(k)];
+                                 }
+                                 std::memcpy(scratch, volume.data() + std::size_t(z) * slice, slice * 4 * std::size_t(slices));
+                                 return scratch;
+                               });
+    CHECK(asked == std::vector<int>(37, 1));
+    gp::pnm::write_volume_nrrd((dir / "memory.nrrd").string(), volume.data(), gp::pnm::nrrd_type<float>(), info, "made",
+                               encoding);
+    CHECK(read_text(dir / "made.nrrd") == read_text(dir / "memory.nrrd"));
+    const NrrdFile f = read_nrrd(dir / "made.nrrd", volume.size() * 4);
+    CHECK(f.has("type: float"));
+    CHECK(std::memcmp(f.data.data(), volume.data(), f.data.size()) == 0);
+  }
+}
+
+TEST_CASE("writers: fixed-width numbers as printf writes them", "[pnm][writers]") {
+  std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 0.5, 1e-300, -2.5e300, 5e-324, 1.0 / 3.0, 123456789.123456789,
+                                9.999999995, 9.9999999949, 0.000123, std::nan(""), -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::infinity()};
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 2000; ++i) {
+    double v;
+    const std::uint64_t bits = rng();
+    std::memcpy(&v, &bits, sizeof v);
+    if (std::isfinite(v)) values.push_back(v);
+  }
+  for (double v : values) {
+    INFO(v);
+    char want[128];
+    std::snprintf(want, sizeof want, "%15.8e|%.9e", v, v);
+    gp::pnm::TextBuffer got;
+    got.scientific(v, 8, 15) << '|';
+    got.scientific(v, 9);
+    CHECK(got.str() == want);
+  }
+  for (long long v : {0LL, 7LL, -7LL, 12345678LL, 123456789LL, -123456789012LL}) {
+    char want[64];
+    std::snprintf(want, sizeof want, "%9lld| %8lld", v, v);
+    gp::pnm::TextBuffer got;
+    got.integer(v, 9) << "| ";
+    got.integer(v, 8);
+    CHECK(got.str() == want);
+  }
+}
+
+TEST_CASE("writers: rows formatted in chunks join up", "[pnm][writers]") {
+  const auto chunks = gp::pnm::format_rows(10007, [](gp::pnm::TextBuffer& out, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) out.integer((long long)i) << (i % 8 == 7 ? '\n' : ' ');
+  }, 100);
+  REQUIRE(chunks.size() == 101);
+  std::string joined, want;
+  for (const auto& c : chunks) joined += c;
+  for (std::size_t i = 0; i < 10007; ++i) want += std::to_string(i) + (i % 8 == 7 ? '\n' : ' ');
+  CHECK(joined == want);
+  CHECK(gp::pnm::format_rows(0, [](gp::pnm::TextBuffer&, std::size_t, std::size_t) { FAIL("no rows"); }).empty());
+}
+
+TEST_CASE("writers: a network of thousands of pores, across chunk boundaries", "[pnm][writers]") {
+  // Thousands of rows: each file is formatted in several chunks on several threads.
+  const LabelVolume v = gp::test::random_partition(40, 36, 30, 2600, 0.25, 11);
+  const PoreNetwork net = network_of(v);
+  REQUIRE(net.pore_count > 2048);
+  REQUIRE(net.throat_count > 3 * 2048);
+  const auto dir = gp::test::scratch_dir("pnm-large");
+
+  gp::pnm::write_throats_csv((dir / "throats.csv").string(), net);
+  const auto rows = lines_of(read_text(dir / "throats.csv"));
+  REQUIRE(rows.size() == 1 + net.throat_count);
+  const Property& area = net.throat("throat.cross_sectional_area");
+  const Property& conns = net.throat("throat.conns");
+  for (std::size_t t = 0; t < net.throat_count; ++t) {
+    const auto row = split(rows[t + 1], ',');
+    REQUIRE(row.size() == split(rows[0], ',').size());
+    REQUIRE(std::stoll(row[0]) == (long long)conns.at(t, 0));
+    REQUIRE(std::stoll(row[1]) == (long long)conns.at(t, 1));
+    REQUIRE(std::stod(row[2]) == area.at(t));
+  }
+
+  gp::pnm::write_network_json((dir / "network.json").string(), net);
+  const nlohmann::json j = nlohmann::json::parse(read_text(dir / "network.json"));
+  REQUIRE(j["throat.conns"].size() == net.throat_count);
+  for (std::size_t t = 0; t < net.throat_count; ++t) REQUIRE(j["throat.cross_sectional_area"][t].get<double>() == area.at(t));
+
+  gp::pnm::write_network_vtp((dir / "network.vtp").string(), net);
+  const std::string vtp = read_text(dir / "network.vtp");
+  std::string piece;
+  for (const auto& a : parse_vtp(vtp, piece)) {
+    INFO(a.section << " " << a.name);
+    const std::size_t tuples = a.section == "CellData" ? net.pore_count + net.throat_count
+                               : a.section == "Lines"  ? (a.name == "connectivity" ? 2 : 1) * net.throat_count
+                                                       : net.pore_count;
+    CHECK(a.tokens.size() == tuples * std::size_t(a.components));
+  }
+  // Value lines hold 8 tuples (index arrays and leading zeros 16 values), none empty.
+  for (const auto& line : lines_of(vtp)) {
+    if (line.find('<') != std::string::npos) continue;
+    const std::size_t n = words(line).size();
+    CHECK(n >= 1);
+    CHECK(n <= 24);
+  }
+
+  // Statoil: node2 and link1 against the printf formats of earlier versions, line by line.
+  const auto paths = gp::pnm::write_statoil(dir.string(), "net", net, 1e-3);
+  const auto node2 = lines_of(read_text(dir / "net_node2.dat"));
+  REQUIRE(node2.size() == net.pore_count);
+  const Property& volume = net.pore("pore.volume");
+  const Property& diameter = net.pore("pore.inscribed_diameter");
+  const Property& shape = net.pore("pore.shape_factor");
+  for (std::size_t p = 0; p < net.pore_count; ++p) {
+    char want[200];
+    std::snprintf(want, sizeof want, "%9zu %15.8e %15.8e %15.8e %15.8e", p + 1, volume.at(p) * 1e-9, diameter.at(p) / 2 * 1e-3,
+                  shape.at(p), 0.0);
+    REQUIRE(node2[p] == want);
+  }
+  const auto link1 = lines_of(read_text(dir / "net_link1.dat"));
+  const Property& t_diameter = net.throat("throat.inscribed_diameter");
+  const Property& t_shape = net.throat("throat.shape_factor");
+  const Property& total = net.throat("throat.total_length");
+  REQUIRE(link1.size() > net.throat_count + 1);
+  CHECK(link1[0] == std::to_string(link1.size() - 1));
+  for (std::size_t t = 0; t < net.throat_count; ++t) {
+    char want[200];
+    std::snprintf(want, sizeof want, "%9zu %8lld %8lld %15.8e %15.8e %15.8e", t + 1, (long long)conns.at(t, 0) + 1,
+                  (long long)conns.at(t, 1) + 1, t_diameter.at(t) / 2 * 1e-3, t_shape.at(t), total.at(t) * 1e-3);
+    REQUIRE(link1[t + 1] == want);
   }
 }
 
