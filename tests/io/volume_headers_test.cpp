@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "io/volume_reader.hpp"
 #include "pnm/network_writers.hpp"
+#include "io/volume_samples.hpp"
 #include "support/test_data.hpp"
 
 namespace fs = std::filesystem;
@@ -24,34 +25,9 @@ using gp::io::VolumeReadOptions;
 
 namespace {
 
-double pattern(int x, int y, int z) { return (x + 3 * y + 7 * z) % 50 - 20; }
+using gp::test::pattern;
 
-template <class T>
-void append(std::string& bytes, T value, bool big_endian) {
-  char b[sizeof(T)];
-  std::memcpy(b, &value, sizeof(T));
-  if (big_endian) std::reverse(b, b + sizeof(T));
-  bytes.append(b, sizeof(T));
-}
-
-// Samples of pattern() in `dtype` (unsigned types + 20).
-std::string samples(Dims3 d, const std::string& dtype, bool big_endian) {
-  std::string bytes;
-  for (int z = 0; z < d.nz; ++z)
-    for (int y = 0; y < d.ny; ++y)
-      for (int x = 0; x < d.nx; ++x) {
-        const double v = pattern(x, y, z);
-        if (dtype == "uint8") append<std::uint8_t>(bytes, std::uint8_t(v + 20), big_endian);
-        if (dtype == "int8") append<std::int8_t>(bytes, std::int8_t(v), big_endian);
-        if (dtype == "uint16") append<std::uint16_t>(bytes, std::uint16_t(v + 20), big_endian);
-        if (dtype == "int16") append<std::int16_t>(bytes, std::int16_t(v), big_endian);
-        if (dtype == "uint32") append<std::uint32_t>(bytes, std::uint32_t(v + 20), big_endian);
-        if (dtype == "int32") append<std::int32_t>(bytes, std::int32_t(v), big_endian);
-        if (dtype == "float") append<float>(bytes, float(v), big_endian);
-        if (dtype == "double") append<double>(bytes, v, big_endian);
-      }
-  return bytes;
-}
+std::string samples(Dims3 d, const std::string& dtype, bool big_endian) { return gp::test::pattern_samples(d, dtype, big_endian); }
 
 // gzip (window bits 31) or zlib (15) stream of `bytes`.
 std::string deflated(const std::string& bytes, bool gzip) {
@@ -84,13 +60,7 @@ VolumeReadOptions options(int threads = 3) {
 }
 
 std::string load_error(const std::vector<std::string>& paths, const VolumeReadOptions& o) {
-  try {
-    read_volume(paths, o);
-  } catch (const gp::Error& e) {
-    return e.what();
-  }
-  FAIL("no error");
-  return {};
+  return gp::test::volume_load_error(paths, o);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "io/volume_reader.hpp"
+#include "io/volume_samples.hpp"
 #include "support/test_data.hpp"
 
 namespace fs = std::filesystem;
@@ -23,34 +24,11 @@ using gp::io::VolumeReadOptions;
 
 namespace {
 
-// A value per voxel that every dtype holds exactly (small integers, some negative).
-double pattern(int x, int y, int z) { return (x + 3 * y + 7 * z) % 50 - 20; }
+using gp::test::pattern;
 
-template <class T>
-void append(std::string& bytes, T value, bool big_endian) {
-  char b[sizeof(T)];
-  std::memcpy(b, &value, sizeof(T));
-  if (big_endian) std::reverse(b, b + sizeof(T));
-  bytes.append(b, sizeof(T));
-}
-
-// A raw file of `dims` in `dtype` (unsigned types get +20 so they stay non-negative).
+// A raw file of `dims` in `dtype` after `header` bytes (volume_samples.hpp).
 std::string write_raw(const fs::path& path, Dims3 d, const std::string& dtype, bool big_endian, std::size_t header) {
-  std::string bytes(header, 'H');
-  for (int z = 0; z < d.nz; ++z)
-    for (int y = 0; y < d.ny; ++y)
-      for (int x = 0; x < d.nx; ++x) {
-        const double v = pattern(x, y, z);
-        if (dtype == "uint8") append<std::uint8_t>(bytes, std::uint8_t(v + 20), big_endian);
-        if (dtype == "int8") append<std::int8_t>(bytes, std::int8_t(v), big_endian);
-        if (dtype == "uint16") append<std::uint16_t>(bytes, std::uint16_t(v + 20), big_endian);
-        if (dtype == "int16") append<std::int16_t>(bytes, std::int16_t(v), big_endian);
-        if (dtype == "uint32") append<std::uint32_t>(bytes, std::uint32_t(v + 20), big_endian);
-        if (dtype == "int32") append<std::int32_t>(bytes, std::int32_t(v), big_endian);
-        if (dtype == "float32") append<float>(bytes, float(v), big_endian);
-        if (dtype == "float64") append<double>(bytes, v, big_endian);
-      }
-  std::ofstream(path, std::ios::binary) << bytes;
+  std::ofstream(path, std::ios::binary) << std::string(header, 'H') + gp::test::pattern_samples(d, dtype, big_endian);
   return path.string();
 }
 
@@ -65,13 +43,7 @@ VolumeReadOptions raw_options(Dims3 dims, const std::string& dtype, bool big_end
 }
 
 std::string load_error(const std::vector<std::string>& paths, const VolumeReadOptions& options) {
-  try {
-    read_volume(paths, options);
-  } catch (const gp::Error& e) {
-    return e.what();
-  }
-  FAIL("no error");
-  return {};
+  return gp::test::volume_load_error(paths, options);
 }
 
 void write_tiff_page(const std::string& path, int w, int h, OIIO::TypeDesc type, const std::vector<float>& values) {
