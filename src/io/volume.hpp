@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/default_init_allocator.hpp"
+
 namespace gp::io {
 
 struct Dims3 {
@@ -35,7 +37,8 @@ struct Volume {
   // Rescaled units (e.g. Hounsfield after slope/intercept). NaN marks padding, voxels outside the
   // image (DICOM PixelPaddingValue: the corners outside a CT scan's circle): segment-pnm leaves
   // them out of the histogram and the pore space, and its filters do not spread them.
-  std::vector<float> values;
+  // resize() leaves the values uninitialised: the readers fill every voxel, on all cores.
+  std::vector<float, DefaultInitAllocator<float>> values;
   std::string description;                 // for reports: "DICOM series, 80 slices, CT, RLE"
 
   std::size_t index(int x, int y, int z) const {

@@ -224,8 +224,8 @@ json_check "pnm stage times reported" "$work/pnm.json" "set(j['extra']['stage_se
 # labels.nrrd as an input (NRRD reader): 3-D, spacing and LPS origin from its header.
 check "pnm reads its own nrrd" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm-nrrd" \
   --set segment.threshold=fixed --set segment.threshold_value=0.5 --set segment.pore=bright "$work/pnm/foam/labels.nrrd"
-json_check "pnm nrrd input geometry" "$work/pnm-nrrd/labels/summary.json" \
-  "j['dims'] == [96, 96, 80] and j['source'].startswith('NRRD uint32 gzip') and abs(j['spacing'][2] - 0.025) < 1e-9"
+json_check "pnm nrrd input geometry (364 regions: uint16 labels)" "$work/pnm-nrrd/labels/summary.json" \
+  "j['dims'] == [96, 96, 80] and j['source'].startswith('NRRD uint16 gzip') and abs(j['spacing'][2] - 0.025) < 1e-9"
 check "pnm resume skips" 0 "$gpuproc" "${pnm[@]}" --device cpu --set output.dir="$work/pnm" --resume --report "$work/pnm-resume.json"
 json_check "pnm resume skipped the volume" "$work/pnm-resume.json" "j['items']['skipped_complete'] == 1"
 check "pnm missing raw size is a usage error" 2 "$gpuproc" "${pnm[@]}" --set input.format=raw --set output.dir="$work/pnm-x"
