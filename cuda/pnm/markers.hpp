@@ -28,14 +28,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuda/pnm/marker_params.hpp"
 #include "cuda/pnm/volume_view.hpp"
 
 namespace gp::pnm {
-
-struct MarkerParams {
-  int saddle_max_iterations = 20;  // trim_saddle_points' maxiter
-  float nearby_factor = 1.0f;      // trim_nearby_peaks' f: peaks nearer than f * distance-to-solid
-};
 
 struct Markers {
   std::vector<std::uint64_t> voxels;  // linear indices, ascending

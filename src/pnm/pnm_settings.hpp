@@ -7,7 +7,7 @@
 #include "core/output_naming.hpp"
 #include "cuda/pnm/volume_view.hpp"
 #include "io/volume_reader.hpp"
-#include "pnm/markers.hpp"
+#include "cuda/pnm/marker_params.hpp"
 
 namespace gp::pnm {
 
