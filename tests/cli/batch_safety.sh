@@ -13,9 +13,6 @@ trap 'rm -rf "$work"' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
 models=${GPUPROC_MODELS:-.models}
-ok() {  # ok NAME CONDITION_EXIT_STATUS
-  if [[ $2 -eq 0 ]]; then passes=$((passes + 1)); else echo "FAIL: $1"; failures=$((failures + 1)); fi
-}
 no_temporaries() {  # no_temporaries NAME DIR
   local left
   left=$(find "$2" -name '.*.part-*' 2>/dev/null)

@@ -12,8 +12,7 @@ src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$src"
-failures=0
-passes=0
+source "$src/tests/cli/checks.sh"
 
 # expect_exit NAME CODE TEXT COMMAND...: exit CODE within the timeout, TEXT on stderr.
 expect_exit() {
@@ -22,13 +21,11 @@ expect_exit() {
   timeout 20 "$@" >"$work/stdout" 2>"$work/stderr" </dev/null
   local rc=$?
   if [[ $rc -ne $code ]]; then
-    echo "FAIL: $name: exit $rc, expected $code"; sed 's/^/  | /' "$work/stderr" | head -10
-    failures=$((failures + 1))
+    fail "$name: exit $rc, expected $code"; sed 's/^/  | /' "$work/stderr" | head -10
   elif ! grep -qF -- "$text" "$work/stderr"; then
-    echo "FAIL: $name: '$text' not on stderr:"; sed 's/^/  | /' "$work/stderr" | head -10
-    failures=$((failures + 1))
+    fail "$name: '$text' not on stderr:"; sed 's/^/  | /' "$work/stderr" | head -10
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 expect_usage() { expect_exit "$1" 2 "${@:2}"; }  # expect_usage NAME TEXT COMMAND...

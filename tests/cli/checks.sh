@@ -3,6 +3,11 @@
 failures=0
 passes=0
 
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() {  # ok NAME CONDITION_EXIT_STATUS
+  if [[ $2 -eq 0 ]]; then pass; else fail "$1"; fi
+}
 check() {  # check NAME EXPECTED_EXIT COMMAND...
   local name=$1 expected=$2
   shift 2

@@ -39,7 +39,7 @@ changed() {
   shift 3
   [[ -d $work/$name-changed ]] || cp -r "$work/$name-1" "$work/$name-changed"
   if "${@//\{\}/$work/$name-changed/$file}"; then changes+=("$file"); else
-    echo "FAIL: $name: changing $what in $file failed"; failures=$((failures + 1)); fi
+    fail "$name: changing $what in $file failed"; fi
 }
 
 # differs NAME: the changed copy differs from run 1 (exit 1) in exactly the changed files, each with
@@ -47,7 +47,7 @@ changed() {
 differs() {
   local name=$1
   check "$name: the changed values differ" 1 "$gpuproc" compare --json "${compare_options[@]}" "$work/$name-1" "$work/$name-changed"
-  python3 - "$work/stdout" "${changes[@]}" <<'PY' && passes=$((passes + 1)) || failures=$((failures + 1))
+  python3 - "$work/stdout" "${changes[@]}" <<'PY'
 import json, sys
 text = open(sys.argv[1]).read()
 details = json.JSONDecoder().raw_decode(text)[0]  # the JSON, then the difference lines
@@ -59,6 +59,7 @@ for name in sys.argv[2:]:
     if sum(line.startswith(name + ": ") for line in lines) != 1:
         sys.exit(f"FAIL: not one difference line for {name}: {lines}")
 PY
+  ok "$name: exactly the changed files differ, one line each" $?
   changes=()
 }
 

@@ -13,8 +13,6 @@ trap 'rm -rf "$work"' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
 
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect() {  # expect NAME CONDITION-COMMAND...
   local name=$1
   shift
