@@ -3,21 +3,17 @@
 // (TextWriter), numbers in the shortest form that reads back to the same double or in printf's
 // fixed widths (TextBuffer).
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "core/error.hpp"
 #include "core/outputs.hpp"
 #include "core/parallel_for.hpp"
+#include "pnm/output_file.hpp"
 
 namespace gp::pnm {
 
@@ -107,15 +103,7 @@ std::vector<std::string> format_rows(std::size_t rows, const Format& format, std
 class TextWriter {
  public:
   // `temp` is where the bytes go; `name` is the output named in errors.
-  TextWriter(const std::string& temp, std::string name) : name_(std::move(name)) {
-    fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) fail("cannot create");
-  }
-  ~TextWriter() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  TextWriter(const TextWriter&) = delete;
-  TextWriter& operator=(const TextWriter&) = delete;
+  TextWriter(const std::string& temp, std::string name) : file_(temp, std::move(name)) {}
 
   TextWriter& operator<<(std::string_view s) {
     buffer_.append(s.data(), s.size());
@@ -139,9 +127,7 @@ class TextWriter {
 
   void close() {
     flush();
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) fail("cannot close");
+    file_.close();
   }
 
  private:
@@ -152,17 +138,12 @@ class TextWriter {
     buffer_.clear();
   }
   void write(const std::string& s) {
-    for (std::size_t done = 0; done < s.size();) {
-      const ssize_t n = ::write(fd_, s.data() + done, s.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("cannot write");
-      done += std::size_t(n);
-    }
+    file_.write_at(s.data(), s.size(), written_);
+    written_ += s.size();
   }
-  [[noreturn]] void fail(const char* what) { throw ItemError(name_, "write", std::string(what) + ": " + std::strerror(errno)); }
 
-  int fd_ = -1;
-  std::string name_;
+  OutputFile file_;
+  std::uint64_t written_ = 0;  // the file's size so far: where the next bytes go
   std::string buffer_;
   std::vector<std::string> parts_;  // a batch of chunks, reused
 };

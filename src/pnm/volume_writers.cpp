@@ -1,14 +1,10 @@
 // labels.nrrd and the PNG quick-look (see network_writers.hpp).
-#include <fcntl.h>
 #include <libdeflate.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <cerrno>
 #include <cmath>
 #include <condition_variable>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +16,7 @@
 #include "core/trace.hpp"
 #include "io/png_encoder.hpp"
 #include "pnm/network_writers.hpp"
+#include "pnm/output_file.hpp"
 
 namespace gp::pnm {
 namespace {
@@ -32,41 +29,6 @@ std::string shortest(double v) {
   return std::string(buf, r.ptr);
 }
 
-// Where a volume's file stands while slabs are written into it from several threads.
-class SlabFile {
- public:
-  SlabFile(const std::string& temp, std::string name) : name_(std::move(name)) {
-    fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) fail("cannot create");
-  }
-  ~SlabFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  SlabFile(const SlabFile&) = delete;
-  SlabFile& operator=(const SlabFile&) = delete;
-
-  // `bytes` at `offset` (pwrite: threads write disjoint ranges at once).
-  void write_at(const void* data, std::size_t bytes, std::uint64_t offset) {
-    const auto* p = static_cast<const std::uint8_t*>(data);
-    while (bytes > 0) {
-      const ssize_t n = ::pwrite(fd_, p, std::min<std::size_t>(bytes, std::size_t(1) << 30), off_t(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("cannot write");
-      p += n, offset += std::uint64_t(n), bytes -= std::size_t(n);
-    }
-  }
-  void close() {
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) fail("cannot close");
-  }
-
- private:
-  [[noreturn]] void fail(const char* what) { throw ItemError(name_, "write", std::string(what) + ": " + std::strerror(errno)); }
-  int fd_ = -1;
-  std::string name_;
-};
-
 std::unique_ptr<std::uint8_t[]> uninitialised(std::size_t bytes) {
   return std::unique_ptr<std::uint8_t[]>(new std::uint8_t[bytes]);  // pages stay untouched until used
 }
@@ -76,7 +38,7 @@ std::unique_ptr<std::uint8_t[]> uninitialised(std::size_t bytes) {
 // `window` slabs are in flight, so memory stays a few slabs per core whatever the volume's size.
 // A multi-member file is one valid gzip stream to zlib, teem/ITK (3D Slicer, ParaView), pynrrd
 // and Python's gzip module. Raw slabs go straight to their place in the file.
-void write_slabs(SlabFile& file, std::uint64_t header_bytes, const io::Dims3& d, std::size_t sample_bytes,
+void write_slabs(OutputFile& file, std::uint64_t header_bytes, const io::Dims3& d, std::size_t sample_bytes,
                  const VolumeEncoding& encoding, const SlabSource& source, const std::string& path) {
   const std::size_t slice_bytes = std::size_t(d.nx) * std::size_t(d.ny) * sample_bytes;
   // Slabs of 16 MiB (the default) make many members per core for a large volume, so all cores
@@ -212,7 +174,7 @@ void write_volume_nrrd(const std::string& path, const NrrdType& type, const Labe
     throw ItemError(path, "write", "gzip level " + std::to_string(encoding.gzip_level) + " is not in 1..12");
   const std::string header = nrrd_header(type, info, comment, encoding);
   write_atomically(path, [&](const std::string& temp) {
-    SlabFile file(temp, path);
+    OutputFile file(temp, path);
     file.write_at(header.data(), header.size(), 0);
     write_slabs(file, header.size(), d, type.bytes, encoding, source, path);
     file.close();
