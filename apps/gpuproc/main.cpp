@@ -33,6 +33,9 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
   sub.add_option("--progress", o.progress, "auto (bar on a terminal, JSON lines otherwise), bar, json, none")
       ->capture_default_str();
   sub.add_option("--gpu-memory-limit", o.gpu_memory_limit, "cap on GPU memory this job uses, e.g. 512M, 2G");
+  sub.add_option("--host-memory-limit", o.host_memory_limit,
+                 "cap on the host memory large buffers take, e.g. 32G (default: 3/4 of the RAM or the cgroup's limit); "
+                 "segment-pnm keeps what does not fit in scratch files (run.scratch_dir)");
   sub.add_option("--shard", o.shard, "process shard i/N of the inputs (0-based; default from Slurm/Kubernetes)");
   sub.add_option("--shard-count", o.shard_count, "shard count to pair with JOB_COMPLETION_INDEX (Kubernetes)");
   sub.add_option("--threads", o.threads, "CPU threads for the CPU path (0 = all)");

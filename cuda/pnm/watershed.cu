@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/pnm/slab_checks.hpp"
 #include "cuda/pnm/watershed_key.hpp"
 
 namespace gp::pnm {
@@ -200,6 +201,23 @@ int watershed_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> d
   init_kernel<<<unsigned((voxels + 255) / 256), 256, 0, stream>>>(mask, distance, markers, key, labels.data, voxels);
   GP_CUDA_CHECK_LAUNCH(what + " init");
   return relax_until_stable(mask, distance, markers, key, labels.data, 0, mask.nz, scratch, stream, what);
+}
+
+void watershed_init_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                        VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
+                        VolumeView<std::uint32_t> labels, cudaStream_t stream) {
+  const int z_begin = mask.z_first, z_end = mask.z_first + mask.z_count;
+  const char* op = "watershed_init_gpu";
+  checks::require_view(mask, op, "mask");
+  checks::require_same_slices(mask, distance, op);
+  checks::require_same_slices(mask, markers, op);
+  checks::require_same_slices(mask, key, op);
+  checks::require_same_slices(mask, labels, op);
+  const std::size_t voxels = mask.held_voxels();
+  if (voxels == 0) return;
+  init_kernel<<<unsigned((voxels + 255) / 256), 256, 0, stream>>>(mask, distance, markers, key.data, labels.data, voxels);
+  GP_CUDA_CHECK_LAUNCH("watershed init " + describe(mask) + " slices [" + std::to_string(z_begin) + ", " +
+                       std::to_string(z_end) + ")");
 }
 
 int watershed_relax_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,

@@ -47,6 +47,10 @@ namespace gp::pnm {
 void watershed_init_cpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
                         VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
                         VolumeView<std::uint32_t> labels);
+// The same on the GPU, for all the slices the views hold (a slab and its halo). Asynchronous.
+void watershed_init_gpu(VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
+                        VolumeView<const std::uint32_t> markers, VolumeView<std::uint64_t> key,
+                        VolumeView<std::uint32_t> labels, cudaStream_t stream);
 // Relaxes slices [z_begin, z_end) until stable, reading (never writing) the state of the slices
 // next to them; all views hold the same slices: [z_begin, z_end) and one slice each side where
 // the volume has it. Synchronises; returns the passes it took (1 = nothing changed).

@@ -172,10 +172,14 @@ json device_memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes
 
 // The device figures and the process's peak resident host memory (a host memory budget is only
 // believable beside what the process really held).
-json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes) {
+json memory_section(const std::vector<std::unique_ptr<Runtime>>& runtimes, const HostMemoryBudget* host) {
   json j = device_memory_section(runtimes);
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) j["host_peak_rss_bytes"] = std::uint64_t(usage.ru_maxrss) * 1024;
+  if (host) {
+    j["host_limit_bytes"] = host->limit();
+    j["host_peak_reserved_bytes"] = host->peak_reserved();
+  }
   return j;
 }
 
@@ -246,6 +250,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
               {"started_at", utc_now()}};
   std::vector<std::unique_ptr<Runtime>> runtimes;  // one per --device entry
   std::unique_ptr<DeviceItemCounts> items_per_device;
+  std::unique_ptr<HostMemoryBudget> host_memory;
   std::unique_ptr<CompletionRecords> records;
   std::unique_ptr<ItemLedger> ledger;
   std::unique_ptr<Progress> progress;
@@ -278,7 +283,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     report["throughput"] = {{"items_per_s", wall > 0 ? round3(counts.processed / wall) : 0.0}};
     if (outcome.work_unit_name != "items")
       report["throughput"][outcome.work_unit_name + "_per_s"] = wall > 0 ? round3(outcome.work_units / wall) : 0.0;
-    report["memory"] = memory_section(runtimes);
+    report["memory"] = memory_section(runtimes, host_memory.get());
     json errors = ledger ? ledger->errors_json() : json::array();
     if (!fatal_message.empty()) errors.push_back({{"fatal", fatal_message}});
     report["errors"] = errors;
@@ -422,6 +427,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     }
     if (options.resume && fs::is_directory(output_dir)) remove_stale_temporaries(output_dir);
 
+    host_memory = std::make_unique<HostMemoryBudget>(
+        options.host_memory_limit.empty() ? default_host_memory_limit()
+                                          : parse_byte_size(options.host_memory_limit, "--host-memory-limit"));
     RuntimeOptions ro;
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
     Trace::global().enable_timeline(!options.trace_path.empty());
@@ -439,7 +447,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     std::vector<Runtime*> runtime_list;
     for (auto& r : runtimes) runtime_list.push_back(r.get());
     BatchContext ctx{cfg,  options, *runtimes.front(), *progress, options.resume, runtime_list, items_per_device.get(),
-                     todo, *ledger, todo_positions, all_items, plans, *records};
+                     todo, *ledger, todo_positions, all_items, plans, *records, *host_memory};
     if (!stop_requested()) outcome = command.run(ctx);
     return finish_run();
   } catch (const UsageError& e) {

@@ -13,6 +13,7 @@
 
 #include "core/config.hpp"
 #include "core/gpu_runtime.hpp"
+#include "core/host_memory.hpp"
 #include "core/inputs.hpp"
 #include "core/item_ledger.hpp"
 #include "core/output_naming.hpp"
@@ -30,6 +31,7 @@ struct CommonOptions {
   std::string report_path, trace_path;
   std::string progress = "auto";
   std::string gpu_memory_limit;        // "512M", "2G", bytes; empty = no limit
+  std::string host_memory_limit;       // "32G", bytes; empty = default_host_memory_limit()
   std::optional<std::string> shard;
   std::optional<int> shard_count;
   unsigned threads = 0;                // CPU threads for I/O and the CPU path; 0 = all
@@ -78,6 +80,9 @@ struct BatchContext {
   const std::vector<InputItem>& job_items;
   const std::vector<std::vector<PlannedFile>>& job_plans;
   const CompletionRecords& records;
+  // --host-memory-limit: what large host buffers (whole volumes) draw on; past it, data goes to
+  // scratch files (segment-pnm).
+  HostMemoryBudget& host_memory;
   bool job_item_complete(std::size_t i) const { return records.complete(job_items.at(i), job_plans.at(i)); }
 
   int devices() const { return runtimes.empty() ? 1 : int(runtimes.size()); }

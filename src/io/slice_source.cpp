@@ -12,13 +12,16 @@
 #include "io/volume_reader.hpp"
 
 namespace gp::io {
-namespace {
 
-struct Region {
+struct VolumeStream::Region {
   int begin[3] = {0, 0, 0};
   int size[3] = {0, 0, 0};    // in source voxels, whole blocks only
   int blocks[3] = {0, 0, 0};  // output voxels
 };
+
+namespace {
+
+using Region = VolumeStream::Region;
 
 Region region_of(const SliceSource& source, const VolumeReadOptions& options) {
   const int factor = options.downsample;
@@ -109,7 +112,7 @@ std::string gib(std::uint64_t bytes) {
 }
 
 // The limits, from the dims alone: nothing is allocated or read before they pass.
-void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOptions& options, int threads) {
+void check_limits(const SliceSource& source, const Dims3& out, const VolumeReadOptions& options) {
   if (out.nz == 1 && !options.single_slice_refusal.empty())
     throw ItemError(source.name, "load", options.single_slice_refusal + "; got 1 slice from " + source.name +
                                              (source.dims.nz > 1 ? " (after crop and downsample)" : ""));
@@ -121,6 +124,13 @@ void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOpt
                                              " voxels, over the limit of " + std::to_string(options.max_voxels) +
                                              (options.max_voxels_reason.empty() ? "" : " (" + options.max_voxels_reason + ")") +
                                              "; crop or downsample it (input.crop, input.downsample)");
+}
+
+// Whether the whole volume's values fit in this machine's memory, before any is allocated.
+void check_memory(const SliceSource& source, const Dims3& out, int threads) {
+  const std::uint64_t voxels = out.voxels();
+  const std::string size = std::to_string(out.nx) + "x" + std::to_string(out.ny) + "x" + std::to_string(out.nz);
+  const std::string read_as = out == source.dims ? "" : " (after crop and downsample)";
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
   const std::uint64_t memory = pages > 0 && page_bytes > 0 ? std::uint64_t(pages) * std::uint64_t(page_bytes) : 0;
   // Each reading thread also holds a source slice (its samples, and as floats when cropping or
@@ -136,38 +146,56 @@ void check_size(const SliceSource& source, const Dims3& out, const VolumeReadOpt
 
 }  // namespace
 
-Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& options) {
-  const int factor = options.downsample;
-  const Region region = region_of(source, options);
-
-  Volume volume;
+VolumeStream::VolumeStream(std::unique_ptr<SliceSource> source, const VolumeReadOptions& options)
+    : source_(std::move(source)), region_(std::make_unique<Region>(region_of(*source_, options))),
+      factor_(options.downsample) {
+  const Region& region = *region_;
+  const int factor = factor_;
+  Volume& volume = header_;
   volume.dims = {region.blocks[0], region.blocks[1], region.blocks[2]};
-  volume.spacing = {source.spacing.x * factor, source.spacing.y * factor, source.spacing.z * factor};
-  const double steps[3] = {source.spacing.x, source.spacing.y, source.spacing.z};
-  volume.origin = source.origin;
-  volume.direction = source.axes;
-  volume.lps = source.lps;
-  volume.length_unit = source.length_unit;
+  volume.spacing = {source_->spacing.x * factor, source_->spacing.y * factor, source_->spacing.z * factor};
+  const double steps[3] = {source_->spacing.x, source_->spacing.y, source_->spacing.z};
+  volume.origin = source_->origin;
+  volume.direction = source_->axes;
+  volume.lps = source_->lps;
+  volume.length_unit = source_->length_unit;
   for (int a = 0; a < 3; ++a) {
     // A block's value belongs at its centre.
     const double offset = (region.begin[a] + (factor - 1) / 2.0) * steps[a];
-    for (int c = 0; c < 3; ++c) volume.origin[c] += source.axes[a][c] * offset;
+    for (int c = 0; c < 3; ++c) volume.origin[c] += source_->axes[a][c] * offset;
   }
-  volume.description = source.description + region_note(source, region, factor);
-  const int nz = volume.dims.nz;
-  const int threads = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), nz));
-  check_size(source, volume.dims, options, threads);
-  volume.values.resize(volume.dims.voxels());
+  volume.description = source_->description + region_note(*source_, region, factor);
+  threads_ = std::max(1, std::min(options.threads > 0 ? options.threads : int(cpu_thread_count()), volume.dims.nz));
+  check_limits(*source_, volume.dims, options);
+}
 
+VolumeStream::~VolumeStream() = default;
+
+void VolumeStream::read_slices(int z_begin, int z_end, float* dst) const {
+  const int slices = z_end - z_begin;
+  if (z_begin < 0 || slices < 0 || z_end > header_.dims.nz) throw Error("VolumeStream: slices out of range");
+  if (slices == 0) return;
+  const int threads = std::min(threads_, slices);
+  const std::size_t plane = header_.dims.slice_voxels();
   // Contiguous runs of output slices, handed out in order: multi-page sources read forward.
-  const int runs = std::min(nz, threads * 4);
+  const int runs = std::min(slices, threads * 4);
   for_each_item(runs, threads, [&](int run) {
-    SliceAssembler assembler(source, region, factor);  // one reader per run, reading forward
-    const int z_begin = int(std::int64_t(nz) * run / runs), z_end = int(std::int64_t(nz) * (run + 1) / runs);
-    for (int zo = z_begin; zo < z_end; ++zo)
-      assembler.assemble(zo, volume.values.data() + std::size_t(zo) * volume.dims.slice_voxels());
+    SliceAssembler assembler(*source_, *region_, factor_);  // one reader per run, reading forward
+    const int a = z_begin + int(std::int64_t(slices) * run / runs), b = z_begin + int(std::int64_t(slices) * (run + 1) / runs);
+    for (int zo = a; zo < b; ++zo) assembler.assemble(zo, dst + std::size_t(zo - z_begin) * plane);
   });
+}
+
+Volume VolumeStream::read_all() const {
+  check_memory(*source_, header_.dims, threads_);
+  Volume volume = header_;
+  volume.values.resize(volume.dims.voxels());
+  read_slices(0, volume.dims.nz, volume.values.data());
   return volume;
+}
+
+Volume assemble_volume(std::unique_ptr<SliceSource> source, const VolumeReadOptions& options) {
+  return VolumeStream(std::move(source), options).read_all();
 }
 
 }  // namespace gp::io

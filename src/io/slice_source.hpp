@@ -37,8 +37,32 @@ class SliceSource {
   virtual std::unique_ptr<SliceReader> reader() const = 0;
 };
 
-// Crops and block-averages `source` into a Volume as `options` say, on options.threads threads
-// (each output slice computed by one thread, so the result does not depend on the thread count).
-Volume assemble_volume(const SliceSource& source, const VolumeReadOptions& options);
+// A source opened for reading by slabs of output slices, cropped and block-averaged as `options`
+// say: segment-pnm reads a scan larger than its host-memory budget this way. The limits that need
+// no memory (max_voxels, single slice) are checked when it is made, from the dims alone.
+class VolumeStream {
+ public:
+  VolumeStream(std::unique_ptr<SliceSource> source, const VolumeReadOptions& options);
+  ~VolumeStream();
+  // The volume's dims and geometry; values empty.
+  const Volume& header() const { return header_; }
+  // Output slices [z_begin, z_end) into dst (x fastest), on options.threads threads (each slice
+  // computed by one thread, so the result does not depend on the thread count).
+  void read_slices(int z_begin, int z_end, float* dst) const;
+  // The whole volume in host memory; refused naming the file when its values (4 bytes a voxel)
+  // would not fit in this machine's memory.
+  Volume read_all() const;
+
+  struct Region;  // the crop in source voxels (slice_source.cpp)
+
+ private:
+  std::unique_ptr<SliceSource> source_;
+  std::unique_ptr<Region> region_;
+  int factor_ = 1, threads_ = 1;
+  Volume header_;
+};
+
+// Crops and block-averages `source` into a Volume as `options` say (VolumeStream::read_all).
+Volume assemble_volume(std::unique_ptr<SliceSource> source, const VolumeReadOptions& options);
 
 }  // namespace gp::io

@@ -184,7 +184,7 @@ Selection select_files(const std::vector<std::string>& paths, const VolumeReadOp
 
 }  // namespace
 
-Volume read_volume(const std::vector<std::string>& paths, const VolumeReadOptions& options) {
+std::unique_ptr<VolumeStream> open_volume(const std::vector<std::string>& paths, const VolumeReadOptions& options) {
   if (paths.empty()) throw UsageError("no volume input given");
   const std::string& f = options.format;
   if (f != "auto" && f != "dicom" && f != "tiff" && f != "raw" && f != "nrrd" && f != "metaimage")
@@ -214,7 +214,11 @@ Volume read_volume(const std::vector<std::string>& paths, const VolumeReadOption
     source->spacing = options.spacing;
     source->description += ", spacing overridden";
   }
-  return assemble_volume(*source, options);
+  return std::make_unique<VolumeStream>(std::move(source), options);
+}
+
+Volume read_volume(const std::vector<std::string>& paths, const VolumeReadOptions& options) {
+  return open_volume(paths, options)->read_all();
 }
 
 }  // namespace gp::io

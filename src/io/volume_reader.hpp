@@ -3,9 +3,11 @@
 // multi-page TIFFs (OpenImageIO module), and raw files, cropped and block-averaged on the way in.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "io/slice_source.hpp"
 #include "io/volume.hpp"
 
 namespace gp::io {
@@ -62,6 +64,10 @@ struct VolumeReadOptions {
 // Throws gp::ItemError(path, "load", what) for unreadable or inconsistent inputs and
 // gp::UsageError for invalid options.
 Volume read_volume(const std::vector<std::string>& paths, const VolumeReadOptions& options);
+
+// The same volume opened for reading slab by slab (slice_source.hpp): headers and the size limits
+// are read and checked now, the slices when asked for. read_volume is open_volume(...)->read_all().
+std::unique_ptr<VolumeStream> open_volume(const std::vector<std::string>& paths, const VolumeReadOptions& options);
 
 // Size in bytes of one sample of a RawFormat dtype; throws gp::UsageError for unknown names.
 std::size_t raw_dtype_bytes(const std::string& dtype);

@@ -9,8 +9,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/volume.hpp"
 #include "pnm/network.hpp"
+#include "pnm/volume_store.hpp"
 
 namespace gp::pnm {
 
@@ -112,6 +114,22 @@ NrrdType labels_nrrd_type(std::uint64_t max_label, LabelsType type);
 void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info,
                        std::uint64_t max_label, const VolumeEncoding& encoding = {},
                        LabelsType type = LabelsType::smallest);
+// The same from a store (in host memory or a scratch file), read a slab at a time.
+void write_labels_nrrd(const std::string& path, const VolumeStore<std::uint32_t>& labels, const LabelVolumeInfo& info,
+                       std::uint64_t max_label, const VolumeEncoding& encoding = {},
+                       LabelsType type = LabelsType::smallest);
+// Any volume from a store, as its own type.
+template <class T>
+void write_volume_nrrd(const std::string& path, const VolumeStore<T>& volume, const LabelVolumeInfo& info,
+                       const std::string& comment, const VolumeEncoding& encoding = {}) {
+  if (const T* resident = volume.resident())
+    return write_volume_nrrd(path, resident, nrrd_type<T>(), info, comment, encoding);
+  if (volume.empty()) throw ItemError(path, "write", "empty volume");
+  write_volume_nrrd(path, nrrd_type<T>(), info, comment, encoding, [&](int z, int slices, void* scratch) -> const void* {
+    volume.read_slices(z, z + slices, static_cast<T*>(scratch));
+    return scratch;
+  });
+}
 
 // Quick-look: the mid slices XY (z = nz/2), XZ (y = ny/2) and YZ (x = nx/2) side by side, 4-pixel
 // gaps, rows of XZ and YZ going down in z. Grey values windowed to their 0.5 and 99.5 percentiles
@@ -124,6 +142,17 @@ struct RgbImage {
   std::vector<std::uint8_t> rgb;  // rows top to bottom, 3 bytes per pixel
 };
 RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels);
-void write_quicklook_png(const std::string& path, const io::Volume& grey, const std::uint32_t* labels);
+// The three mid slices of a volume (all the quick-look reads): planes[0] XY at z = nz/2 (x
+// fastest), planes[1] XZ at y = ny/2, planes[2] YZ at x = nx/2 (rows along z). Gathered in one pass
+// of a few slices at a time from a volume that is not in host memory.
+template <class T>
+struct MidSlices {
+  io::Dims3 dims;
+  std::vector<T> planes[3];
+  static MidSlices gather(const VolumeStore<T>& volume);
+};
+RgbImage render_quicklook(const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels, const io::Spacing3& spacing);
+void write_quicklook_png(const std::string& path, const VolumeStore<float>& grey, const VolumeStore<std::uint32_t>& labels,
+                         const io::Spacing3& spacing);
 
 }  // namespace gp::pnm

@@ -62,17 +62,40 @@ class PnmCommand final : public BatchCommand {
   BatchOutcome run(BatchContext& ctx) override;
 };
 
-// In-core when the volume's working set fits in the GPU memory available, else in Z-slabs. An
-// in-core run that still runs out (the estimate was low) retries in slabs within half the memory,
-// and slabs that do not fit run on the CPU: all three give the same labels.
-void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& progress) {
+// Host memory the CPU path holds per voxel beside the values: mask, distance, smoothed distance,
+// markers and labels (the components' and watershed's working arrays come and go).
+constexpr std::uint64_t cpu_bytes_per_voxel = 1 + 4 + 4 + 4 + 4 + 4;
+
+// The volume's scratch folder (made on first use): run.scratch_dir, else a hidden folder of the
+// job's output folder.
+ScratchSpace& scratch_of(PnmItem& item, const Settings& s, const std::string& output_dir) {
+  if (!item.scratch) {
+    const bool chosen = !s.scratch_dir.empty();
+    item.scratch = std::make_unique<ScratchSpace>(chosen ? s.scratch_dir : (fs::path(output_dir) / ".gpuproc" / "scratch").string(),
+                                                  chosen ? "run.scratch_dir" : "run.scratch_dir (default under output.dir)");
+  }
+  return *item.scratch;
+}
+
+// In-core when the volume's working set fits in the GPU memory available (and its labels in the
+// host budget), else in Z-slabs. An in-core run that still runs out (the estimate was low)
+// retries in slabs within half the memory, and slabs that do not fit run on the CPU when the
+// volume is in host memory: all three give the same labels. A volume streamed from its file (over
+// the host budget) goes to the slabs directly.
+void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& progress, HostMemoryBudget& host,
+                    const std::string& output_dir) {
   const auto& volume = item.volume;
+  const bool loaded = !volume.values.empty();
   std::size_t available = rt.device_bytes_available();
   // An eighth kept back for what the per-voxel estimates leave out (CUB's temporary storage,
   // per-region tables).
   auto budget = [](std::size_t bytes) { return bytes - bytes / 8; };
+  const std::uint64_t labels_bytes = std::uint64_t(volume.dims.voxels()) * 4;
   try {
-    if (in_core_device_bytes(volume.dims) <= budget(available)) {
+    // The kernels of one piece count voxels in 32 bits; larger volumes go in slabs.
+    if (loaded && volume.dims.voxels() < (std::size_t(1) << 31) && in_core_device_bytes(volume.dims) <= budget(available) &&
+        host.try_reserve(labels_bytes)) {
+      HostReservation labels(host, labels_bytes);
       try {
         item.device = "gpu";
         item.segmentation = segment_gpu(volume, s, rt);
@@ -85,8 +108,12 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
       }
     }
     item.device = "gpu (out-of-core slabs)";
-    item.segmentation = segment_gpu_slabs(volume, s, rt, budget(available));
+    VolumeStorage storage{host, scratch_of(item, s, output_dir)};
+    const auto input = loaded ? VolumeStore<float>::borrow(volume.values.data(), volume.dims)
+                              : VolumeStore<float>::from_stream(*item.stream);
+    item.segmentation = segment_gpu_slabs(volume, input, s, rt, budget(available), storage);
   } catch (const GpuOutOfMemory& e) {
+    if (!loaded) throw;
     rt.note_oom_retry();
     rt.trim();
     progress.message("warning", fmt::format("{}: does not fit in GPU memory even in slabs ({}); running on the CPU",
@@ -131,10 +158,30 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
     item->output_folder = output_folder(s, inputs[i]);
     return item;
   };
+  const std::string output_dir = config::value_at<std::string>(ctx.config, "/output/dir");
   stages.load = [&](PnmItem& item) {
     ScopedStage span("load");
     const auto t = std::chrono::steady_clock::now();
-    item.volume = io::read_volume(item.paths, s.read);
+    item.stream = io::open_volume(item.paths, s.read);  // headers read and size limits checked
+    const io::Volume& header = item.stream->header();
+    const std::uint64_t voxels = header.dims.voxels(), values_bytes = voxels * sizeof(float);
+    if (!rt.gpu() && voxels * (sizeof(float) + cpu_bytes_per_voxel) > ctx.host_memory.limit())
+      throw ItemError(item.name, "load", fmt::format("the CPU path holds the whole volume ({} voxels, about {:.1f} GiB "
+                                                     "with its stages' volumes), over --host-memory-limit {:.1f} GiB; "
+                                                     "run it on a GPU (out of core) or raise the limit",
+                                                     voxels, double(voxels * (4 + cpu_bytes_per_voxel)) / (1u << 30),
+                                                     double(ctx.host_memory.limit()) / (1u << 30)));
+    // Loaded whole (read on all cores, the fastest) when the values fit the host budget, else
+    // read a slab at a time from the file by the out-of-core path.
+    if (!rt.gpu() || ctx.host_memory.try_reserve(values_bytes)) {
+      if (rt.gpu()) item.values_reservation = HostReservation(ctx.host_memory, values_bytes);
+      item.volume = item.stream->read_all();
+    } else {
+      item.volume = header;
+      ctx.progress.message("info", fmt::format("{}: {:.1f} GiB of values over --host-memory-limit {:.1f} GiB: "
+                                               "reading it slab by slab", item.name, double(values_bytes) / (1u << 30),
+                                               double(ctx.host_memory.limit()) / (1u << 30)));
+    }
     item.load_seconds = seconds_since(t);
   };
   stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
@@ -142,7 +189,7 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
     const auto t = std::chrono::steady_clock::now();
     ctx.count_items(w, 1);
     if (rt.gpu()) {
-      segment_on_gpu(item, s, ctx.runtime_for_worker(w), ctx.progress);
+      segment_on_gpu(item, s, ctx.runtime_for_worker(w), ctx.progress, ctx.host_memory, output_dir);
     } else {
       item.device = "cpu";
       item.segmentation = segment_cpu(item.volume, s);

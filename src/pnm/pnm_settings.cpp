@@ -79,6 +79,9 @@ config::Schema make_schema() {
 
   s.object("/run", "behaviour of the batch");
   s.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed volumes and go on; fail: stop at the first");
+  s.string("/run/scratch_dir", "",
+           "folder for the intermediate volumes of a scan larger than --host-memory-limit (created, files removed at "
+           "the end); empty = .gpuproc/scratch in output.dir");
   return s;
 }
 
@@ -112,8 +115,9 @@ Settings read_settings(const config::json& c) {
   r.crop_size = {config::value_at<int>(c, "/input/crop/width"), config::value_at<int>(c, "/input/crop/height"), config::value_at<int>(c, "/input/crop/depth")};
   r.downsample = config::value_at<int>(c, "/input/downsample");
   // Checked from the header before the volume is read (no 2-D mode: a slice has no pore network).
-  r.max_voxels = 0xffffffffu;
-  r.max_voxels_reason = "segment-pnm's marker and peak indices are 32-bit";
+  // The out-of-core path addresses voxels with 64-bit indices; a slab's kernels see < 2^31.
+  r.max_voxels = std::uint64_t(1) << 40;
+  r.max_voxels_reason = "segment-pnm's slab planning";
   r.single_slice_refusal = "a pore network needs a 3D volume";
 
   s.denoise = config::value_at<std::string>(c, "/segment/denoise");
@@ -150,6 +154,7 @@ Settings read_settings(const config::json& c) {
   s.write_quicklook = config::value_at<bool>(c, "/output/quicklook");
   s.write_intermediates = config::value_at<bool>(c, "/output/intermediates");
   s.stop_on_error = config::value_at<std::string>(c, "/run/on_error") == "fail";
+  s.scratch_dir = config::value_at<std::string>(c, "/run/scratch_dir");
   return s;
 }
 

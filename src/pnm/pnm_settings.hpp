@@ -42,6 +42,7 @@ struct Settings {
   int labels_gzip_level = 1;   // libdeflate 1..12
   bool labels_uint32 = false;  // else the smallest unsigned type that holds the region count
 
+  std::string scratch_dir;  // run.scratch_dir; empty = <output folder>/.gpuproc-scratch
   bool stop_on_error = false;
 };
 

@@ -56,10 +56,17 @@ nlohmann::ordered_json run_summary(const PnmItem& item, const PoreNetwork& netwo
   j["regions"] = seg.regions;
   j["throats"] = network.throat_count;
   if (seg.watershed_passes) j["watershed_gpu_passes"] = seg.watershed_passes;
-  if (seg.slab_budget_bytes)
+  if (seg.slab_budget_bytes) {
     j["out_of_core"] = {{"slab_budget_bytes", seg.slab_budget_bytes},
                         {"slab_retries", seg.slab_retries},
-                        {"watershed_slab_runs", seg.watershed_slab_runs}};
+                        {"watershed_slab_runs", seg.watershed_slab_runs},
+                        {"input_streamed", v.values.empty()}};
+    if (item.scratch)
+      j["out_of_core"]["scratch"] = {{"folder", item.scratch->folder()},
+                                     {"bytes_written", item.scratch->bytes_written()},
+                                     {"bytes_read", item.scratch->bytes_read()},
+                                     {"peak_bytes", item.scratch->peak_bytes_allocated()}};
+  }
   j["seconds_load"] = round6(item.load_seconds);
   j["seconds_after_load"] = round6(after_load);
   j["stage_seconds"] = stages;
@@ -142,29 +149,31 @@ void save_stage(PnmItem& item, const Settings& s) {
   }
   if (s.write_labels)
     add("save.labels.nrrd", {in_dir("labels.nrrd")}, [&](const auto& f) {
-      write_labels_nrrd(f[0], seg.labels.data(), info, seg.regions, encoding,
+      write_labels_nrrd(f[0], seg.labels, info, seg.regions, encoding,
                         s.labels_uint32 ? LabelsType::uint32 : LabelsType::smallest);
     });
   if (s.write_quicklook)
-    add("save.quicklook.png", {in_dir("quicklook.png")}, [&](const auto& f) { write_quicklook_png(f[0], v, seg.labels.data()); });
+    add("save.quicklook.png", {in_dir("quicklook.png")}, [&](const auto& f) {
+      const auto grey = v.values.empty() ? VolumeStore<float>::from_stream(*item.stream)
+                                         : VolumeStore<float>::borrow(v.values.data(), v.dims);
+      write_quicklook_png(f[0], grey, seg.labels, v.spacing);
+    });
   if (s.write_intermediates) {
     const Intermediates& kept = seg.intermediates;
     add("save.mask.nrrd", {in_dir("mask.nrrd")}, [&](const auto& f) {
-      write_volume_nrrd(f[0], kept.mask.data(), nrrd_type<std::uint8_t>(), info,
-                        "gpuproc segment-pnm mask after filling: 1 = pore, 0 = solid", encoding);
+      write_volume_nrrd(f[0], kept.mask, info, "gpuproc segment-pnm mask after filling: 1 = pore, 0 = solid", encoding);
     });
     add("save.distance.nrrd", {in_dir("distance.nrrd")}, [&](const auto& f) {
-      write_volume_nrrd(f[0], kept.distance.data(), nrrd_type<float>(), info,
+      write_volume_nrrd(f[0], kept.distance, info,
                         "gpuproc segment-pnm distance from each pore voxel to the solid, " + geometry.length_unit, encoding);
     });
     add("save.distance_smoothed.nrrd", {in_dir("distance_smoothed.nrrd")}, [&](const auto& f) {
-      write_volume_nrrd(f[0], kept.smoothed.data(), nrrd_type<float>(), info,
+      write_volume_nrrd(f[0], kept.smoothed.empty() ? kept.distance : kept.smoothed, info,
                         "gpuproc segment-pnm smoothed distance map (its negation is flooded), " + geometry.length_unit,
                         encoding);
     });
     add("save.markers.nrrd", {in_dir("markers.nrrd")}, [&](const auto& f) {
-      write_volume_nrrd(f[0], kept.markers.data(), nrrd_type<std::uint32_t>(), info,
-                        "gpuproc segment-pnm watershed markers: 1..N, 0 elsewhere", encoding);
+      write_volume_nrrd(f[0], kept.markers, info, "gpuproc segment-pnm watershed markers: 1..N, 0 elsewhere", encoding);
     });
   }
   add("save.summary", {}, [&](const auto&) { item.summary = run_summary(item, network); });

@@ -83,19 +83,22 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
   clock.start("watershed");
   HostVolume<std::uint32_t> markers(d.voxels());
   place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
-  out.labels = HostVolume<std::uint32_t>(d.voxels());
+  HostVolume<std::uint32_t> labels(d.voxels());
   watershed_cpu(volume_view<const std::uint8_t>(mask.data(), d), smooth,
-                volume_view<const std::uint32_t>(markers.data(), d), volume_view(out.labels.data(), d));
+                volume_view<const std::uint32_t>(markers.data(), d), volume_view(labels.data(), d));
   out.regions = out.markers.count;
   out.markers.voxels = {};
   out.markers.labels = {};
 
   clock.start("network");
-  out.stats = region_stats_cpu(volume_view<const std::uint32_t>(out.labels.data(), d), volume_view<const float>(distance.data(), d),
+  out.stats = region_stats_cpu(volume_view<const std::uint32_t>(labels.data(), d), volume_view<const float>(distance.data(), d),
                                out.regions, 0, d.nz, Connectivity::c6);
+  out.labels = VolumeStore<std::uint32_t>(std::move(labels), d);
   if (s.write_intermediates) {
-    if (smoothed.empty()) smoothed = copy_of(distance);
-    out.intermediates = {std::move(mask), std::move(distance), std::move(smoothed), std::move(markers)};
+    out.intermediates.mask = VolumeStore<std::uint8_t>(std::move(mask), d);
+    out.intermediates.distance = VolumeStore<float>(std::move(distance), d);
+    if (!smoothed.empty()) out.intermediates.smoothed = VolumeStore<float>(std::move(smoothed), d);
+    out.intermediates.markers = VolumeStore<std::uint32_t>(std::move(markers), d);
   }
   return out;
 }

@@ -45,10 +45,10 @@ class DeviceWorkspace {
 };
 
 template <class T>
-HostVolume<T> download_volume(StagingBuffer& staging, const Stream& stream, VolumeView<T> view) {
+VolumeStore<T> download_volume(StagingBuffer& staging, const Stream& stream, VolumeView<T> view) {
   HostVolume<T> host(view.held_voxels());
   staging.download(stream, host.data(), view.data, host.size() * sizeof(T));
-  return host;
+  return VolumeStore<T>(std::move(host), io::Dims3{view.nx, view.ny, view.nz});
 }
 
 float otsu_threshold_gpu(VolumeView<const float> values, const ScratchAllocator& scratch, cudaStream_t stream) {
@@ -141,7 +141,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
     out.markers = selected.summary;
   }
   if (s.write_intermediates) {
-    kept.smoothed = download_volume(staging, stream, smooth);
+    if (s.sigma > 0) kept.smoothed = download_volume(staging, stream, smooth);
     kept.markers = download_volume(staging, stream, markers);
   }
   ws.release_scratch();
@@ -158,8 +158,7 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& r
   ws.release_scratch();
 
   next_stage("download");
-  out.labels = HostVolume<std::uint32_t>(n);
-  staging.download(stream, out.labels.data(), labels.data, n * sizeof(std::uint32_t));
+  out.labels = download_volume(staging, stream, labels);
   stream.synchronize("segment-pnm");
   out.intermediates = std::move(kept);
   return out;

@@ -1,18 +1,21 @@
-// The out-of-core GPU path of segmentation.hpp: the host keeps whole volumes (values, mask,
-// distance, smoothed distance, markers, labels) and every stage streams Z-slabs with the halo
-// slices it reads through the GPU, within a device-memory budget. Each stage gives exactly what
-// the in-core stage gives, so the labels and statistics equal those of segment_gpu and
-// segment_cpu.
+// The out-of-core GPU path of segmentation.hpp: every whole volume (input, denoised values, mask,
+// distance maps, labels) stays in a VolumeStore (host memory within --host-memory-limit, else a
+// scratch file; the input may stay in its own file) and every stage streams Z-slabs with the halo
+// slices it reads through the GPU, within a device-memory budget. Voxels are addressed with
+// 64-bit indices on the host; a slab's own kernels see fewer than 2^31 voxels. Each stage gives
+// exactly what the in-core stage gives, so the labels and statistics equal those of segment_gpu
+// and segment_cpu.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "cuda/pnm/binarize.hpp"
 #include "cuda/pnm/count.hpp"
 #include "cuda/pnm/denoise.hpp"
 #include "cuda/pnm/peaks.hpp"
 #include "cuda/pnm/region_stats.hpp"
-#include "cuda/pnm/watershed.hpp"
 #include "pnm/segmentation.hpp"
 #include "pnm/slab_stages.hpp"
 #include "pnm/stage_clock.hpp"
@@ -21,15 +24,17 @@ namespace gp::pnm {
 namespace {
 
 // The denoised volume, slab by slab (input with the filter's halo in, filtered slices out).
-HostVolume<float> denoise_slabs(SlabDevice& device, const float* values, const io::Dims3& d, const Settings& s) {
+VolumeStore<float> denoise_slabs(SlabDevice& device, const VolumeStore<float>& values, const Settings& s,
+                                 VolumeStorage& storage) {
+  const io::Dims3& d = values.dims();
   const bool median = s.denoise == "median";
   const GaussianSigma sigma{s.denoise_sigma, s.denoise_sigma, s.denoise_sigma};
   const int halo = median ? median3_halo : gaussian_halo(sigma.z);
-  HostVolume<float> filtered(d.voxels());
+  VolumeStore<float> filtered(storage, d, "denoised");
   device.pipelined(
       device.plan(median ? 8 : 12, halo),
       [&](SlabLane& lane, SlabRange r) {
-        const auto in = lane.upload<float>(values, with_halo(r, halo, d.nz), "segment-pnm volume slab");
+        const auto in = lane.upload(values, with_halo(r, halo, d.nz), "segment-pnm volume slab");
         const auto out = lane.allocate<float>(r, "segment-pnm denoised slab");
         if (median)
           median3_gpu(in, out, lane.stream());
@@ -37,17 +42,17 @@ HostVolume<float> denoise_slabs(SlabDevice& device, const float* values, const i
           gaussian_filter_gpu(in, out, sigma, lane.scratch(), lane.stream());
         return out;
       },
-      [&](SlabLane& lane, SlabRange r, const VolumeView<float>& out) { lane.download<float>(filtered.data(), out, r); });
+      [&](SlabLane& lane, SlabRange r, const VolumeView<float>& out) { lane.download<float>(filtered, out, r); });
   return filtered;
 }
 
 // Otsu's threshold from the range and histogram summed over slabs (binarize.hpp).
-float otsu_threshold_slabs(SlabDevice& device, const float* values, const SlabPlan& slabs) {
+float otsu_threshold_slabs(SlabDevice& device, const VolumeStore<float>& values, const SlabPlan& slabs) {
   ValueRange range;
   device.pipelined(
       slabs,
       [&](SlabLane& lane, SlabRange r) {
-        return value_range_gpu(lane.upload<float>(values, r, "segment-pnm volume slab"), lane.scratch(), lane.stream());
+        return value_range_gpu(lane.upload(values, r, "segment-pnm volume slab"), lane.scratch(), lane.stream());
       },
       [&](SlabLane&, SlabRange, const ValueRange& part) { range.include(part); });
   HistogramCounts counts{};
@@ -55,8 +60,8 @@ float otsu_threshold_slabs(SlabDevice& device, const float* values, const SlabPl
       slabs,
       [&](SlabLane& lane, SlabRange r) {
         HistogramCounts part{};
-        histogram_gpu(lane.upload<float>(values, r, "segment-pnm volume slab"), range.lo, range.hi, part,
-                      lane.scratch(), lane.stream());
+        histogram_gpu(lane.upload(values, r, "segment-pnm volume slab"), range.lo, range.hi, part, lane.scratch(),
+                      lane.stream());
         return part;
       },
       [&](SlabLane&, SlabRange, const HistogramCounts& part) {
@@ -65,67 +70,83 @@ float otsu_threshold_slabs(SlabDevice& device, const float* values, const SlabPl
   return otsu_threshold(counts, range.lo, range.hi);
 }
 
+// The marker volume (output.intermediates), a few slices at a time.
+VolumeStore<std::uint32_t> marker_volume(const Markers& markers, const io::Dims3& d, VolumeStorage& storage) {
+  VolumeStore<std::uint32_t> volume(storage, d, "markers");
+  const std::size_t plane = d.slice_voxels();
+  const int chunk = int(std::max<std::size_t>(1, (std::size_t(64) << 20) / (plane * 4)));
+  std::vector<std::uint32_t> slices;
+  std::size_t k = 0;
+  for (int z = 0; z < d.nz; z += chunk) {
+    const int end = std::min(d.nz, z + chunk);
+    const std::size_t first = std::size_t(z) * plane, last = std::size_t(end) * plane;
+    slices.assign(last - first, 0);
+    for (; k < markers.voxels.size() && markers.voxels[k] < last; ++k) slices[markers.voxels[k] - first] = markers.labels[k];
+    volume.write(first, last - first, slices.data());
+  }
+  return volume;
+}
+
 }  // namespace
 
-Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runtime& rt, std::size_t budget_bytes) {
+Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
+                               Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage) {
   Segmentation out;
   StageClock clock(out.stage_seconds);
-  const auto& d = volume.dims;
+  const auto& d = header.dims;
   const std::size_t n = d.voxels();
-  if (n > std::size_t(0xffffffffu))
-    throw Error("segment-pnm: volumes over 2^32 voxels are not supported out of core yet (not every stage of it "
-                "addresses voxels with 64-bit indices)");
-  const Spacing spacing = spacing_of(volume);
+  const Spacing spacing = spacing_of(header);
   rt.bind_thread();
   SlabDevice device(rt, d, budget_bytes);
 
   clock.start("denoise");
-  HostVolume<float> filtered;
+  VolumeStore<float> filtered;
   if (s.denoise != "none")
-    device.run_stage("denoise", [&] { filtered = denoise_slabs(device, volume.values.data(), d, s); });
-  const float* values = filtered.empty() ? volume.values.data() : filtered.data();
+    device.run_stage("denoise", [&] { filtered = denoise_slabs(device, input, s, storage); });
+  const VolumeStore<float>& values = filtered.empty() ? input : filtered;
 
   clock.start("binarize");
-  HostVolume<std::uint8_t> mask(n);
-  const auto mask_view = volume_view(mask.data(), d);
+  VolumeStore<std::uint8_t> mask(storage, d, "mask");
+  std::uint64_t pore_voxels = 0;
   device.run_stage("binarize", [&] {
     const SlabPlan value_slabs = device.plan(4 + 1, 0);
     out.threshold = s.otsu ? otsu_threshold_slabs(device, values, value_slabs) : s.threshold;
+    pore_voxels = 0;
     device.pipelined(
         value_slabs,
         [&](SlabLane& lane, SlabRange r) {
-          const auto v = lane.upload<float>(values, r, "segment-pnm volume slab");
+          const auto v = lane.upload(values, r, "segment-pnm volume slab");
           const auto m = lane.allocate<std::uint8_t>(r, "segment-pnm mask slab");
           threshold_gpu(v, m, out.threshold, s.pore_is_dark, lane.stream());
+          pore_voxels += count_equal_gpu(m, 1, lane.scratch(), lane.stream());
           return m;
         },
-        [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) {
-          lane.download<std::uint8_t>(mask.data(), m, r);
-        });
+        [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) { lane.download<std::uint8_t>(mask, m, r); });
   });
-  filtered = HostVolume<float>();
-  out.porosity_binarized = double(count_equal_cpu(mask_view, 1)) / double(n);
+  filtered = VolumeStore<float>();
+  out.porosity_binarized = double(pore_voxels) / double(n);
 
   clock.start("fill_holes");
   // The mask changes only once a fill's GPU work is done, so a retry starts from the right mask.
   if (s.remove_floating_solid)
-    device.run_stage("fill_holes",
-                     [&] { out.floating_solid_voxels = fill_enclosed_slabs(device, mask_view, 0, s.connectivity); });
+    device.run_stage("fill_holes", [&] {
+      out.floating_solid_voxels = fill_enclosed_slabs(device, mask, 0, s.connectivity, storage);
+    });
   if (s.fill_closed_pores)
     device.run_stage("fill_holes",
-                     [&] { out.closed_pore_voxels = fill_enclosed_slabs(device, mask_view, 1, s.connectivity); });
-  out.porosity = double(count_equal_cpu(mask_view, 1)) / double(n);
+                     [&] { out.closed_pore_voxels = fill_enclosed_slabs(device, mask, 1, s.connectivity, storage); });
+  // Filling enclosed solid adds pore voxels; filling closed pores takes them away.
+  out.porosity = double(pore_voxels + out.floating_solid_voxels - out.closed_pore_voxels) / double(n);
 
   clock.start("distance");
-  HostVolume<float> distance(n);
-  device.run_stage("distance",
-                   [&] { distance_transform_slabs(device, mask_view, volume_view(distance.data(), d), spacing); });
+  VolumeStore<float> distance(storage, d, "distance");
+  device.run_stage("distance", [&] { distance_transform_slabs(device, mask, distance, spacing); });
 
   clock.start("markers");
   // Smoothed with the Gaussian's halo around the slices the peak test reads (sigma 0: the map).
-  HostVolume<float> smoothed;
-  if (s.sigma > 0) smoothed = HostVolume<float>(n);
-  const float* flooded = s.sigma > 0 ? smoothed.data() : distance.data();
+  VolumeStore<float> smoothed;
+  if (s.sigma > 0) smoothed = VolumeStore<float>(storage, d, "smoothed");
+  const VolumeStore<float>& flooded = s.sigma > 0 ? smoothed : distance;
   const GaussianSigma sigma = smoothing_sigma(spacing, s.sigma);
   const int peak_reach = peak_halo(spacing, s.r_max), blur_reach = s.sigma > 0 ? gaussian_halo(sigma.z) : 0;
   std::vector<std::uint64_t> peaks;
@@ -139,9 +160,9 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
         device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach),
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange tested = with_halo(r, peak_reach, d.nz);
-          const auto m = lane.upload<std::uint8_t>(mask.data(), tested, "segment-pnm mask slab");
-          auto smooth = lane.upload<float>(distance.data(), s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
-                                           "segment-pnm distance slab");
+          const auto m = lane.upload(mask, tested, "segment-pnm mask slab");
+          auto smooth = lane.upload(distance, s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
+                                    "segment-pnm distance slab");
           if (s.sigma > 0) {
             const auto blurred = lane.allocate<float>(tested, "segment-pnm smoothed distance slab");
             gaussian_filter_gpu(smooth, blurred, sigma, lane.scratch(), lane.stream());
@@ -150,23 +171,24 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
           return SlabPeaks{smooth, find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, lane.scratch(), lane.stream())};
         },
         [&](SlabLane& lane, SlabRange r, const SlabPeaks& slab) {
-          if (s.sigma > 0) lane.download<float>(smoothed.data(), slab.smoothed, r);
+          if (s.sigma > 0) lane.download<float>(smoothed, slab.smoothed, r);
           peaks.insert(peaks.end(), slab.peaks.begin(), slab.peaks.end());
         });
   });
-  const auto flooded_view = volume_view(flooded, d);
-  out.markers = select_markers(peaks, flooded_view, spacing, s.markers);
+  {
+    // The selection reads the map around each peak cluster: a mapping of the scratch file brings
+    // in only those pages.
+    const auto map = flooded.whole();
+    out.markers = select_markers(peaks, map.view, spacing, s.markers);
+  }
 
   clock.start("watershed");
-  HostVolume<std::uint32_t> markers(n);
-  place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
-  out.labels = HostVolume<std::uint32_t>(n);
+  out.labels = VolumeStore<std::uint32_t>(storage, d, "labels");
   device.run_stage("watershed", [&] {
-    out.watershed_slab_runs = watershed_slabs(device, mask_view, flooded_view,
-                                              volume_view<const std::uint32_t>(markers.data(), d),
-                                              volume_view(out.labels.data(), d));
+    out.watershed_slab_runs = watershed_slabs(device, mask, flooded, out.markers, out.labels);
   });
   out.regions = out.markers.count;
+  if (s.write_intermediates) out.intermediates.markers = marker_volume(out.markers, d, storage);
   out.markers.voxels = {};
   out.markers.labels = {};
 
@@ -178,8 +200,8 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
         device.plan(4 + 4 + 48, 1),
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange held = with_halo(r, 1, d.nz);
-          const auto l = lane.upload<std::uint32_t>(out.labels.data(), held, "segment-pnm labels slab");
-          const auto dist = lane.upload<float>(distance.data(), held, "segment-pnm distance slab");
+          const auto l = lane.upload(out.labels, held, "segment-pnm labels slab");
+          const auto dist = lane.upload(distance, held, "segment-pnm distance slab");
           return region_stats_gpu(l, dist, out.regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
         },
         [&](SlabLane&, SlabRange, RegionStats& part) {
@@ -194,10 +216,21 @@ Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& s, Runt
   out.slab_retries = device.retries();
 
   if (s.write_intermediates) {
-    if (smoothed.empty()) smoothed = copy_of(distance);
-    out.intermediates = {std::move(mask), std::move(distance), std::move(smoothed), std::move(markers)};
+    out.intermediates.mask = std::move(mask);
+    out.intermediates.smoothed = s.sigma > 0 ? std::move(smoothed) : VolumeStore<float>();
+    out.intermediates.distance = std::move(distance);
   }
   return out;
+}
+
+Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
+                               std::size_t budget_bytes) {
+  // Everything in host memory: the budget outlives the result's reservations.
+  static HostMemoryBudget unlimited(~std::uint64_t(0));
+  static ScratchSpace unused(".", "run.scratch_dir");
+  VolumeStorage storage{unlimited, unused};
+  const auto input = VolumeStore<float>::borrow(volume.values.data(), volume.dims);
+  return segment_gpu_slabs(volume, input, settings, runtime, budget_bytes, storage);
 }
 
 }  // namespace gp::pnm

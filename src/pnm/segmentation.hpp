@@ -17,46 +17,20 @@
 #include "io/volume.hpp"
 #include "pnm/markers.hpp"
 #include "pnm/pnm_settings.hpp"
+#include "pnm/volume_store.hpp"
 
 namespace gp::pnm {
 
-// Host memory for a whole volume, not zero-filled: what fills it (a parallel copy from the GPU)
-// first-touches the pages on all its threads, where zero-filling would take one core a second
-// per 4 GB.
-template <class T>
-class HostVolume {
- public:
-  HostVolume() = default;
-  explicit HostVolume(std::size_t n) : data_(new T[n]), size_(n) {}
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-  T& operator[](std::size_t i) { return data_[i]; }
-  const T& operator[](std::size_t i) const { return data_[i]; }
-  bool empty() const { return size_ == 0; }
-
- private:
-  std::unique_ptr<T[]> data_;
-  std::size_t size_ = 0;
-};
-
-template <class T>
-HostVolume<T> copy_of(const HostVolume<T>& v) {
-  HostVolume<T> copy(v.size());
-  std::copy(v.data(), v.data() + v.size(), copy.data());
-  return copy;
-}
-
 // The stages' volumes, kept only when the settings ask for them (output.intermediates).
 struct Intermediates {
-  HostVolume<std::uint8_t> mask;     // 1 = pore after filling
-  HostVolume<float> distance;        // exact EDT
-  HostVolume<float> smoothed;        // what the watershed floods (the distance itself for sigma 0)
-  HostVolume<std::uint32_t> markers;
+  VolumeStore<std::uint8_t> mask;     // 1 = pore after filling
+  VolumeStore<float> distance;        // exact EDT
+  VolumeStore<float> smoothed;        // what the watershed floods; empty for sigma 0 (the distance itself)
+  VolumeStore<std::uint32_t> markers;
 };
 
 struct Segmentation {
-  HostVolume<std::uint32_t> labels;  // pore regions 1..regions, 0 = solid or unassigned
+  VolumeStore<std::uint32_t> labels;  // pore regions 1..regions, 0 = solid or unassigned
   std::uint32_t regions = 0;
   RegionStats stats;                  // from labels and the unsmoothed distance map
   float threshold = 0;                // used, in rescaled units
@@ -86,7 +60,13 @@ Segmentation segment_gpu(const io::Volume& volume, const Settings& settings, Run
 Segmentation segment_cpu(const io::Volume& volume, const Settings& settings);
 
 // Out-of-core (segment_slabs.cpp): Z-slabs sized so a stage's device memory stays within
-// `budget_bytes`; same results as segment_gpu. Needs up to about 25 bytes of host memory per voxel beside the input.
+// `budget_bytes`; same results as segment_gpu. `header` gives the dims and geometry, `input` the
+// values (host memory, or the input file read slab by slab). The intermediate volumes (about 10
+// bytes a voxel, 14 with denoising) and the labels are VolumeStores drawing on `storage`: host
+// memory within its budget, else scratch files; the host holds slabs of a few slices beside them.
+Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& settings,
+                               Runtime& runtime, std::size_t budget_bytes, VolumeStorage& storage);
+// The same for a loaded volume, every store in host memory (tests).
 Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
                                std::size_t budget_bytes);
 

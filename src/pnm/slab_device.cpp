@@ -9,7 +9,7 @@ SlabRange with_halo(SlabRange r, int halo, int nz) { return {std::max(0, r.begin
 
 SlabLane::SlabLane(Runtime& runtime, const io::Dims3& dims, const std::string& stage)
     : runtime_(runtime), dims_(dims), stage_(stage), stream_(runtime.make_stream()),
-      staging_(runtime, std::size_t(16) << 20) {}
+      staging_(runtime, std::size_t(64) << 20) {}
 
 void* SlabLane::allocate_bytes(std::size_t bytes, const char* what) {
   buffers_.push_back(

@@ -1,7 +1,7 @@
 #pragma once
 // Out-of-core building blocks: a volume's slices moved to the GPU one Z-slab at a time, each with
-// the halo slices its stage reads, within a device-memory budget. The host keeps whole volumes.
-// Copies go through pinned staging chunks. Two lanes (stream, staging, buffers) let a stage
+// the halo slices its stage reads, within a device-memory budget. The whole volumes stay in
+// VolumeStores (host memory or scratch files). Copies go through pinned staging chunks. Two lanes (stream, staging, buffers) let a stage
 // prepare slab k + 1 (host copies in, kernels queued) before it collects slab k, so the GPU
 // computes one slab while the host moves another's data; each lane synchronises only its own
 // stream, once per slab.
@@ -14,6 +14,7 @@
 #include "core/gpu_runtime.hpp"
 #include "cuda/pnm/volume_view.hpp"
 #include "io/volume.hpp"
+#include "pnm/volume_store.hpp"
 
 namespace gp::pnm {
 
@@ -55,6 +56,28 @@ class SlabLane {
     copy_down(host_volume + offset_of(range.begin), view.data + view.offset(0, 0, range.begin),
               voxels_of(range) * sizeof(T));
   }
+  // The same from and to a volume store (host memory, scratch file or input file), through the
+  // pinned staging chunks a few slices at a time.
+  template <class T>
+  VolumeView<T> upload(const VolumeStore<T>& store, SlabRange held, const char* what) {
+    if (const T* data = store.resident()) return upload<T>(data, held, what);
+    VolumeView<T> view = allocate<T>(held, what);
+    const std::size_t first = offset_of(held.begin);
+    staging_.upload_from(stream_, view.data, view.held_voxels() * sizeof(T), slice_bytes<T>(),
+                         [&](void* chunk, std::size_t at, std::size_t bytes) {
+                           store.read(first + at / sizeof(T), bytes / sizeof(T), static_cast<T*>(chunk));
+                         });
+    return view;
+  }
+  template <class T>
+  void download(VolumeStore<T>& store, VolumeView<const T> view, SlabRange range) {
+    if (T* data = store.resident()) return download<T>(data, view, range);
+    const std::size_t first = offset_of(range.begin);
+    staging_.download_to(stream_, view.data + view.offset(0, 0, range.begin), voxels_of(range) * sizeof(T),
+                         slice_bytes<T>(), [&](const void* chunk, std::size_t at, std::size_t bytes) {
+                           store.write(first + at / sizeof(T), bytes / sizeof(T), static_cast<const T*>(chunk));
+                         });
+  }
   // Plain byte copies for buffers of another shape (slabs along y).
   void copy_up(void* device, const void* host, std::size_t bytes) { staging_.upload(stream_, device, host, bytes); }
   void copy_down(void* host, const void* device, std::size_t bytes) { staging_.download(stream_, host, device, bytes); }
@@ -67,6 +90,10 @@ class SlabLane {
 
  private:
   std::size_t offset_of(int z) const { return std::size_t(z) * dims_.nx * dims_.ny; }
+  template <class T>
+  std::size_t slice_bytes() const {
+    return dims_.slice_voxels() * sizeof(T);
+  }
   std::size_t voxels_of(SlabRange r) const { return std::size_t(r.depth()) * dims_.nx * dims_.ny; }
 
   Runtime& runtime_;

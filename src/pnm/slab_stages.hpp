@@ -9,20 +9,25 @@
 
 namespace gp::pnm {
 
-// fill_enclosed (components.hpp) of the host mask: each slab's components are labelled on the
-// GPU, components are joined across slab boundaries and to the volume's faces on the host
-// (union-find over the slabs' labels), then the enclosed ones are flipped. Returns the voxels
-// changed.
-std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeView<std::uint8_t> mask, std::uint8_t phase,
-                                  Connectivity connectivity);
+// fill_enclosed (components.hpp) of the mask: each slab's components are labelled on the GPU,
+// components are joined across slab boundaries and to the volume's faces on the host
+// (union-find over the slabs' labels, which wait in a store), then the enclosed ones are flipped
+// a few slices at a time. Returns the voxels changed.
+std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
+                                  Connectivity connectivity, VolumeStorage& storage);
 
 // The exact EDT (edt.hpp): columns along z in slabs along y (whole columns), then the planes in
 // Z-slabs. `distance` receives the result.
-void distance_transform_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, VolumeView<float> distance,
+void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, VolumeStore<float>& distance,
                               Spacing spacing);
 
 // The watershed (watershed.hpp) by relaxing Z-slabs until none changes; returns the slab runs.
-int watershed_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
-                    VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels);
+// Only the first and last slice of each slab's flooding state are kept between runs: a slab
+// runs again from its initial state with its neighbours' latest boundary slices as its halo,
+// which reaches the same fixed point as going on from its previous state (relaxation only
+// lowers keys towards the fixed point its halo allows). Each run writes its slab's labels; a
+// slab's last run saw its neighbours' final boundaries, so the labels left are the final ones.
+int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const VolumeStore<float>& flooded,
+                    const Markers& markers, VolumeStore<std::uint32_t>& labels);
 
 }  // namespace gp::pnm

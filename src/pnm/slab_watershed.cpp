@@ -1,10 +1,10 @@
-// The watershed over Z-slabs (slab_stages.hpp). The flooding state (key and label per voxel)
-// lives on the host; a slab is relaxed on the GPU with its neighbours' boundary slices as a fixed
-// halo. When a slab's first or last slice changes, the neighbour across it runs again. Relaxation
-// only ever lowers keys towards the unique fixed point of watershed.hpp, so the order of the
-// runs does not matter and the result equals the in-core one.
+// The watershed over Z-slabs (slab_stages.hpp). Between runs only each slab's boundary slices of
+// the flooding state (key and label) are kept; a slab runs from its initial state with its
+// neighbours' latest boundary slices as a fixed halo. When a slab's first or last slice changes,
+// the neighbour across it runs again. Relaxation only ever lowers keys towards the unique fixed
+// point of watershed.hpp, so the order of the runs does not matter and the result equals the
+// in-core one.
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "cuda/pnm/watershed.hpp"
@@ -13,28 +13,64 @@
 namespace gp::pnm {
 namespace {
 
-template <class T>
-bool slice_changed(const T* before, const T* after, std::size_t voxels) {
-  return std::memcmp(before, after, voxels * sizeof(T)) != 0;
+// One slice of flooding state.
+struct SliceState {
+  std::vector<std::uint64_t> key;
+  std::vector<std::uint32_t> label;
+  bool operator==(const SliceState& o) const { return key == o.key && label == o.label; }
+  bool operator!=(const SliceState& o) const { return !(*this == o); }
+};
+
+// A slab's first and last slices after its latest run (or as initialised, before it ran).
+struct Boundary {
+  SliceState first, last;
+  bool known = false;
+};
+
+SliceState download_slice(SlabLane& lane, const VolumeView<std::uint64_t>& key, const VolumeView<std::uint32_t>& label,
+                          int z) {
+  SliceState s;
+  const std::size_t plane = key.slice_voxels();
+  s.key.resize(plane);
+  s.label.resize(plane);
+  lane.copy_down(s.key.data(), key.data + key.offset(0, 0, z), plane * sizeof(std::uint64_t));
+  lane.copy_down(s.label.data(), label.data + label.offset(0, 0, z), plane * sizeof(std::uint32_t));
+  return s;
+}
+
+void upload_slice(SlabLane& lane, const SliceState& s, const VolumeView<std::uint64_t>& key,
+                  const VolumeView<std::uint32_t>& label, int z) {
+  lane.copy_up(key.data + key.offset(0, 0, z), s.key.data(), s.key.size() * sizeof(std::uint64_t));
+  lane.copy_up(label.data + label.offset(0, 0, z), s.label.data(), s.label.size() * sizeof(std::uint32_t));
+}
+
+// The marker volume of slices `held` on the device, from the sorted marker list.
+void place_slab_markers(SlabLane& lane, const Markers& markers, SlabRange held, const VolumeView<std::uint32_t>& slab,
+                        std::size_t plane) {
+  const std::uint64_t first = std::uint64_t(held.begin) * plane, last = std::uint64_t(held.end) * plane;
+  const auto lo = std::lower_bound(markers.voxels.begin(), markers.voxels.end(), first);
+  const auto hi = std::lower_bound(lo, markers.voxels.end(), last);
+  std::vector<std::uint64_t> voxels(lo, hi);
+  for (auto& v : voxels) v -= first;
+  const std::size_t at = std::size_t(lo - markers.voxels.begin());
+  std::vector<std::uint32_t> labels(markers.labels.begin() + std::ptrdiff_t(at),
+                                    markers.labels.begin() + std::ptrdiff_t(at + voxels.size()));
+  place_markers_gpu(voxels, labels, whole_volume(slab.data, slab.nx, slab.ny, held.depth()), lane.scratch(),
+                    lane.stream());
 }
 
 }  // namespace
 
-int watershed_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, VolumeView<const float> distance,
-                    VolumeView<const std::uint32_t> markers, VolumeView<std::uint32_t> labels) {
-  const int nz = mask.nz;
-  const std::size_t plane = mask.slice_voxels();
-  HostVolume<std::uint64_t> key(mask.held_voxels());
-  const auto key_view = whole_volume(key.data(), mask.nx, mask.ny, nz);
-  watershed_init_cpu(mask, distance, markers, key_view, labels);
-
+int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const VolumeStore<float>& flooded,
+                    const Markers& markers, VolumeStore<std::uint32_t>& labels) {
+  const int nz = mask.dims().nz;
+  const std::size_t plane = mask.dims().slice_voxels();
   // Mask, distance, markers, key and label, and the relaxation's tile flags.
   // One slab at a time: a slab's halo is its neighbours' state.
   const auto slabs = device.plan(1 + 4 + 4 + 8 + 4 + 1, 1, false).slabs;
   SlabLane& lane = device.lane();
   std::vector<bool> pending(slabs.size(), true);
-  std::vector<std::uint64_t> key_before(2 * plane);
-  std::vector<std::uint32_t> label_before(2 * plane);
+  std::vector<Boundary> boundary(slabs.size());
   int runs = 0;
   // Sweeps alternate direction so a basin crossing many slabs propagates in few sweeps.
   for (bool forward = true; std::find(pending.begin(), pending.end(), true) != pending.end(); forward = !forward) {
@@ -44,30 +80,31 @@ int watershed_slabs(SlabDevice& device, VolumeView<const std::uint8_t> mask, Vol
       pending[s] = false;
       ++runs;
       const SlabRange r = slabs[s], held = with_halo(r, 1, nz);
-      const std::size_t first = std::size_t(r.begin) * plane, last = std::size_t(r.end - 1) * plane;
-      std::copy_n(key.data() + first, plane, key_before.data());
-      std::copy_n(key.data() + last, plane, key_before.data() + plane);
-      std::copy_n(labels.data + first, plane, label_before.data());
-      std::copy_n(labels.data + last, plane, label_before.data() + plane);
-
-      const auto m = lane.upload<std::uint8_t>(mask.data, held, "segment-pnm mask slab");
-      const auto d = lane.upload<float>(distance.data, held, "segment-pnm distance slab");
-      const auto mk = lane.upload<std::uint32_t>(markers.data, held, "segment-pnm markers slab");
-      const auto k_dev = lane.upload<std::uint64_t>(key.data(), held, "segment-pnm flooding keys slab");
-      const auto l_dev = lane.upload<std::uint32_t>(labels.data, held, "segment-pnm labels slab");
-      const int passes = watershed_relax_gpu(m, d, mk, k_dev, l_dev, r.begin, r.end, lane.scratch(), lane.stream());
-      if (passes > 1) {
-        lane.download<std::uint64_t>(key.data(), k_dev, r);
-        lane.download<std::uint32_t>(labels.data, l_dev, r);
+      const auto m = lane.upload(mask, held, "segment-pnm mask slab");
+      const auto d = lane.upload(flooded, held, "segment-pnm distance slab");
+      const auto mk = lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
+      place_slab_markers(lane, markers, held, mk, plane);
+      const auto key = lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
+      const auto label = lane.allocate<std::uint32_t>(held, "segment-pnm labels slab");
+      watershed_init_gpu(m, d, mk, key, label, lane.stream());
+      Boundary& own = boundary[s];
+      if (!own.known) {
+        own.first = download_slice(lane, key, label, r.begin);
+        own.last = download_slice(lane, key, label, r.end - 1);
+        own.known = true;
       }
+      // The halo: the neighbours' latest boundary slices (their initial state until they ran,
+      // which is what init gave them here).
+      if (s > 0 && boundary[s - 1].known) upload_slice(lane, boundary[s - 1].last, key, label, r.begin - 1);
+      if (s + 1 < slabs.size() && boundary[s + 1].known) upload_slice(lane, boundary[s + 1].first, key, label, r.end);
+      watershed_relax_gpu(m, d, mk, key, label, r.begin, r.end, lane.scratch(), lane.stream());
+      lane.download<std::uint32_t>(labels, label, r);
+      SliceState first = download_slice(lane, key, label, r.begin), last = download_slice(lane, key, label, r.end - 1);
       lane.release();
-      if (passes == 1) continue;
-      if (s > 0 && (slice_changed(key_before.data(), key.data() + first, plane) ||
-                    slice_changed(label_before.data(), labels.data + first, plane)))
-        pending[s - 1] = true;
-      if (s + 1 < slabs.size() && (slice_changed(key_before.data() + plane, key.data() + last, plane) ||
-                                   slice_changed(label_before.data() + plane, labels.data + last, plane)))
-        pending[s + 1] = true;
+      if (s > 0 && first != own.first) pending[s - 1] = true;
+      if (s + 1 < slabs.size() && last != own.last) pending[s + 1] = true;
+      own.first = std::move(first);
+      own.last = std::move(last);
     }
   }
   return runs;

@@ -197,16 +197,24 @@ NrrdType labels_nrrd_type(std::uint64_t max_label, LabelsType type) {
 
 namespace {
 
+// The uint32 labels of `slices` slices from z: where they are, or `buffer` after reading them.
+using LabelSlabs = std::function<const std::uint32_t*(int z, int slices, std::vector<std::uint32_t>& buffer)>;
+
 // Labels narrowed to T slab by slab; a label that does not fit T is an error, not a wrap.
 template <class T>
-SlabSource narrowed_labels(const std::uint32_t* labels, std::size_t slice_voxels, const std::string& path) {
+SlabSource narrowed_labels(LabelSlabs labels, std::size_t slice_voxels, const std::string& path) {
   return [=](int z, int slices, void* scratch) -> const void* {
-    const std::uint32_t* in = labels + std::size_t(z) * slice_voxels;
+    std::vector<std::uint32_t> buffer;
+    const std::uint32_t* in = labels(z, slices, buffer);
+    const std::size_t n = std::size_t(slices) * slice_voxels;
     if constexpr (sizeof(T) == sizeof(std::uint32_t)) {
+      if (in == buffer.data()) {  // the buffer dies here: the caller's scratch has room for the slab
+        std::copy_n(in, n, static_cast<std::uint32_t*>(scratch));
+        return scratch;
+      }
       return in;
     } else {
       T* out = static_cast<T*>(scratch);
-      const std::size_t n = std::size_t(slices) * slice_voxels;
       std::uint32_t high = 0;
       for (std::size_t i = 0; i < n; ++i) {
         out[i] = T(in[i]);
@@ -219,11 +227,8 @@ SlabSource narrowed_labels(const std::uint32_t* labels, std::size_t slice_voxels
   };
 }
 
-}  // namespace
-
-void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info,
-                       std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
-  if (labels == nullptr) throw ItemError(path, "write", "empty volume");
+void write_labels(const std::string& path, const LabelSlabs& labels, const LabelVolumeInfo& info,
+                  std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
   const NrrdType t = labels_nrrd_type(max_label, type);
   const std::size_t slice_voxels = std::size_t(info.dims.nx) * std::size_t(info.dims.ny);
   const SlabSource source = t.bytes == 1   ? narrowed_labels<std::uint8_t>(labels, slice_voxels, path)
@@ -233,12 +238,71 @@ void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, con
                     source);
 }
 
+}  // namespace
+
+void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info,
+                       std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
+  if (labels == nullptr) throw ItemError(path, "write", "empty volume");
+  const std::size_t slice_voxels = std::size_t(info.dims.nx) * std::size_t(info.dims.ny);
+  write_labels(path, [=](int z, int, std::vector<std::uint32_t>&) { return labels + std::size_t(z) * slice_voxels; },
+               info, max_label, encoding, type);
+}
+
+void write_labels_nrrd(const std::string& path, const VolumeStore<std::uint32_t>& labels, const LabelVolumeInfo& info,
+                       std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
+  if (labels.empty()) throw ItemError(path, "write", "empty volume");
+  if (const std::uint32_t* resident = labels.resident()) return write_labels_nrrd(path, resident, info, max_label, encoding, type);
+  write_labels(path, [&](int z, int slices, std::vector<std::uint32_t>& buffer) {
+    buffer.resize(std::size_t(slices) * labels.dims().slice_voxels());
+    labels.read_slices(z, z + slices, buffer.data());
+    return buffer.data();
+  }, info, max_label, encoding, type);
+}
+
+template <class T>
+MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume) {
+  const io::Dims3& d = volume.dims();
+  MidSlices<T> m;
+  m.dims = d;
+  const std::size_t plane = d.slice_voxels();
+  m.planes[0].resize(plane);
+  m.planes[1].resize(std::size_t(d.nx) * d.nz);
+  m.planes[2].resize(std::size_t(d.ny) * d.nz);
+  auto take = [&](int z, const T* slice) {
+    if (z == d.nz / 2) std::copy_n(slice, plane, m.planes[0].data());
+    std::copy_n(slice + std::size_t(d.ny / 2) * d.nx, d.nx, m.planes[1].data() + std::size_t(z) * d.nx);
+    for (int y = 0; y < d.ny; ++y) m.planes[2][std::size_t(z) * d.ny + y] = slice[std::size_t(y) * d.nx + d.nx / 2];
+  };
+  if (const T* data = volume.resident()) {
+    for (int z = 0; z < d.nz; ++z) take(z, data + std::size_t(z) * plane);
+    return m;
+  }
+  // A pass over the whole volume a few slices at a time (a scratch file or the input file).
+  const int chunk = int(std::max<std::size_t>(1, (std::size_t(64) << 20) / (plane * sizeof(T))));
+  std::vector<T> slices(std::size_t(std::min(chunk, d.nz)) * plane);
+  for (int z0 = 0; z0 < d.nz; z0 += chunk) {
+    const int z1 = std::min(d.nz, z0 + chunk);
+    volume.read_slices(z0, z1, slices.data());
+    for (int z = z0; z < z1; ++z) take(z, slices.data() + std::size_t(z - z0) * plane);
+  }
+  return m;
+}
+template struct MidSlices<float>;
+template struct MidSlices<std::uint32_t>;
+
 RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
   const io::Dims3& d = grey.dims;
   if (d.nx <= 0 || d.ny <= 0 || d.nz <= 0 || grey.values.size() != d.voxels() || labels == nullptr)
     throw Error("render_quicklook: empty or inconsistent volume");
+  return render_quicklook(MidSlices<float>::gather(VolumeStore<float>::borrow(grey.values.data(), d)),
+                          MidSlices<std::uint32_t>::gather(VolumeStore<std::uint32_t>::borrow(labels, d)), grey.spacing);
+}
+
+RgbImage render_quicklook(const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels, const io::Spacing3& spacing) {
+  const io::Dims3& d = grey.dims;
+  if (d.nx <= 0 || d.ny <= 0 || d.nz <= 0 || !(labels.dims == d)) throw Error("render_quicklook: empty or inconsistent volume");
   const int n[3] = {d.nx, d.ny, d.nz};
-  const double s[3] = {grey.spacing.x, grey.spacing.y, grey.spacing.z};
+  const double s[3] = {spacing.x, spacing.y, spacing.z};
   Panel panels[3] = {{0, 1, 2, d.nz / 2}, {0, 2, 1, d.ny / 2}, {1, 2, 0, d.nx / 2}};
 
   // One physical pixel size for all panels; longest side 256..1024 pixels.
@@ -255,21 +319,14 @@ RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
     c[p.fixed_axis] = p.fixed;
     c[p.axis_u] = std::min(n[p.axis_u] - 1, int((u + 0.5) * pixel / s[p.axis_u]));
     c[p.axis_v] = std::min(n[p.axis_v] - 1, int((v + 0.5) * pixel / s[p.axis_v]));
-    return grey.index(c[0], c[1], c[2]);
+    return std::size_t(c[p.axis_v]) * std::size_t(n[p.axis_u]) + std::size_t(c[p.axis_u]);  // in the panel's plane
   };
 
   // Window: 0.5 and 99.5 percentiles of the three slices' voxels.
   std::vector<float> sample;
-  for (const Panel& p : panels)
-    for (int b = 0; b < n[p.axis_v]; ++b)
-      for (int a = 0; a < n[p.axis_u]; ++a) {
-        int c[3];
-        c[p.fixed_axis] = p.fixed;
-        c[p.axis_u] = a;
-        c[p.axis_v] = b;
-        const float g = grey.at(c[0], c[1], c[2]);
-        if (std::isfinite(g)) sample.push_back(g);
-      }
+  for (const auto& plane : grey.planes)
+    for (const float g : plane)
+      if (std::isfinite(g)) sample.push_back(g);
   float lo = 0, hi = 1;
   if (!sample.empty()) {
     auto at_fraction = [&](double q) {
@@ -289,18 +346,21 @@ RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
   img.height = std::max({panels[0].height, panels[1].height, panels[2].height});
   img.rgb.assign(std::size_t(img.width) * std::size_t(img.height) * 3, 0);
   int left = 0;
-  for (const Panel& p : panels) {
+  for (int k = 0; k < 3; ++k) {
+    const Panel& p = panels[k];
+    const std::uint32_t* plane_labels = labels.planes[k].data();
+    const float* plane_grey = grey.planes[k].data();
     // Rows on all cores: the slices' voxels are far apart in memory (cache misses, not arithmetic).
     parallel_for(p.height, [&](long first, long last) {
       for (int v = int(first); v < int(last); ++v)
         for (int u = 0; u < p.width; ++u) {
           const std::size_t i = voxel_of(p, u, v);
-          const std::uint32_t label = labels[i];
-          const bool edge = (u + 1 < p.width && labels[voxel_of(p, u + 1, v)] != label) ||
-                            (v + 1 < p.height && labels[voxel_of(p, u, v + 1)] != label);
+          const std::uint32_t label = plane_labels[i];
+          const bool edge = (u + 1 < p.width && plane_labels[voxel_of(p, u + 1, v)] != label) ||
+                            (v + 1 < p.height && plane_labels[voxel_of(p, u, v + 1)] != label);
           std::uint8_t* px = &img.rgb[(std::size_t(v) * std::size_t(img.width) + std::size_t(left + u)) * 3];
           if (edge) continue;  // black
-          const float g = grey.values[i];
+          const float g = plane_grey[i];
           const float level = std::isfinite(g) ? 255.0f * std::clamp((g - lo) / (hi - lo), 0.0f, 1.0f) : 0.0f;
           float colour[3] = {level, level, level};
           if (label != 0) {
@@ -316,10 +376,11 @@ RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
   return img;
 }
 
-void write_quicklook_png(const std::string& path, const io::Volume& grey, const std::uint32_t* labels) {
+void write_quicklook_png(const std::string& path, const VolumeStore<float>& grey, const VolumeStore<std::uint32_t>& labels,
+                         const io::Spacing3& spacing) {
   RgbImage img = [&] {
     ScopedStage span("save.quicklook.render");
-    return render_quicklook(grey, labels);
+    return render_quicklook(MidSlices<float>::gather(grey), MidSlices<std::uint32_t>::gather(labels), spacing);
   }();
   const ImageView view = packed_view(img.rgb.data(), img.width, img.height, 3, PixelType::u8);
   ScopedStage span("save.quicklook.encode");

@@ -211,9 +211,9 @@ void require_same_markers(const Segmentation& gpu, const Segmentation& cpu) {
   const auto& a = gpu.intermediates.markers;
   const auto& b = cpu.intermediates.markers;
   REQUIRE(a.size() == b.size());
-  REQUIRE(std::equal(a.data(), a.data() + a.size(), b.data()));
+  REQUIRE(std::equal(a.resident(), a.resident() + a.size(), b.resident()));
   REQUIRE(gpu.labels.size() == cpu.labels.size());
-  REQUIRE(std::equal(gpu.labels.data(), gpu.labels.data() + gpu.labels.size(), cpu.labels.data()));
+  REQUIRE(std::equal(gpu.labels.resident(), gpu.labels.resident() + gpu.labels.size(), cpu.labels.resident()));
 }
 
 }  // namespace
@@ -236,10 +236,11 @@ TEST_CASE("GPU pipeline markers and labels equal the CPU pipeline's on the sampl
   require_same_markers(gpu, cpu);
   // The selection alone, on the sample's smoothed map and mask.
   const auto& d = volume.dims;
+  const auto& mask = cpu.intermediates.mask;
+  const auto& smoothed = s.sigma > 0 ? cpu.intermediates.smoothed : cpu.intermediates.distance;  // sigma 0 floods the map
   Field f{d.nx, d.ny, d.nz, spacing_of(volume),
-          std::vector<std::uint8_t>(cpu.intermediates.mask.data(), cpu.intermediates.mask.data() + cpu.intermediates.mask.size()),
-          std::vector<float>(cpu.intermediates.smoothed.data(),
-                             cpu.intermediates.smoothed.data() + cpu.intermediates.smoothed.size())};
+          std::vector<std::uint8_t>(mask.resident(), mask.resident() + mask.size()),
+          std::vector<float>(smoothed.resident(), smoothed.resident() + smoothed.size())};
   const Markers m = compare_markers(f, s.r_max, s.markers);
   CHECK(m.count == cpu.markers.count);
 }

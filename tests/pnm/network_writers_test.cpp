@@ -591,7 +591,8 @@ TEST_CASE("writers: quick-look PNG", "[pnm][writers]") {
   CHECK(pixel(100, 220) == std::vector<int>{0, 0, 0});  // below the XY panel (192 rows): background
 
   const auto path = gp::test::scratch_dir("pnm-png") / "quicklook.png";
-  gp::pnm::write_quicklook_png(path.string(), grey, labels.data());
+  gp::pnm::write_quicklook_png(path.string(), gp::pnm::VolumeStore<float>::borrow(grey.values.data(), grey.dims),
+                               gp::pnm::VolumeStore<std::uint32_t>::borrow(labels.data(), grey.dims), grey.spacing);
   auto in = OIIO::ImageInput::open(path.string());
   REQUIRE(in);
   const OIIO::ImageSpec& spec = in->spec();

@@ -3,12 +3,17 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <fstream>
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
+#include "core/host_memory.hpp"
+#include "core/scratch_space.hpp"
+#include "io/volume_reader.hpp"
 #include "label_volumes.hpp"
 #include "pnm/segmentation.hpp"
 #include "segment_volumes.hpp"
+#include "support/test_data.hpp"
 
 using namespace gp;
 
@@ -83,4 +88,46 @@ TEST_CASE("segment-pnm in Z-slabs refuses a budget below one slab with its halo"
   Runtime rt{RuntimeOptions{}};
   const io::Volume volume = ct_phantom(48, 40, 24, 3);
   CHECK_THROWS_AS(pnm::segment_gpu_slabs(volume, pnm::Settings{}, rt, 20000), GpuOutOfMemory);
+}
+
+TEST_CASE("segment-pnm in Z-slabs from a streamed file with every volume in scratch files equals the CPU path",
+          "[pnm][slabs][gpu][scratch]") {
+  Runtime rt{RuntimeOptions{}};
+  const io::Volume phantom = ct_phantom(48, 40, 56, 5);
+  // The phantom as a float32 raw file, read back slab by slab.
+  const auto folder = test::scratch_dir("slabs-scratch");
+  const auto raw = folder / "phantom.raw";
+  {
+    std::ofstream out(raw, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(phantom.values.data()), std::streamsize(phantom.values.size() * sizeof(float)));
+  }
+  io::VolumeReadOptions o;
+  o.raw.dims = phantom.dims;
+  o.raw.dtype = "float32";
+  o.spacing = phantom.spacing;
+  o.spacing_given = true;
+  const auto stream = io::open_volume({raw.string()}, o);
+  const auto input = pnm::VolumeStore<float>::from_stream(*stream);
+  pnm::Settings s;
+  s.write_intermediates = true;
+  SECTION("defaults") {}
+  SECTION("median denoise, sigma 0") {
+    s.denoise = "median";
+    s.sigma = 0;
+  }
+  const pnm::Segmentation cpu = pnm::segment_cpu(phantom, s);
+  HostMemoryBudget nothing(0);
+  ScratchSpace scratch((folder / "scratch").string(), "run.scratch_dir");
+  pnm::VolumeStorage storage{nothing, scratch};
+  for (const std::size_t budget : {std::size_t(400) << 10, std::size_t(256) << 20}) {
+    INFO("slab budget " << budget << " bytes");
+    pnm::Segmentation slabs = pnm::segment_gpu_slabs(stream->header(), input, s, rt, budget, storage);
+    CHECK(slabs.labels.in_scratch());
+    CHECK(scratch.bytes_written() > 0);
+    // Back into host memory to compare voxel by voxel.
+    slabs.labels = pnm::VolumeStore<std::uint32_t>(slabs.labels.to_host(), phantom.dims);
+    require_same(slabs, cpu);
+    const auto markers = slabs.intermediates.markers.to_host();
+    CHECK(std::equal(markers.data(), markers.data() + markers.size(), cpu.intermediates.markers.resident()));
+  }
 }

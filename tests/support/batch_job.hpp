@@ -14,6 +14,7 @@ struct JobState {
   std::vector<std::size_t> positions;
   CompletionRecords records;
   ItemLedger ledger;
+  HostMemoryBudget host_memory{default_host_memory_limit()};
 
   JobState(const BatchCommand& command, const config::json& cfg, const std::vector<std::string>& files)
       : items(make_input_items(files)),
@@ -28,7 +29,7 @@ struct JobState {
   BatchContext context(const config::json& cfg, const CommonOptions& options, std::vector<Runtime*> runtimes,
                        Progress& progress, DeviceItemCounts* counts) {
     return BatchContext{cfg,   options, *runtimes.front(), progress, false, runtimes, counts,
-                        items, ledger,  positions,         items,    plans, records};
+                        items, ledger,  positions,         items,    plans, records, host_memory};
   }
 };
 
