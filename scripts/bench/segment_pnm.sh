@@ -198,6 +198,19 @@ PY
         cmp -s "$work/out-gpu_$n/foam-$n/labels.nrrd" "$work/out-gpu_slabs_$n/foam-$n/labels.nrrd" || same=0
         echo "$same" >"$outdir/slabs-labels-equal-$n.txt"
         log "  out-of-core labels equal the in-core ones: $same (cap $cap bytes)"
+        # Out of core within a host-memory budget of a fraction of the values (4 bytes a voxel):
+        # the input read slab by slab from its file, the intermediate volumes in scratch files.
+        host_fraction=${BENCH_HOST_FRACTION:-0.25}
+        if awk -v f="$host_fraction" 'BEGIN {exit !(f > 0)}'; then
+          host_cap=$(awk -v n="$n" -v f="$host_fraction" 'BEGIN {printf "%d", n * n * n * 4 * f}')
+          BENCH_KEEP_LABELS=1 gpuproc_run "gpu_host_$n" "$device" 600 "${gpu_args[@]}" --gpu-memory-limit "$cap" \
+            --host-memory-limit "$host_cap"
+          same=1
+          cmp -s "$work/out-gpu_$n/foam-$n/labels.nrrd" "$work/out-gpu_host_$n/foam-$n/labels.nrrd" || same=0
+          echo "$same $host_cap" >"$outdir/host-labels-equal-$n.txt"
+          log "  within --host-memory-limit $host_cap: labels equal the in-core ones: $same"
+          rm -rf "$work/out-gpu_host_$n"
+        fi
       fi
       rm -rf "$work/out-gpu_$n" "$work/out-gpu_slabs_$n"
     else
@@ -352,6 +365,9 @@ for n in sizes.split():
     gpu, cpu = gpuproc_result(f"gpu_{n}"), gpuproc_result(f"cpu_{n}")
     slabs = gpuproc_result(f"gpu_slabs_{n}")
     slabs_same = sh(f"cat '{outdir}/slabs-labels-equal-{n}.txt'")
+    bounded = gpuproc_result(f"gpu_host_{n}")
+    bounded_words = (sh(f"cat '{outdir}/host-labels-equal-{n}.txt'") or "").split()
+    bounded_same, bounded_cap = bounded_words if len(bounded_words) == 2 else (None, None)
     peer, cupy = peer_result(n), cupy_result(n)
     ok = lambda r: r if r and r.get("exit_code") == 0 else None
     g = ok(gpu) and gpu.get("seconds_after_load")
@@ -381,6 +397,9 @@ for n in sizes.split():
         "gpu_warmup": gpuproc_result(f"gpu_warmup_{n}"),
         "gpu": gpu, "cpu": cpu, "peer": peer, "cupy_edt": cupy,
         "gpu_out_of_core": slabs, "gpu_out_of_core_labels_equal_in_core": None if slabs_same is None else slabs_same == "1",
+        "gpu_host_bounded": bounded,
+        "gpu_host_bounded_limit_bytes": None if bounded_cap is None else int(bounded_cap),
+        "gpu_host_bounded_labels_equal_in_core": None if bounded_same is None else bounded_same == "1",
         "ratios": {"peer_over_gpu": ratio(p, g), "peer_over_gpu_basis": peer.get("basis"),
                    "peer_over_gpu_is_lower_bound": p_lower,
                    "peer_over_gpu_by_stage": by_stage,
@@ -404,6 +423,13 @@ for n in sizes.split():
         result["targets"]["gpu_1024_out_of_core_within_2x"] = target(
             result["sizes"][n]["ratios"]["gpu_out_of_core_over_in_core"], "<= 2 (out-of-core / in one piece)",
             lambda v: v <= 2)
+    if bounded_cap is not None:
+        # The budget holds: peak RSS within the limit plus a stated margin for what the budget does
+        # not count (the CUDA context, pinned staging chunks, slabs of a few slices on the host).
+        margin = 1536 << 20
+        result["targets"][f"gpu_{n}_host_rss_within_limit_plus_1.5GiB"] = target(
+            ok(bounded) and bounded.get("host_peak_rss_bytes"), f"<= {bounded_cap} + 1.5 GiB",
+            lambda v: v <= int(bounded_cap) + margin)
     result["targets"][f"peer_over_gpu_at_least_50_{n}"] = target(ratio(p, g), ">= 50", lambda v: v >= 50, p_lower)
     result["targets"][f"gpu_edt_faster_than_cupy_{n}"] = target(ratio(e, g_edt), "> 1 (cupy_edt / gpu_edt)",
                                                              lambda v: v > 1)

@@ -15,8 +15,9 @@ void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t
 
   // Step 1: mask in, squared distance out: 5 bytes per voxel of a slab of rows.
   const double row_bytes = 5.0 * nx * nz;
-  // The rows' host copies stay within 1 GiB (mask and distance), or one row.
-  const std::size_t host_rows = std::max<std::size_t>(1, (std::size_t(1) << 30) / std::size_t(row_bytes));
+  // The rows' host copies (mask and distance) stay within 256 MiB, or one row: outside the host
+  // budget, like the other slabs the host holds.
+  const std::size_t host_rows = std::max<std::size_t>(1, (std::size_t(256) << 20) / std::size_t(row_bytes));
   const int rows = int(std::min({device.units_in_budget(row_bytes), std::size_t(ny), host_rows}));
   SlabLane& lane = device.lane();
   HostVolume<std::uint8_t> mask_rows(std::size_t(nx) * rows * nz);
