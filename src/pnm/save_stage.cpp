@@ -61,6 +61,9 @@ nlohmann::ordered_json run_summary(const PnmItem& item, const PoreNetwork& netwo
                         {"slab_retries", seg.slab_retries},
                         {"watershed_slab_runs", seg.watershed_slab_runs},
                         {"input_streamed", v.values.empty()}};
+    nlohmann::ordered_json rss = nlohmann::ordered_json::object();
+    for (const auto& [stage, bytes] : seg.stage_peak_rss_bytes) rss[stage] = bytes;
+    j["out_of_core"]["peak_rss_bytes_after_stage"] = rss;
     if (item.scratch)
       j["out_of_core"]["scratch"] = {{"folder", item.scratch->folder()},
                                      {"bytes_written", item.scratch->bytes_written()},

@@ -92,7 +92,7 @@ VolumeStore<std::uint32_t> marker_volume(const Markers& markers, const io::Dims3
 Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
                                Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage) {
   Segmentation out;
-  StageClock clock(out.stage_seconds);
+  StageClock clock(out.stage_seconds, &out.stage_peak_rss_bytes);
   const auto& d = header.dims;
   const std::size_t n = d.voxels();
   const Spacing spacing = spacing_of(header);

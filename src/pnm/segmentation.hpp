@@ -44,6 +44,8 @@ struct Segmentation {
   int watershed_slab_runs = 0;        // out-of-core: slab relaxations until none changed
   Intermediates intermediates;        // empty unless asked for
   std::vector<std::pair<std::string, double>> stage_seconds;  // in pipeline order
+  // Out-of-core: the process's peak resident memory when each stage ended (shows which raised it).
+  std::vector<std::pair<std::string, std::uint64_t>> stage_peak_rss_bytes;
 };
 
 Spacing spacing_of(const io::Volume& volume);

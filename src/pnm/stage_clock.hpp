@@ -1,7 +1,10 @@
 #pragma once
 // Wall time per pipeline stage for the report, with an NVTX range and a trace span per stage
 // (gp::ScopedStage), so Nsight and --trace show the same stages.
+#include <sys/resource.h>
+
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,7 +16,9 @@ namespace gp::pnm {
 
 class StageClock {
  public:
-  explicit StageClock(std::vector<std::pair<std::string, double>>& out) : out_(out) {}
+  explicit StageClock(std::vector<std::pair<std::string, double>>& out,
+                      std::vector<std::pair<std::string, std::uint64_t>>* peak_rss = nullptr)
+      : out_(out), peak_rss_(peak_rss) {}
   StageClock(const StageClock&) = delete;
   StageClock& operator=(const StageClock&) = delete;
   ~StageClock() { stop(); }
@@ -29,11 +34,16 @@ class StageClock {
     if (!name_) return;
     span_.reset();
     out_.emplace_back(name_, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count());
+    if (peak_rss_) {
+      rusage usage{};
+      if (getrusage(RUSAGE_SELF, &usage) == 0) peak_rss_->emplace_back(name_, std::uint64_t(usage.ru_maxrss) * 1024);
+    }
     name_ = nullptr;
   }
 
  private:
   std::vector<std::pair<std::string, double>>& out_;
+  std::vector<std::pair<std::string, std::uint64_t>>* peak_rss_;
   const char* name_ = nullptr;
   std::optional<ScopedStage> span_;
   std::chrono::steady_clock::time_point begin_;
