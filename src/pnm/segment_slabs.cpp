@@ -14,6 +14,7 @@
 #include "cuda/pnm/binarize.hpp"
 #include "cuda/pnm/count.hpp"
 #include "cuda/pnm/denoise.hpp"
+#include "cuda/pnm/markers.hpp"
 #include "cuda/pnm/peaks.hpp"
 #include "cuda/pnm/region_stats.hpp"
 #include "pnm/segmentation.hpp"
@@ -85,6 +86,34 @@ VolumeStore<std::uint32_t> marker_volume(const Markers& markers, const io::Dims3
     volume.write(first, last - first, slices.data());
   }
   return volume;
+}
+
+// The markers from the slabs' peaks: on the GPU (select_markers_gpu) when the flooded map fits
+// the device budget with room for the selection's working arrays, so the map never has to be
+// in host memory; else on the host through a mapping of the map's store (only the pages around
+// the peak clusters are read). Both select the same markers.
+Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>& peaks, const VolumeStore<float>& flooded,
+                            Spacing spacing, const MarkerParams& params) {
+  const io::Dims3& d = flooded.dims();
+  const double map_bytes = double(d.voxels()) * sizeof(float);
+  if (device.units_in_budget(1.0) >= std::size_t(map_bytes * 1.5 + double(peaks.size()) * 64)) {
+    SlabLane& lane = device.lane();
+    try {
+      const auto map = lane.upload(flooded, SlabRange{0, d.nz}, "segment-pnm smoothed distance map");
+      auto* device_peaks = static_cast<std::uint64_t*>(
+          lane.allocate_bytes(std::max<std::size_t>(peaks.size(), 1) * sizeof(std::uint64_t), "segment-pnm peaks"));
+      if (!peaks.empty()) lane.copy_up(device_peaks, peaks.data(), peaks.size() * sizeof(std::uint64_t));
+      const DeviceMarkers selected =
+          select_markers_gpu(device_peaks, peaks.size(), map, spacing, params, lane.scratch(), lane.stream());
+      Markers markers = download_markers(selected, lane.stream());
+      lane.release();
+      return markers;
+    } catch (const GpuOutOfMemory&) {
+      lane.release();  // the estimate was low: the host selection below
+    }
+  }
+  const auto map = flooded.whole();
+  return select_markers(peaks, map.view, spacing, params);
 }
 
 }  // namespace
@@ -175,12 +204,7 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
           peaks.insert(peaks.end(), slab.peaks.begin(), slab.peaks.end());
         });
   });
-  {
-    // The selection reads the map around each peak cluster: a mapping of the scratch file brings
-    // in only those pages.
-    const auto map = flooded.whole();
-    out.markers = select_markers(peaks, map.view, spacing, s.markers);
-  }
+  out.markers = select_slab_markers(device, peaks, flooded, spacing, s.markers);
 
   clock.start("watershed");
   out.labels = VolumeStore<std::uint32_t>(storage, d, "labels");
