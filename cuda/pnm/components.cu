@@ -4,14 +4,9 @@
 //   2. merge_tiles_kernel: voxels on a tile's faces join their neighbours in other tiles, in global
 //      memory;
 //   3. compress_kernel: every voxel points straight at its root (chased without path splitting).
-// Linking always hangs the larger root under the smaller with atomicMin, so the final root of a
-// set is its smallest voxel whatever the scheduling: the result is canonical. A failed atomicMin
-// (the root was linked meanwhile) retries from the new parent. find_root() splits paths with
-// stores of an ancestor, which cannot undo a link: a store only lands on a non-root, and a link made
-// by an atomicMin on a non-root is never relied on (its caller retries). These races are the
-// algorithm's. In shared memory every access to the parents is an atomic, so that racecheck (which
-// sees shared memory only) checks the rest of the tile kernel; in global memory the accesses are
-// volatile, so none is served from a register copy.
+// The union-find (union_find.cuh) makes the final root of a set its smallest voxel whatever the
+// scheduling, so the result is canonical; its races are the algorithm's. The tile kernel uses it
+// in shared memory with atomics only, so that racecheck checks the rest of that kernel.
 #include "cuda/pnm/components.hpp"
 
 #include <cub/block/block_reduce.cuh>
@@ -24,6 +19,7 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/pnm/components_math.hpp"
 #include "cuda/pnm/slab_checks.hpp"
+#include "cuda/pnm/union_find.cuh"
 
 namespace gp::pnm {
 namespace {
@@ -33,51 +29,7 @@ constexpr int block_z = 4;  // threads along z; each thread takes tile_z / block
 constexpr int voxels_per_thread = tile_z / block_z;
 constexpr int tile_voxels = tile_x * tile_y * tile_z;
 
-__device__ __forceinline__ std::uint32_t load(const std::uint32_t* p) {
-  return *static_cast<const volatile std::uint32_t*>(p);
-}
-
-// How find_root() and unite() read and write parents: in global memory (merge and compress).
-struct GlobalParents {
-  __device__ static std::uint32_t load(std::uint32_t* p) { return gp::pnm::load(p); }
-  __device__ static void store(std::uint32_t* p, std::uint32_t v) { *static_cast<volatile std::uint32_t*>(p) = v; }
-};
-// In a tile's shared memory: atomics (see the top of the file).
-struct SharedParents {
-  __device__ static std::uint32_t load(std::uint32_t* p) { return atomicOr(p, 0u); }
-  __device__ static void store(std::uint32_t* p, std::uint32_t v) { atomicExch(p, v); }
-};
-
-// Root of i. Path splitting: each visited entry is pointed at its grandparent.
-template <class Parents = GlobalParents>
-__device__ std::uint32_t find_root(std::uint32_t* parent, std::uint32_t i) {
-  while (true) {
-    const std::uint32_t p = Parents::load(&parent[i]);
-    if (p == i) return i;
-    const std::uint32_t g = Parents::load(&parent[p]);
-    if (g == p) return p;
-    Parents::store(&parent[i], g);
-    i = p;
-  }
-}
-
-// Joins the sets of a and b.
-template <class Parents = GlobalParents>
-__device__ void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
-  a = find_root<Parents>(parent, a);
-  b = find_root<Parents>(parent, b);
-  while (a != b) {
-    if (a > b) {
-      const std::uint32_t t = a;
-      a = b;
-      b = t;
-    }
-    const std::uint32_t old = atomicMin(&parent[b], a);
-    if (old == b) return;  // b was a root: it now hangs under a
-    b = find_root<Parents>(parent, old);
-    a = find_root<Parents>(parent, a);
-  }
-}
+using namespace union_find;
 
 __device__ __forceinline__ std::uint32_t view_index(int x, int y, int z, int nx, int ny) {
   return std::uint32_t((std::size_t(z) * std::size_t(ny) + std::size_t(y)) * std::size_t(nx) + std::size_t(x));
@@ -165,7 +117,7 @@ __global__ void __launch_bounds__(256)
   const std::uint32_t i = view_index(x, y, z, nx, ny);
   if (mask.data[i] != value) return;
   const bool left_joins = lx > 0 && mask.data[i - 1] == value;
-  std::uint32_t joined1 = load(&roots[i]), joined2 = no_root;
+  std::uint32_t joined1 = load_parent(&roots[i]), joined2 = no_root;
 #pragma unroll
   for (int n = 0; n < math::BackwardNeighbours<C26>::count; ++n) {
     int dx, dy, dz;
@@ -177,7 +129,7 @@ __global__ void __launch_bounds__(256)
     const std::uint32_t j = view_index(xn, yn, zn, nx, ny);
     if (skip_for_left<C26>(left_joins, dx, !C26 && lx > 0 && mask.data[j - 1] == value)) continue;
     if (mask.data[j] != value) continue;
-    const std::uint32_t parent = load(&roots[j]);
+    const std::uint32_t parent = load_parent(&roots[j]);
     if (parent == joined1 || parent == joined2) continue;
     unite(roots, i, parent);
     joined2 = joined1;
@@ -185,15 +137,7 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Root of i, read only. compress_kernel cannot split paths: a splitting store into an entry whose
-// own thread has already written its root there would leave that entry at a non-root.
-__device__ std::uint32_t chase_root(const std::uint32_t* parent, std::uint32_t i) {
-  for (std::uint32_t p = load(&parent[i]); p != i; p = load(&parent[i])) i = p;
-  return i;
-}
-
-// Each thread writes its own entry only; others read it as its old parent or its root, both
-// ancestors, so every chase ends at the true root.
+// Every voxel points straight at its root (chase_root: no path splitting here).
 __global__ void compress_kernel(std::uint32_t* roots, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n || roots[i] == no_root) return;

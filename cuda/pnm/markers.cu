@@ -28,6 +28,7 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/pnm/markers_math.hpp"
 #include "cuda/pnm/slab_checks.hpp"
+#include "cuda/pnm/union_find.cuh"
 
 namespace gp::pnm {
 namespace {
@@ -46,39 +47,8 @@ int bits_for(std::uint64_t max_value) {
   return bits;
 }
 
-// ---- Union-find over list positions (as components.cu, in global memory) -------------------
-
-__device__ __forceinline__ std::uint32_t load_parent(const std::uint32_t* p) {
-  return *static_cast<const volatile std::uint32_t*>(p);
-}
-
-// Root of i, splitting the path (an entry is pointed at its grandparent, which never undoes a link).
-__device__ std::uint32_t find_root(std::uint32_t* parent, std::uint32_t i) {
-  while (true) {
-    const std::uint32_t p = load_parent(&parent[i]);
-    if (p == i) return i;
-    const std::uint32_t g = load_parent(&parent[p]);
-    if (g == p) return p;
-    *static_cast<volatile std::uint32_t*>(&parent[i]) = g;
-    i = p;
-  }
-}
-
-__device__ void unite(std::uint32_t* parent, std::uint32_t a, std::uint32_t b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
-  while (a != b) {
-    if (a > b) {
-      const std::uint32_t t = a;
-      a = b;
-      b = t;
-    }
-    const std::uint32_t old = atomicMin(&parent[b], a);
-    if (old == b) return;  // b was a root: it now hangs under a
-    b = find_root(parent, old);
-    a = find_root(parent, a);
-  }
-}
+// Union-find over list positions (union_find.cuh, in global memory).
+using namespace union_find;
 
 // First position in [lo, hi) of a sorted list whose voxel is not below v.
 __device__ std::size_t lower_bound(const std::uint64_t* list, std::size_t lo, std::size_t hi, std::uint64_t v) {
@@ -126,13 +96,11 @@ __global__ void link_kernel(const std::uint64_t* voxels, std::size_t n, Owners o
       }
 }
 
-// Points every entry at its root; flags the roots. The root is chased without path splitting: a
-// splitting store could land on an entry after its own thread pointed it at the root.
+// Points every entry at its root (chase_root: no path splitting here); flags the roots.
 __global__ void root_flags_kernel(std::uint32_t* parent, std::size_t n, std::uint32_t* flags) {
   const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n) return;
-  std::uint32_t r = std::uint32_t(k);
-  for (std::uint32_t p = load_parent(&parent[r]); p != r; p = load_parent(&parent[r])) r = p;
+  const std::uint32_t r = chase_root(parent, std::uint32_t(k));
   flags[k] = r == k ? 1u : 0u;
   parent[k] = r;
 }
