@@ -50,8 +50,9 @@ int bits_for(std::uint64_t max_value) {
 // Union-find over list positions (union_find.cuh, in global memory).
 using namespace union_find;
 
-// First position in [lo, hi) of a sorted list whose voxel is not below v.
-__device__ std::size_t lower_bound(const std::uint64_t* list, std::size_t lo, std::size_t hi, std::uint64_t v) {
+// First position in [lo, hi) of a sorted list whose entry is not below v.
+template <class T>
+__device__ std::size_t lower_bound(const T* list, std::size_t lo, std::size_t hi, std::uint64_t v) {
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
     if (list[mid] < v)
@@ -311,15 +312,7 @@ __global__ void cell_start_kernel(const std::uint32_t* sorted_cells, std::size_t
                                   std::uint32_t* cell_start) {
   const std::size_t c = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c > cells) return;
-  std::size_t lo = 0, hi = points;
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (sorted_cells[mid] < c)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  cell_start[c] = std::uint32_t(lo);
+  cell_start[c] = std::uint32_t(lower_bound(sorted_cells, 0, points, c));
 }
 
 __global__ void nearby_kernel(std::size_t clusters, const int* centres, const float* to_solid,
