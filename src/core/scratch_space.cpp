@@ -12,17 +12,12 @@
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "core/text.hpp"
 
 namespace gp {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string gib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
-  return text;
-}
 
 std::uint64_t free_bytes(const std::string& folder) {
   struct statvfs s {};
@@ -54,10 +49,14 @@ ScratchSpace::~ScratchSpace() {
   if (created_folder_) fs::remove(folder_, ec);  // only when empty: the files are unlinked already
 }
 
+std::string ScratchSpace::way_out() const {
+  return "; point " + config_field_ + " at a disk with more room, or raise --host-memory-limit";
+}
+
 void ScratchSpace::fail(const std::string& file, const char* what, int error_number) const {
   if (error_number == ENOSPC || error_number == EDQUOT)
-    throw Error("the scratch folder " + folder_ + " is full (" + gib(free_bytes(folder_)) + " free) while " + what +
-                " " + file + "; point " + config_field_ + " at a disk with more room, or raise --host-memory-limit");
+    throw Error("the scratch folder " + folder_ + " is full (" + gib_text(free_bytes(folder_)) + " free) while " + what +
+                " " + file + way_out());
   throw Error(std::string(what) + " scratch file " + file + ": " + std::strerror(error_number) + " (scratch folder " +
               folder_ + ", " + config_field_ + ")");
 }
@@ -81,8 +80,8 @@ ScratchFile ScratchSpace::create(const std::string& name, std::uint64_t bytes) {
     const std::uint64_t free_now = free_bytes(folder_);
     const int rc = ::posix_fallocate(fd, 0, off_t(bytes));
     if (rc == ENOSPC || rc == EDQUOT || (rc != 0 && free_now > 0 && free_now < bytes)) {
-      throw Error("the scratch folder " + folder_ + " has " + gib(free_now) + " free; " + name + " needs " + gib(bytes) +
-                  "; point " + config_field_ + " at a disk with more room, or raise --host-memory-limit");
+      throw Error("the scratch folder " + folder_ + " has " + gib_text(free_now) + " free; " + name + " needs " +
+                  gib_text(bytes) + way_out());
     }
     if (rc != 0 && ::ftruncate(fd, off_t(bytes)) != 0) fail(path, "sizing", errno);  // no fallocate on this file system
   }

@@ -76,6 +76,7 @@ class ScratchSpace {
  private:
   friend class ScratchFile;
   [[noreturn]] void fail(const std::string& file, const char* what, int error_number) const;
+  std::string way_out() const;  // the end of a full-disk message: the setting to change
   void count_read(std::uint64_t bytes) { read_ += bytes; }
   void count_written(std::uint64_t bytes) { written_ += bytes; }
   void release(std::uint64_t bytes) { allocated_ -= bytes; }

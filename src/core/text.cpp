@@ -1,5 +1,6 @@
 #include "core/text.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
 namespace gp {
@@ -39,6 +40,12 @@ std::string clipped(const std::string& text, std::size_t limit) {
   std::size_t cut = limit < 3 ? 0 : limit - 3;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
   return text.substr(0, cut) + "...";
+}
+
+std::string gib_text(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
+  return text;
 }
 
 }  // namespace gp

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
+#include "core/text.hpp"
 #include "io/parallel_items.hpp"
 #include "io/volume_reader.hpp"
 
@@ -105,12 +106,6 @@ std::string region_note(const SliceSource& source, const Region& r, int factor) 
   return note;
 }
 
-std::string gib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
-  return text;
-}
-
 // The limits, from the dims alone: nothing is allocated or read before they pass.
 void check_limits(const SliceSource& source, const Dims3& out, const VolumeReadOptions& options) {
   if (out.nz == 1 && !options.single_slice_refusal.empty())
@@ -138,9 +133,9 @@ void check_memory(const SliceSource& source, const Dims3& out, int threads) {
   const std::uint64_t slice_bytes = std::uint64_t(threads) * source.dims.slice_voxels() * 16;
   const std::uint64_t bytes = voxels * sizeof(float);
   if (memory > 0 && (voxels > (std::uint64_t(-1) - slice_bytes) / sizeof(float) || bytes + slice_bytes > memory))
-    throw ItemError(source.name, "load", "the volume is " + size + read_as + ": its values need " + gib(bytes) +
+    throw ItemError(source.name, "load", "the volume is " + size + read_as + ": its values need " + gib_text(bytes) +
                                              " of host memory (4 bytes a voxel) and the reading threads' slices " +
-                                             gib(slice_bytes) + ", more than this machine's " + gib(memory) +
+                                             gib_text(slice_bytes) + ", more than this machine's " + gib_text(memory) +
                                              "; crop or downsample it (input.crop, input.downsample)");
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/outputs.hpp"
 #include "core/parallel_for.hpp"
+#include "core/text.hpp"
 #include "io/volume_reader.hpp"
 #include "pnm/pnm_item.hpp"
 #include "pnm/pnm_settings.hpp"
@@ -165,12 +166,12 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
     item.stream = io::open_volume(item.paths, s.read);  // headers read and size limits checked
     const io::Volume& header = item.stream->header();
     const std::uint64_t voxels = header.dims.voxels(), values_bytes = voxels * sizeof(float);
-    if (!rt.gpu() && voxels * (sizeof(float) + cpu_bytes_per_voxel) > ctx.host_memory.limit())
-      throw ItemError(item.name, "load", fmt::format("the CPU path holds the whole volume ({} voxels, about {:.1f} GiB "
-                                                     "with its stages' volumes), over --host-memory-limit {:.1f} GiB; "
-                                                     "run it on a GPU (out of core) or raise the limit",
-                                                     voxels, double(voxels * (4 + cpu_bytes_per_voxel)) / (1u << 30),
-                                                     double(ctx.host_memory.limit()) / (1u << 30)));
+    const std::uint64_t cpu_bytes = voxels * (sizeof(float) + cpu_bytes_per_voxel);
+    if (!rt.gpu() && cpu_bytes > ctx.host_memory.limit())
+      throw ItemError(item.name, "load", fmt::format("the CPU path holds the whole volume ({} voxels, about {} with its "
+                                                     "stages' volumes), over --host-memory-limit {}; run it on a GPU "
+                                                     "(out of core) or raise the limit",
+                                                     voxels, gib_text(cpu_bytes), gib_text(ctx.host_memory.limit())));
     // Loaded whole (read on all cores, the fastest) when the values fit the host budget, else
     // read a slab at a time from the file by the out-of-core path.
     if (!rt.gpu() || ctx.host_memory.try_reserve(values_bytes)) {
@@ -178,9 +179,8 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
       item.volume = item.stream->read_all();
     } else {
       item.volume = header;
-      ctx.progress.message("info", fmt::format("{}: {:.1f} GiB of values over --host-memory-limit {:.1f} GiB: "
-                                               "reading it slab by slab", item.name, double(values_bytes) / (1u << 30),
-                                               double(ctx.host_memory.limit()) / (1u << 30)));
+      ctx.progress.message("info", fmt::format("{}: {} of values over --host-memory-limit {}: reading it slab by slab",
+                                               item.name, gib_text(values_bytes), gib_text(ctx.host_memory.limit())));
     }
     item.load_seconds = seconds_since(t);
   };

@@ -96,7 +96,7 @@ Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>
                             Spacing spacing, const MarkerParams& params) {
   const io::Dims3& d = flooded.dims();
   const double map_bytes = double(d.voxels()) * sizeof(float);
-  if (device.units_in_budget(1.0) >= std::size_t(map_bytes * 1.5 + double(peaks.size()) * 64)) {
+  if (double(device.budget_bytes()) >= map_bytes * 1.5 + double(peaks.size()) * 64) {
     SlabLane& lane = device.lane();
     try {
       const auto map = lane.upload(flooded, SlabRange{0, d.nz}, "segment-pnm smoothed distance map");
@@ -241,7 +241,7 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
 
   if (s.write_intermediates) {
     out.intermediates.mask = std::move(mask);
-    out.intermediates.smoothed = s.sigma > 0 ? std::move(smoothed) : VolumeStore<float>();
+    out.intermediates.smoothed = std::move(smoothed);  // empty for sigma 0
     out.intermediates.distance = std::move(distance);
   }
   return out;

@@ -117,6 +117,8 @@ class SlabDevice {
   SlabPlan plan(double bytes_per_voxel, int halo, bool pipelining = true) const;
   // The budget in whole units of `unit_bytes` (for slabs along y: columns of nz voxels).
   std::size_t units_in_budget(double unit_bytes) const;
+  // The running stage's budget.
+  std::size_t budget_bytes() const { return budget_; }
 
   // The lane of stages that take one slab at a time.
   SlabLane& lane() { return lanes_[0]; }

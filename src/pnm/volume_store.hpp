@@ -115,7 +115,7 @@ class VolumeStore {
   void write(std::size_t first, std::size_t count, const T* src) {
     check(first, count);
     if (count == 0) return;
-    if (T* r = resident(); r && count)
+    if (T* r = resident())
       copy_parallel(r + first, src, count);
     else if (file_)
       file_->write(std::uint64_t(first) * sizeof(T), src, count * sizeof(T));
@@ -184,7 +184,7 @@ class VolumeStore {
       read(first, count, dst);
   }
   void write_one(std::size_t first, std::size_t count, const T* src) {
-    if (T* r = resident(); r && count)
+    if (T* r = resident())
       std::memcpy(r + first, src, count * sizeof(T));
     else
       write(first, count, src);
