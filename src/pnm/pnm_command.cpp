@@ -96,7 +96,7 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
     // The kernels of one piece count voxels in 32 bits; larger volumes go in slabs.
     if (loaded && volume.dims.voxels() < (std::size_t(1) << 31) && in_core_device_bytes(volume.dims) <= budget(available) &&
         host.try_reserve(labels_bytes)) {
-      HostReservation labels(host, labels_bytes);
+      item.labels_reservation = HostReservation(host, labels_bytes);  // held while the labels are
       try {
         item.device = "gpu";
         item.segmentation = segment_gpu(volume, s, rt);
@@ -106,6 +106,7 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
         progress.message("warning", fmt::format("{}: ran out of GPU memory in one piece ({}); retrying in slabs",
                                                 item.name, e.what()));
         available = rt.device_bytes_available() / 2;
+        item.labels_reservation.reset();  // the slabs keep their labels in a store of their own
       }
     }
     item.device = "gpu (out-of-core slabs)";

@@ -19,6 +19,7 @@ struct PnmItem : PipelineItem {
   io::Volume volume;                        // values empty when the scan streams from its file
   std::unique_ptr<io::VolumeStream> stream;  // the input opened for slab reads
   HostReservation values_reservation;        // the loaded values' share of --host-memory-limit
+  HostReservation labels_reservation;        // in-core: the downloaded labels' share, until saved
   std::unique_ptr<ScratchSpace> scratch;     // the volume's scratch folder, when it needs one
   Segmentation segmentation;
   std::string device;              // "gpu", or "cpu" (also after an out-of-memory fallback)
