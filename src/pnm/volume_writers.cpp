@@ -197,23 +197,21 @@ NrrdType labels_nrrd_type(std::uint64_t max_label, LabelsType type) {
 
 namespace {
 
-// The uint32 labels of `slices` slices from z: where they are, or `buffer` after reading them.
-using LabelSlabs = std::function<const std::uint32_t*(int z, int slices, std::vector<std::uint32_t>& buffer)>;
+// The uint32 labels of `slices` slices from z: where they already are, or `room` (space for
+// them) after reading them there.
+using LabelSlabs = std::function<const std::uint32_t*(int z, int slices, std::uint32_t* room)>;
 
 // Labels narrowed to T slab by slab; a label that does not fit T is an error, not a wrap.
+// `read_into_room`: the labels are read into the room rather than found in memory.
 template <class T>
-SlabSource narrowed_labels(LabelSlabs labels, std::size_t slice_voxels, const std::string& path) {
+SlabSource narrowed_labels(LabelSlabs labels, std::size_t slice_voxels, const std::string& path, bool read_into_room) {
   return [=](int z, int slices, void* scratch) -> const void* {
-    std::vector<std::uint32_t> buffer;
-    const std::uint32_t* in = labels(z, slices, buffer);
-    const std::size_t n = std::size_t(slices) * slice_voxels;
     if constexpr (sizeof(T) == sizeof(std::uint32_t)) {
-      if (in == buffer.data()) {  // the buffer dies here: the caller's scratch has room for the slab
-        std::copy_n(in, n, static_cast<std::uint32_t*>(scratch));
-        return scratch;
-      }
-      return in;
+      return labels(z, slices, static_cast<std::uint32_t*>(scratch));  // the scratch has room for the slab
     } else {
+      const std::size_t n = std::size_t(slices) * slice_voxels;
+      std::vector<std::uint32_t> room(read_into_room ? n : 0);
+      const std::uint32_t* in = labels(z, slices, room.data());
       T* out = static_cast<T*>(scratch);
       std::uint32_t high = 0;
       for (std::size_t i = 0; i < n; ++i) {
@@ -227,13 +225,13 @@ SlabSource narrowed_labels(LabelSlabs labels, std::size_t slice_voxels, const st
   };
 }
 
-void write_labels(const std::string& path, const LabelSlabs& labels, const LabelVolumeInfo& info,
+void write_labels(const std::string& path, const LabelSlabs& labels, bool read_into_room, const LabelVolumeInfo& info,
                   std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
   const NrrdType t = labels_nrrd_type(max_label, type);
   const std::size_t slice_voxels = std::size_t(info.dims.nx) * std::size_t(info.dims.ny);
-  const SlabSource source = t.bytes == 1   ? narrowed_labels<std::uint8_t>(labels, slice_voxels, path)
-                            : t.bytes == 2 ? narrowed_labels<std::uint16_t>(labels, slice_voxels, path)
-                                           : narrowed_labels<std::uint32_t>(labels, slice_voxels, path);
+  const SlabSource source = t.bytes == 1   ? narrowed_labels<std::uint8_t>(labels, slice_voxels, path, read_into_room)
+                            : t.bytes == 2 ? narrowed_labels<std::uint16_t>(labels, slice_voxels, path, read_into_room)
+                                           : narrowed_labels<std::uint32_t>(labels, slice_voxels, path, read_into_room);
   write_volume_nrrd(path, t, info, "gpuproc segment-pnm pore labels: 0 = solid or unassigned, 1..N = pores", encoding,
                     source);
 }
@@ -244,19 +242,18 @@ void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, con
                        std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
   if (labels == nullptr) throw ItemError(path, "write", "empty volume");
   const std::size_t slice_voxels = std::size_t(info.dims.nx) * std::size_t(info.dims.ny);
-  write_labels(path, [=](int z, int, std::vector<std::uint32_t>&) { return labels + std::size_t(z) * slice_voxels; },
-               info, max_label, encoding, type);
+  write_labels(path, [=](int z, int, std::uint32_t*) { return labels + std::size_t(z) * slice_voxels; }, false, info,
+               max_label, encoding, type);
 }
 
 void write_labels_nrrd(const std::string& path, const VolumeStore<std::uint32_t>& labels, const LabelVolumeInfo& info,
                        std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
   if (labels.empty()) throw ItemError(path, "write", "empty volume");
   if (const std::uint32_t* resident = labels.resident()) return write_labels_nrrd(path, resident, info, max_label, encoding, type);
-  write_labels(path, [&](int z, int slices, std::vector<std::uint32_t>& buffer) {
-    buffer.resize(std::size_t(slices) * labels.dims().slice_voxels());
-    labels.read_slices(z, z + slices, buffer.data());
-    return buffer.data();
-  }, info, max_label, encoding, type);
+  write_labels(path, [&](int z, int slices, std::uint32_t* room) -> const std::uint32_t* {
+    labels.read_slices(z, z + slices, room);
+    return room;
+  }, true, info, max_label, encoding, type);
 }
 
 template <class T>

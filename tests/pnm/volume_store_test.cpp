@@ -59,11 +59,12 @@ TEST_CASE("VolumeStore: host memory within the budget, else a scratch file; same
   for (int k = 0; k < 3; ++k) CHECK(mid_a.planes[k] == mid_b.planes[k]);
   CHECK(mid_a.planes[2][std::size_t(4) * d.ny + 3] == values[(4 * std::size_t(d.ny) + 3) * d.nx + d.nx / 2]);
   const gp::pnm::LabelVolumeInfo info{d, {1, 1, 1}, {0, 0, 0}, false, {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}};
-  for (const bool gzip : {false, true}) {
-    gp::pnm::write_labels_nrrd((folder / "a.nrrd").string(), a, info, values.back(), gp::pnm::VolumeEncoding{gzip, 1});
-    gp::pnm::write_labels_nrrd((folder / "b.nrrd").string(), b, info, values.back(), gp::pnm::VolumeEncoding{gzip, 1});
-    CHECK(file_bytes(folder / "a.nrrd") == file_bytes(folder / "b.nrrd"));
-  }
+  for (const bool gzip : {false, true})
+    for (const auto type : {gp::pnm::LabelsType::smallest, gp::pnm::LabelsType::uint32}) {
+      gp::pnm::write_labels_nrrd((folder / "a.nrrd").string(), a, info, values.back(), gp::pnm::VolumeEncoding{gzip, 1}, type);
+      gp::pnm::write_labels_nrrd((folder / "b.nrrd").string(), b, info, values.back(), gp::pnm::VolumeEncoding{gzip, 1}, type);
+      CHECK(file_bytes(folder / "a.nrrd") == file_bytes(folder / "b.nrrd"));
+    }
 }
 
 TEST_CASE("VolumeStore: an input read slab by slab from its file equals the loaded volume", "[pnm][volume_store][io]") {
