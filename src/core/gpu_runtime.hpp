@@ -162,7 +162,6 @@ class StagingBuffer {
   using Drain = std::function<void(const void* chunk, std::size_t offset, std::size_t bytes)>;
   void upload_from(const Stream& stream, void* device_dst, std::size_t bytes, std::size_t unit, const Fill& fill);
   void download_to(const Stream& stream, const void* device_src, std::size_t bytes, std::size_t unit, const Drain& drain);
-  std::size_t chunk_bytes() const { return chunk_; }
 
  private:
   std::size_t chunk_for(std::size_t unit) const { return unit >= chunk_ ? unit : chunk_ / unit * unit; }

@@ -189,8 +189,4 @@ Volume VolumeStream::read_all() const {
   return volume;
 }
 
-Volume assemble_volume(std::unique_ptr<SliceSource> source, const VolumeReadOptions& options) {
-  return VolumeStream(std::move(source), options).read_all();
-}
-
 }  // namespace gp::io

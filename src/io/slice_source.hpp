@@ -62,7 +62,4 @@ class VolumeStream {
   Volume header_;
 };
 
-// Crops and block-averages `source` into a Volume as `options` say (VolumeStream::read_all).
-Volume assemble_volume(std::unique_ptr<SliceSource> source, const VolumeReadOptions& options);
-
 }  // namespace gp::io

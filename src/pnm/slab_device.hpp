@@ -1,10 +1,10 @@
 #pragma once
 // Out-of-core building blocks: a volume's slices moved to the GPU one Z-slab at a time, each with
 // the halo slices its stage reads, within a device-memory budget. The whole volumes stay in
-// VolumeStores (host memory or scratch files). Copies go through pinned staging chunks. Two lanes (stream, staging, buffers) let a stage
-// prepare slab k + 1 (host copies in, kernels queued) before it collects slab k, so the GPU
-// computes one slab while the host moves another's data; each lane synchronises only its own
-// stream, once per slab.
+// VolumeStores (host memory or scratch files). Copies go through pinned staging chunks. Two
+// lanes (stream, staging, buffers) let a stage prepare slab k + 1 (host copies in, kernels
+// queued) before it collects slab k, so the GPU computes one slab while the host moves another's
+// data; each lane synchronises only its own stream, once per slab.
 #include <cstddef>
 #include <optional>
 #include <string>
