@@ -29,6 +29,10 @@ class HostMemoryBudget {
 
   std::uint64_t limit() const { return limit_; }
   std::uint64_t reserved() const { return reserved_.load(); }
+  std::uint64_t available() const {
+    const std::uint64_t r = reserved_.load();
+    return r < limit_ ? limit_ - r : 0;
+  }
   std::uint64_t peak_reserved() const { return peak_.load(); }
 
  private:

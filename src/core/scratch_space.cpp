@@ -75,21 +75,32 @@ ScratchFile ScratchSpace::create(const std::string& name, std::uint64_t bytes) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) fail(path, "creating", errno);
   ::unlink(path.c_str());  // gone from the folder however the process ends
-  ScratchFile file(this, fd, path, bytes);
-  if (bytes > 0) {
-    const std::uint64_t free_now = free_bytes(folder_);
-    const int rc = ::posix_fallocate(fd, 0, off_t(bytes));
-    if (rc == ENOSPC || rc == EDQUOT || (rc != 0 && free_now > 0 && free_now < bytes)) {
-      throw Error("the scratch folder " + folder_ + " has " + gib_text(free_now) + " free; " + name + " needs " +
-                  gib_text(bytes) + way_out());
-    }
-    if (rc != 0 && ::ftruncate(fd, off_t(bytes)) != 0) fail(path, "sizing", errno);  // no fallocate on this file system
+  ScratchFile file(this, fd, path, 0);  // sized once allocated, so a failure releases nothing
+  allocate(fd, path, name, 0, bytes);
+  file.size_ = bytes;
+  return file;
+}
+
+void ScratchSpace::allocate(int fd, const std::string& path, const std::string& name, std::uint64_t from,
+                            std::uint64_t to) {
+  if (to <= from) return;
+  const std::uint64_t bytes = to - from, free_now = free_bytes(folder_);
+  const int rc = ::posix_fallocate(fd, off_t(from), off_t(bytes));
+  if (rc == ENOSPC || rc == EDQUOT || (rc != 0 && free_now > 0 && free_now < bytes)) {
+    throw Error("the scratch folder " + folder_ + " has " + gib_text(free_now) + " free; " + name + " needs " +
+                gib_text(bytes) + (from ? " more" : "") + way_out());
   }
+  if (rc != 0 && ::ftruncate(fd, off_t(to)) != 0) fail(path, "sizing", errno);  // no fallocate on this file system
   const std::uint64_t now = (allocated_ += bytes);
   std::uint64_t peak = peak_allocated_.load();
   while (now > peak && !peak_allocated_.compare_exchange_weak(peak, now)) {
   }
-  return file;
+}
+
+void ScratchFile::extend(std::uint64_t bytes) {
+  if (bytes <= size_) return;
+  space_->allocate(fd_, name_, name_, size_, bytes);
+  size_ = bytes;
 }
 
 ScratchFile::ScratchFile(ScratchFile&& o) noexcept : space_(o.space_), fd_(o.fd_), name_(std::move(o.name_)), size_(o.size_) {

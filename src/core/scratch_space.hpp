@@ -24,6 +24,9 @@ class ScratchFile {
 
   void read(std::uint64_t offset, void* dst, std::size_t bytes) const;
   void write(std::uint64_t offset, const void* src, std::size_t bytes);
+  // Grows the file to `bytes`, its disk space allocated now (a full disk is an error naming the
+  // folder, as in ScratchSpace::create). Not safe beside reads and writes of other threads.
+  void extend(std::uint64_t bytes);
   std::uint64_t size() const { return size_; }
   const std::string& name() const { return name_; }
   bool open() const { return fd_ >= 0; }
@@ -80,6 +83,8 @@ class ScratchSpace {
   void count_read(std::uint64_t bytes) { read_ += bytes; }
   void count_written(std::uint64_t bytes) { written_ += bytes; }
   void release(std::uint64_t bytes) { allocated_ -= bytes; }
+  // Allocates [from, to) of an open file's disk space (posix_fallocate) and counts it.
+  void allocate(int fd, const std::string& path, const std::string& name, std::uint64_t from, std::uint64_t to);
 
   std::string folder_, config_field_;
   bool created_folder_ = false;

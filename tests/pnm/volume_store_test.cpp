@@ -67,6 +67,63 @@ TEST_CASE("VolumeStore: host memory within the budget, else a scratch file; same
     }
 }
 
+TEST_CASE("VolumeStore: slices beyond the budget in scratch, plain or compressed; same contents",
+          "[pnm][volume_store]") {
+  const gp::io::Dims3 d{41, 29, 23};
+  std::vector<std::uint32_t> values(d.voxels());
+  // Label-like runs (what compressed scratch is for) with some variety.
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i / 97 % 13 == 0 ? 0 : 1 + i / 333);
+  const fs::path folder = gp::test::scratch_dir("volume-store-split");
+  gp::ScratchSpace scratch(folder.string(), "run.scratch_dir");
+  const std::uint64_t slice_bytes = d.slice_voxels() * 4;
+  gp::HostMemoryBudget seven_slices(7 * slice_bytes + slice_bytes / 2), none(0);
+  gp::pnm::VolumeStorage part{seven_slices, scratch}, disk{none, scratch};
+  const auto form = GENERATE(gp::pnm::ScratchForm::plain, gp::pnm::ScratchForm::compressed);
+  VolumeStore<std::uint32_t> split(part, d, "split", form), all(disk, d, "all", form);
+  CHECK(seven_slices.reserved() == 7 * slice_bytes);  // whole slices only
+  CHECK(split.host_bytes() == 7 * slice_bytes);
+  CHECK(split.resident() == nullptr);
+  CHECK(split.in_scratch());
+  CHECK_FALSE(split.random_access());
+  CHECK_THROWS_AS(split.whole(), gp::Error);
+  std::vector<std::uint32_t> got(values.size());
+  for (auto* store : {&split, &all}) {
+    // Never written: zeros in compressed scratch; then written in two pieces across the split.
+    if (form == gp::pnm::ScratchForm::compressed) {
+      store->read_slices(10, 12, got.data());
+      CHECK(std::all_of(got.begin(), got.begin() + std::ptrdiff_t(2 * d.slice_voxels()), [](auto v) { return v == 0; }));
+    }
+    store->write_slices(0, 5, values.data());
+    store->write_slices(5, d.nz, values.data() + 5 * d.slice_voxels());
+    store->read(0, got.size(), got.data());
+    CHECK(got == values);
+    // A slab across the split, written again with other contents (compressed: other sizes).
+    std::vector<std::uint32_t> other(6 * d.slice_voxels());
+    for (std::size_t i = 0; i < other.size(); ++i) other[i] = std::uint32_t(i * 2654435761u);
+    store->write_slices(4, 10, other.data());
+    std::vector<std::uint32_t> slab(other.size());
+    store->read_slices(4, 10, slab.data());
+    CHECK(slab == other);
+    store->write_slices(4, 10, values.data() + 4 * d.slice_voxels());
+    store->read_slices(0, d.nz, got.data());
+    CHECK(got == values);
+  }
+  if (form == gp::pnm::ScratchForm::plain) {
+    std::vector<std::uint32_t> rows(std::size_t(d.nx) * 3 * d.nz);
+    split.read_rows(4, 7, rows.data());
+    CHECK(rows[std::size_t(d.nx) * 3 * 20 + d.nx + 5] == values[(20 * std::size_t(d.ny) + 5) * d.nx + 5]);
+    split.write_rows(4, 7, rows.data());
+  } else {
+    CHECK(all.scratch_bytes() < values.size() * 4 / 4);  // label runs compress
+    std::vector<std::uint32_t> rows(std::size_t(d.nx) * 3 * d.nz);
+    CHECK_THROWS_AS(all.read_rows(4, 7, rows.data()), gp::Error);
+    CHECK_THROWS_AS(all.read(5, 10, got.data()), gp::Error);  // whole slices only
+  }
+  const auto mid_split = gp::pnm::MidSlices<std::uint32_t>::gather(split);
+  const auto mid_all = gp::pnm::MidSlices<std::uint32_t>::gather(all);
+  for (int k = 0; k < 3; ++k) CHECK(mid_split.planes[k] == mid_all.planes[k]);
+}
+
 TEST_CASE("VolumeStore: an input read slab by slab from its file equals the loaded volume", "[pnm][volume_store][io]") {
   const fs::path folder = gp::test::scratch_dir("volume-stream");
   const gp::io::Dims3 d{21, 17, 30};
