@@ -48,6 +48,7 @@ void Progress::item_done(const std::string& item, bool ok, const std::string& er
   std::lock_guard<std::mutex> lock(mutex_);
   done_++;
   if (!ok) failed_++;
+  step_.clear();
   const double t = elapsed_s();
   const double rate = t > 0 ? done_ / t : 0;
   const double eta = rate > 0 ? (total_ - done_) / rate : 0;
@@ -84,6 +85,19 @@ void Progress::message(const std::string& level, const std::string& text) {
   if (bar_visible_) draw_bar(true);
 }
 
+void Progress::step(const std::string& item, const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (mode_ == ProgressMode::json) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_step_ < std::chrono::seconds(1)) return;
+    last_step_ = now;
+    print_json_line(nlohmann::ordered_json{{"event", "step"}, {"item", item}, {"text", text}});
+  } else if (mode_ == ProgressMode::bar) {
+    step_ = text;
+    draw_bar(false);
+  }
+}
+
 void Progress::draw_bar(bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
@@ -95,8 +109,9 @@ void Progress::draw_bar(bool force) {
   const double rate = t > 0 ? done_ / t : 0;
   const long eta = rate > 0 ? long((total_ - done_) / rate) : 0;
   std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
-  std::fprintf(stderr, "\r\033[K%s [%s] %zu/%zu %.1f/s ETA %ld:%02ld%s", command_.c_str(), bar.c_str(), done_, total_,
-               rate, eta / 60, eta % 60, failed_ ? fmt::format(" ({} failed)", failed_).c_str() : "");
+  std::fprintf(stderr, "\r\033[K%s [%s] %zu/%zu %.1f/s ETA %ld:%02ld%s%s", command_.c_str(), bar.c_str(), done_, total_,
+               rate, eta / 60, eta % 60, failed_ ? fmt::format(" ({} failed)", failed_).c_str() : "",
+               step_.empty() ? "" : (" " + one_line(step_)).c_str());
   std::fflush(stderr);
   bar_visible_ = true;
 }

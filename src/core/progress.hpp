@@ -24,6 +24,9 @@ class Progress {
 
   void item_done(const std::string& item, bool ok, const std::string& error = {});
   void message(const std::string& level, const std::string& text);  // warnings and notes
+  // Where a long item is now (segment-pnm: "watershed: run 7, slab 3 of 6"): a JSON line at
+  // most once a second, or the bar's tail.
+  void step(const std::string& item, const std::string& text);
   void finish();
 
   ProgressMode mode() const { return mode_; }
@@ -35,7 +38,8 @@ class Progress {
   ProgressMode mode_;
   std::string command_;
   std::size_t total_, done_ = 0, failed_ = 0;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  std::chrono::steady_clock::time_point start_, last_draw_, last_step_;
+  std::string step_;  // the bar's tail
   std::mutex mutex_;
   bool finished_ = false, bar_visible_ = false;
 };

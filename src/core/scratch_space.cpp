@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::uint64_t free_bytes(const std::string& folder) {
-  struct statvfs s {};
-  if (::statvfs(folder.c_str(), &s) != 0) return 0;
-  return std::uint64_t(s.f_bavail) * s.f_frsize;
-}
 
 // Large ranges go over several threads: one thread reads a few GB/s from the page cache.
 constexpr std::size_t piece_bytes = std::size_t(8) << 20;
@@ -39,7 +34,18 @@ void in_pieces(std::size_t bytes, Io&& io) {
   }, 1);
 }
 
+std::uint64_t free_bytes(const std::string& folder) { return free_disk_bytes(folder).value_or(0); }
+
 }  // namespace
+
+std::optional<std::uint64_t> free_disk_bytes(const std::string& path) {
+  std::error_code ec;
+  fs::path at = fs::absolute(path, ec);
+  while (!at.empty() && !fs::exists(at, ec) && at.has_parent_path() && at.parent_path() != at) at = at.parent_path();
+  struct statvfs s {};
+  if (::statvfs(at.c_str(), &s) != 0) return std::nullopt;
+  return std::uint64_t(s.f_bavail) * s.f_frsize;
+}
 
 ScratchSpace::ScratchSpace(std::string folder, std::string config_field)
     : folder_(std::move(folder)), config_field_(std::move(config_field)) {}

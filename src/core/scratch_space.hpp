@@ -8,9 +8,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace gp {
+
+// Bytes free for an unprivileged user on the disk that holds `path` (or, when it does not exist
+// yet, its nearest existing parent folder); none where the file system cannot say.
+std::optional<std::uint64_t> free_disk_bytes(const std::string& path);
 
 class ScratchSpace;
 

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
 
 #include "core/outputs.hpp"
 #include "core/parallel_for.hpp"
+#include "core/scratch_space.hpp"
 #include "core/text.hpp"
 #include "io/volume_reader.hpp"
 #include "pnm/pnm_item.hpp"
@@ -67,6 +69,26 @@ class PnmCommand final : public BatchCommand {
 // markers and labels (the components' and watershed's working arrays come and go).
 constexpr std::uint64_t cpu_bytes_per_voxel = 1 + 4 + 4 + 4 + 4 + 4;
 
+// Host memory the out-of-core path uses beside its volume stores (measured: 1.2 GB at 1024^3).
+constexpr std::uint64_t slab_working_bytes = std::uint64_t(2) << 30;
+
+// Labels that cannot fit the output disk are refused before any work: a raw NRRD needs at least
+// its size at the smallest type the labels can take (uint32 when asked for, else a byte a voxel);
+// gzip labels took 0.16 bytes a voxel on the sample foam, so less than a tenth of a byte a voxel
+// cannot hold them. A disk that fills while writing anyway fails that file, nothing half-written.
+void check_output_room(const PnmItem& item, const Settings& s, std::uint64_t voxels) {
+  double per_voxel = s.labels_gzip ? 0.1 : (s.labels_uint32 ? 4 : 1);
+  if (s.write_intermediates) per_voxel += s.labels_gzip ? 0.3 : 1 + 4 + (s.sigma > 0 ? 4 : 0) + 1;
+  const double needed = per_voxel * double(voxels);
+  const auto free = free_disk_bytes(item.output_folder);
+  if (free && double(*free) < needed)
+    throw ItemError(item.name, "load",
+                    fmt::format("the output folder {} has {} free; this volume's labels{} need at least {} "
+                                "(output.labels_encoding {}); free some room or point output.dir at another disk",
+                                item.output_folder, gib_text(*free), s.write_intermediates ? " and intermediates" : "",
+                                gib_text(std::uint64_t(needed)), s.labels_gzip ? "gzip" : "raw"));
+}
+
 // The volume's scratch folder (made on first use): run.scratch_dir, else a hidden folder of the
 // job's output folder.
 ScratchSpace& scratch_of(PnmItem& item, const Settings& s, const std::string& output_dir) {
@@ -110,10 +132,17 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
       }
     }
     item.device = "gpu (out-of-core slabs)";
+    // The slab path's own host memory beside its stores (pinned staging, the EDT's row buffers,
+    // the fill's chunks, the watershed's boundary slices, the peak list, CUDA's host side) stays
+    // out of the stores' share, so the process keeps within the limit.
+    const std::uint64_t working_bytes = std::min({slab_working_bytes, host.limit() / 4, host.available()});
+    HostReservation working;
+    if (host.try_reserve(working_bytes)) working = HostReservation(host, working_bytes);
     VolumeStorage storage{host, scratch_of(item, s, output_dir)};
     const auto input = loaded ? VolumeStore<float>::borrow(volume.values.data(), volume.dims)
                               : VolumeStore<float>::from_stream(*item.stream);
-    item.segmentation = segment_gpu_slabs(volume, input, s, rt, budget(available), storage);
+    item.segmentation = segment_gpu_slabs(volume, input, s, rt, budget(available), storage,
+                                          [&](const std::string& step) { progress.step(item.name, step); });
   } catch (const GpuOutOfMemory& e) {
     if (!loaded) throw;
     rt.note_oom_retry();
@@ -167,6 +196,7 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
     item.stream = io::open_volume(item.paths, s.read);  // headers read and size limits checked
     const io::Volume& header = item.stream->header();
     const std::uint64_t voxels = header.dims.voxels(), values_bytes = voxels * sizeof(float);
+    check_output_room(item, s, voxels);
     const std::uint64_t cpu_bytes = voxels * (sizeof(float) + cpu_bytes_per_voxel);
     if (!rt.gpu() && cpu_bytes > ctx.host_memory.limit())
       throw ItemError(item.name, "load", fmt::format("the CPU path holds the whole volume ({} voxels, about {} with its "

@@ -73,7 +73,7 @@ float otsu_threshold_slabs(SlabDevice& device, const VolumeStore<float>& values,
 
 // The marker volume (output.intermediates), a few slices at a time.
 VolumeStore<std::uint32_t> marker_volume(const Markers& markers, const io::Dims3& d, VolumeStorage& storage) {
-  VolumeStore<std::uint32_t> volume(storage, d, "markers");
+  VolumeStore<std::uint32_t> volume(storage, d, "markers", ScratchForm::compressed);
   const std::size_t plane = d.slice_voxels();
   const int chunk = int(std::max<std::size_t>(1, (std::size_t(64) << 20) / (plane * 4)));
   std::vector<std::uint32_t> slices;
@@ -90,16 +90,28 @@ VolumeStore<std::uint32_t> marker_volume(const Markers& markers, const io::Dims3
 
 // The markers from the slabs' peaks: on the GPU (select_markers_gpu) when the flooded map fits
 // the device budget with room for the selection's working arrays, so the map never has to be
-// in host memory; else on the host through a mapping of the map's store (only the pages around
-// the peak clusters are read). Both select the same markers.
-Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>& peaks, const VolumeStore<float>& flooded,
-                            Spacing spacing, const MarkerParams& params) {
+// in host memory (it is built there slab by slab); else on the host through a mapping of the map
+// (only the pages around the peak clusters are read), kept for that in a store of its own unless
+// the distance store is the map and can be mapped. Both select the same markers.
+Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>& peaks, const FloodedMap& flooded,
+                            const VolumeStore<float>& distance, bool smoothed, Spacing spacing, const MarkerParams& params,
+                            VolumeStorage& storage) {
   const io::Dims3& d = flooded.dims();
+  const std::size_t plane = d.slice_voxels();
   const double map_bytes = double(d.voxels()) * sizeof(float);
   if (double(device.budget_bytes()) >= map_bytes * 1.5 + double(peaks.size()) * 64) {
-    SlabLane& lane = device.lane();
+    SlabLane& lane = device.lane(0);
+    SlabLane& builder = device.lane(1);  // its slabs are freed as the map grows on lane 0
     try {
-      const auto map = lane.upload(flooded, SlabRange{0, d.nz}, "segment-pnm smoothed distance map");
+      const auto map = lane.allocate<float>(SlabRange{0, d.nz}, "segment-pnm smoothed distance map");
+      // The half map left for the selection's arrays holds the smoothing slabs meanwhile.
+      const double per_slice = (4.0 + flooded.working_bytes_per_voxel()) * double(plane);
+      const int depth = int(std::max(1.0, std::min(double(d.nz), map_bytes * 0.5 / per_slice - 2.0 * flooded.halo())));
+      for (int z = 0; z < d.nz; z += depth) {
+        const int end = std::min(d.nz, z + depth);
+        flooded.fill(builder, VolumeView<float>{map.data + std::size_t(z) * plane, d.nx, d.ny, d.nz, z, end - z});
+        builder.release();
+      }
       auto* device_peaks = static_cast<std::uint64_t*>(
           lane.allocate_bytes(std::max<std::size_t>(peaks.size(), 1) * sizeof(std::uint64_t), "segment-pnm peaks"));
       if (!peaks.empty()) lane.copy_up(device_peaks, peaks.data(), peaks.size() * sizeof(std::uint64_t));
@@ -109,17 +121,27 @@ Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>
       lane.release();
       return markers;
     } catch (const GpuOutOfMemory&) {
+      builder.release();
       lane.release();  // the estimate was low: the host selection below
     }
   }
-  const auto map = flooded.whole();
-  return select_markers(peaks, map.view, spacing, params);
+  if (!smoothed && distance.random_access()) return select_markers(peaks, distance.whole().view, spacing, params);
+  // The map in host memory when the budget has room for all of it, else in a plain scratch file.
+  HostMemoryBudget none(0);
+  VolumeStorage disk{none, storage.scratch};
+  VolumeStore<float> copy(storage.budget.available() >= std::uint64_t(map_bytes) ? storage : disk, d, "flooded");
+  device.pipelined(
+      device.plan(4 + flooded.working_bytes_per_voxel(), flooded.halo()),
+      [&](SlabLane& l, SlabRange r) { return flooded.upload(l, r, "segment-pnm smoothed distance slab"); },
+      [&](SlabLane& l, SlabRange r, const VolumeView<float>& slab) { l.download<float>(copy, slab, r); });
+  return select_markers(peaks, copy.whole().view, spacing, params);
 }
 
 }  // namespace
 
 Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
-                               Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage) {
+                               Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage,
+                               const std::function<void(const std::string&)>& report) {
   Segmentation out;
   StageClock clock(out.stage_seconds, &out.stage_peak_rss_bytes);
   const auto& d = header.dims;
@@ -127,6 +149,7 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
   const Spacing spacing = spacing_of(header);
   rt.bind_thread();
   SlabDevice device(rt, d, budget_bytes);
+  device.set_step_reporter(report);
 
   clock.start("denoise");
   VolumeStore<float> filtered;
@@ -172,12 +195,12 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
   device.run_stage("distance", [&] { distance_transform_slabs(device, mask, distance, spacing); });
 
   clock.start("markers");
-  // Smoothed with the Gaussian's halo around the slices the peak test reads (sigma 0: the map).
+  // Smoothed with the Gaussian's halo around the slices the peak test reads (sigma 0: the map);
+  // the smoothed volume is kept only when asked for (output.intermediates).
+  const FloodedMap flooded(distance, smoothing_sigma(spacing, s.sigma), s.sigma > 0);
   VolumeStore<float> smoothed;
-  if (s.sigma > 0) smoothed = VolumeStore<float>(storage, d, "smoothed");
-  const VolumeStore<float>& flooded = s.sigma > 0 ? smoothed : distance;
-  const GaussianSigma sigma = smoothing_sigma(spacing, s.sigma);
-  const int peak_reach = peak_halo(spacing, s.r_max), blur_reach = s.sigma > 0 ? gaussian_halo(sigma.z) : 0;
+  if (s.sigma > 0 && s.write_intermediates) smoothed = VolumeStore<float>(storage, d, "smoothed");
+  const int peak_reach = peak_halo(spacing, s.r_max);
   std::vector<std::uint64_t> peaks;
   struct SlabPeaks {
     VolumeView<float> smoothed;  // holds the slab
@@ -186,28 +209,24 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
   device.run_stage("markers", [&] {
     peaks.clear();
     device.pipelined(
-        device.plan(4 + 4 + 4 + 1 + 1 + 4, peak_reach + blur_reach),
+        device.plan(4 + flooded.working_bytes_per_voxel() + 1 + 1 + 4, peak_reach + flooded.halo()),
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange tested = with_halo(r, peak_reach, d.nz);
           const auto m = lane.upload(mask, tested, "segment-pnm mask slab");
-          auto smooth = lane.upload(distance, s.sigma > 0 ? with_halo(tested, blur_reach, d.nz) : tested,
-                                    "segment-pnm distance slab");
-          if (s.sigma > 0) {
-            const auto blurred = lane.allocate<float>(tested, "segment-pnm smoothed distance slab");
-            gaussian_filter_gpu(smooth, blurred, sigma, lane.scratch(), lane.stream());
-            smooth = blurred;
-          }
+          const auto smooth = flooded.upload(lane, tested, "segment-pnm smoothed distance slab");
           return SlabPeaks{smooth, find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, lane.scratch(), lane.stream())};
         },
         [&](SlabLane& lane, SlabRange r, const SlabPeaks& slab) {
-          if (s.sigma > 0) lane.download<float>(smoothed, slab.smoothed, r);
+          if (!smoothed.empty()) lane.download<float>(smoothed, slab.smoothed, r);
           peaks.insert(peaks.end(), slab.peaks.begin(), slab.peaks.end());
         });
   });
-  out.markers = select_slab_markers(device, peaks, flooded, spacing, s.markers);
+  device.run_stage("markers", [&] {
+    out.markers = select_slab_markers(device, peaks, flooded, distance, s.sigma > 0, spacing, s.markers, storage);
+  });
 
   clock.start("watershed");
-  out.labels = VolumeStore<std::uint32_t>(storage, d, "labels");
+  out.labels = VolumeStore<std::uint32_t>(storage, d, "labels", ScratchForm::compressed);
   device.run_stage("watershed", [&] {
     out.watershed_slab_runs = watershed_slabs(device, mask, flooded, out.markers, out.labels);
   });

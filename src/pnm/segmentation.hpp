@@ -6,6 +6,7 @@
 // give identical labels and statistics.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -66,8 +67,10 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& settings);
 // values (host memory, or the input file read slab by slab). The intermediate volumes (about 10
 // bytes a voxel, 14 with denoising) and the labels are VolumeStores drawing on `storage`: host
 // memory within its budget, else scratch files; the host holds slabs of a few slices beside them.
+// `report` hears where the run is (each slab and watershed run), for the progress.
 Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& settings,
-                               Runtime& runtime, std::size_t budget_bytes, VolumeStorage& storage);
+                               Runtime& runtime, std::size_t budget_bytes, VolumeStorage& storage,
+                               const std::function<void(const std::string&)>& report = {});
 // The same for a loaded volume, every store in host memory (tests).
 Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
                                std::size_t budget_bytes);

@@ -6,6 +6,7 @@
 // queued) before it collects slab k, so the GPU computes one slab while the host moves another's
 // data; each lane synchronises only its own stream, once per slab.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,14 +61,18 @@ class SlabLane {
   // pinned staging chunks a few slices at a time.
   template <class T>
   VolumeView<T> upload(const VolumeStore<T>& store, SlabRange held, const char* what) {
-    if (const T* data = store.resident()) return upload<T>(data, held, what);
     VolumeView<T> view = allocate<T>(held, what);
-    const std::size_t first = offset_of(held.begin);
-    staging_.upload_from(stream_, view.data, view.held_voxels() * sizeof(T), slice_bytes<T>(),
-                         [&](void* chunk, std::size_t at, std::size_t bytes) {
-                           store.read(first + at / sizeof(T), bytes / sizeof(T), static_cast<T*>(chunk));
-                         });
+    upload_into(store, view);
     return view;
+  }
+  // Slices view.z_first .. of a store into a device view already allocated (part of a larger one).
+  template <class T>
+  void upload_into(const VolumeStore<T>& store, VolumeView<T> view) {
+    const std::size_t first = offset_of(view.z_first), bytes = view.held_voxels() * sizeof(T);
+    if (const T* data = store.resident()) return copy_up(view.data, data + first, bytes);
+    staging_.upload_from(stream_, view.data, bytes, slice_bytes<T>(), [&](void* chunk, std::size_t at, std::size_t n) {
+      store.read(first + at / sizeof(T), n / sizeof(T), static_cast<T*>(chunk));
+    });
   }
   template <class T>
   void download(VolumeStore<T>& store, VolumeView<const T> view, SlabRange range) {
@@ -104,6 +109,9 @@ class SlabLane {
   std::vector<DeviceBuffer> buffers_;
 };
 
+// Told where a long out-of-core run is ("watershed: run 7, slab 3 of 6"), for the progress.
+using StepReporter = std::function<void(const std::string&)>;
+
 class SlabDevice {
  public:
   SlabDevice(Runtime& runtime, const io::Dims3& dims, std::size_t budget_bytes);
@@ -119,9 +127,14 @@ class SlabDevice {
   std::size_t units_in_budget(double unit_bytes) const;
   // The running stage's budget.
   std::size_t budget_bytes() const { return budget_; }
+  // Progress: each slab pipelined() finishes is reported as "<stage>: slab k of n".
+  void set_step_reporter(StepReporter reporter) { report_ = std::move(reporter); }
+  void report(const std::string& text) const {
+    if (report_) report_(text);
+  }
 
-  // The lane of stages that take one slab at a time.
-  SlabLane& lane() { return lanes_[0]; }
+  // The lane of stages that take one slab at a time (and a second one for work beside it).
+  SlabLane& lane(int k = 0) { return lanes_[k]; }
 
   // prepare(lane, slab) uploads a slab and queues its kernels, returning what finish(lane, slab,
   // prepared) needs to collect the results. With two slabs in flight, slab k + 1 is prepared on
@@ -138,6 +151,7 @@ class SlabDevice {
       if (lanes == 2 && k + 1 < slabs.size()) prepared[next].emplace(prepare(lanes_[next], slabs[k + 1]));
       finish(lanes_[at], slabs[k], *prepared[at]);
       lanes_[at].release();
+      if (report_) report_(stage_ + ": slab " + std::to_string(k + 1) + " of " + std::to_string(slabs.size()));
       prepared[at].reset();
     }
   }
@@ -171,6 +185,7 @@ class SlabDevice {
   std::string stage_;
   SlabLane lanes_[2];
   std::vector<std::string> retries_;
+  StepReporter report_;
   static constexpr int max_halvings = 6;
 };
 

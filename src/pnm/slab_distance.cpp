@@ -35,6 +35,7 @@ void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t
     lane.copy_down(squared_rows.data(), d_squared, voxels * sizeof(float));
     lane.release();
     distance.write_rows(y0, y0 + count, squared_rows.data());
+    device.report("distance: columns, rows " + std::to_string(y0 + count) + " of " + std::to_string(ny));
   }
 
   // Steps 2-3 in place in shared memory: the field only (4 bytes per voxel; `work` is unused).

@@ -37,7 +37,7 @@ std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>&
   const io::Dims3& d = mask.dims();
   const int nx = d.nx, ny = d.ny, nz = d.nz;
   const std::size_t plane = d.slice_voxels();
-  VolumeStore<std::uint32_t> labels(storage, d, "components");
+  VolumeStore<std::uint32_t> labels(storage, d, "components", ScratchForm::compressed);
   // Mask, labels and the labelling's scratch (4 bytes per voxel plus CUB's scan storage).
   const SlabPlan plan = device.plan(10, 0);
   const auto& slabs = plan.slabs;

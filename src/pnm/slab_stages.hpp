@@ -3,15 +3,40 @@
 // runs the others inline). Each gives exactly what the in-core stage gives.
 #include <cstdint>
 
+#include "cuda/pnm/denoise.hpp"
 #include "cuda/pnm/volume_view.hpp"
 #include "pnm/segmentation.hpp"
 #include "pnm/slab_device.hpp"
 
 namespace gp::pnm {
 
+// What the watershed floods and the markers are selected from: the distance map smoothed by a
+// Gaussian, or the map itself (sigma 0). No smoothed volume is kept: each slab's part is smoothed
+// again from the distance store where it is needed (a few ms of GPU work a slab, where a stored
+// copy would cost 4 bytes a voxel of host memory or scratch disk).
+class FloodedMap {
+ public:
+  FloodedMap(const VolumeStore<float>& distance, GaussianSigma sigma, bool smooth);
+  // Slices out.z_first .. of the map into `out`, on the lane's device (queued on its stream).
+  void fill(SlabLane& lane, VolumeView<float> out) const;
+  // Slices `held` of the map in a new slab of the lane.
+  VolumeView<float> upload(SlabLane& lane, SlabRange held, const char* what) const;
+  // Device memory beside the map's own slab: the distance slab (with halo() more slices) and
+  // the Gaussian's scratch, per voxel.
+  double working_bytes_per_voxel() const { return smooth_ ? 8 : 0; }
+  int halo() const { return halo_; }
+  const io::Dims3& dims() const { return distance_.dims(); }
+
+ private:
+  const VolumeStore<float>& distance_;
+  GaussianSigma sigma_;
+  bool smooth_;
+  int halo_;
+};
+
 // fill_enclosed (components.hpp) of the mask: each slab's components are labelled on the GPU,
 // components are joined across slab boundaries and to the volume's faces on the host
-// (union-find over the slabs' labels, which wait in a store), then the enclosed ones are flipped
+// (union-find over the slabs' labels, which wait in a store: compressed scratch beyond the host budget), then the enclosed ones are flipped
 // a few slices at a time. Returns the voxels changed.
 std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
                                   Connectivity connectivity, VolumeStorage& storage);
@@ -27,7 +52,7 @@ void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t
 // which reaches the same fixed point as going on from its previous state (relaxation only
 // lowers keys towards the fixed point its halo allows). Each run writes its slab's labels; a
 // slab's last run saw its neighbours' final boundaries, so the labels left are the final ones.
-int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const VolumeStore<float>& flooded,
+int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const FloodedMap& flooded,
                     const Markers& markers, VolumeStore<std::uint32_t>& labels);
 
 }  // namespace gp::pnm

@@ -61,13 +61,14 @@ void place_slab_markers(SlabLane& lane, const Markers& markers, SlabRange held, 
 
 }  // namespace
 
-int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const VolumeStore<float>& flooded,
+int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const FloodedMap& flooded,
                     const Markers& markers, VolumeStore<std::uint32_t>& labels) {
   const int nz = mask.dims().nz;
   const std::size_t plane = mask.dims().slice_voxels();
-  // Mask, distance, markers, key and label, and the relaxation's tile flags.
-  // One slab at a time: a slab's halo is its neighbours' state.
-  const auto slabs = device.plan(1 + 4 + 4 + 8 + 4 + 1, 1, false).slabs;
+  // Mask, flooded map (and what smoothing it takes), markers, key and label, and the relaxation's
+  // tile flags. One slab at a time: a slab's halo is its neighbours' state.
+  const auto slabs =
+      device.plan(1 + 4 + flooded.working_bytes_per_voxel() + 4 + 8 + 4 + 1, 1 + flooded.halo(), false).slabs;
   SlabLane& lane = device.lane();
   std::vector<bool> pending(slabs.size(), true);
   std::vector<Boundary> boundary(slabs.size());
@@ -79,9 +80,11 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
       if (!pending[s]) continue;
       pending[s] = false;
       ++runs;
+      device.report("watershed: run " + std::to_string(runs) + ", slab " + std::to_string(s + 1) + " of " +
+                    std::to_string(slabs.size()));
       const SlabRange r = slabs[s], held = with_halo(r, 1, nz);
       const auto m = lane.upload(mask, held, "segment-pnm mask slab");
-      const auto d = lane.upload(flooded, held, "segment-pnm distance slab");
+      const auto d = flooded.upload(lane, held, "segment-pnm flooded map slab");
       const auto mk = lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
       place_slab_markers(lane, markers, held, mk, plane);
       const auto key = lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
