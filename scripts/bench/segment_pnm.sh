@@ -40,6 +40,10 @@
 #                          lower bound, and so is the ratio
 #   BENCH_PEER_STAGE_MAX_S (c) stops when one stage takes this long (default 0: no limit)
 #   BENCH_CPU_MAX_S        see (b) (default 90)
+#   BENCH_LARGE_HOST_LIMIT sizes of 2048 and more (scans larger than the GPU and the host budget):
+#                          one run of (a) with this --host-memory-limit (default 32G), whose whole
+#                          process and peak RSS are the targets; no warm-up, out-of-core variants,
+#                          CPU run, peer or CuPy EDT (measured at the smaller sizes)
 #   BENCH_VOLUMES          folder with foam-N.raw and foam-N.json already made (skips generation)
 #   BENCH_WORK             where volumes and gpuproc outputs go (default a temporary folder)
 #   BENCH_KEEP=1           keep that folder
@@ -181,6 +185,21 @@ m.pop("spheres", None)
 json.dump(m, open(sys.argv[2], "w"), indent=1)
 PY
   ); then log "  $meta: no dims/spacing/dtype: size $n skipped"; continue; fi
+
+  # A large scan: the one bounded run (see BENCH_LARGE_HOST_LIMIT).
+  if ((n >= 2048)); then
+    large_limit=${BENCH_LARGE_HOST_LIMIT:-32G}
+    if [[ -x $gpuproc ]] && ((has_gpu)); then
+      read -ra gpu_args <<<"${BENCH_GPU_ARGS:-}"
+      gpuproc_run "gpu_$n" "$device" 600 "${gpu_args[@]}" --host-memory-limit "$large_limit"
+      echo "$large_limit" >"$outdir/large-limit-$n.txt"
+    else
+      skip "gpu_$n" "no $gpuproc or no GPU"
+    fi
+    for r in cpu cupy_edt peer; do skip "${r}_$n" "large size: measured at the smaller sizes"; done
+    [[ -n ${BENCH_VOLUMES:-} || ${BENCH_KEEP:-0} == 1 ]] || rm -f "$raw"
+    continue
+  fi
 
   # (a) and (b)
   if [[ ! -x $gpuproc ]]; then
@@ -423,6 +442,14 @@ for n in sizes.split():
         result["targets"]["gpu_1024_out_of_core_within_2x"] = target(
             result["sizes"][n]["ratios"]["gpu_out_of_core_over_in_core"], "<= 2 (out-of-core / in one piece)",
             lambda v: v <= 2)
+    large_limit = sh(f"cat '{outdir}/large-limit-{n}.txt'")
+    if large_limit:
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+        limit_bytes = int(float(large_limit[:-1]) * units[large_limit[-1].upper()]) if large_limit[-1].isalpha() else int(large_limit)
+        result["sizes"][n]["gpu_host_limit"] = large_limit
+        result["targets"][f"gpu_{n}_host_rss_within_{large_limit}"] = target(
+            ok(gpu) and gpu.get("host_peak_rss_bytes"), f"<= {large_limit} (--host-memory-limit)",
+            lambda v: v <= limit_bytes)
     if bounded_cap is not None:
         # The budget holds: peak RSS within the limit plus a stated margin for what the budget does
         # not count (the CUDA context, pinned staging chunks, slabs of a few slices on the host).

@@ -104,6 +104,7 @@ Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>
     SlabLane& builder = device.lane(1);  // its slabs are freed as the map grows on lane 0
     try {
       const auto map = lane.allocate<float>(SlabRange{0, d.nz}, "segment-pnm smoothed distance map");
+      lane.synchronize();  // the map's allocation is ordered on lane 0's stream; the builder fills it
       // The half map left for the selection's arrays holds the smoothing slabs meanwhile.
       const double per_slice = (4.0 + flooded.working_bytes_per_voxel()) * double(plane);
       const int depth = int(std::max(1.0, std::min(double(d.nz), map_bytes * 0.5 / per_slice - 2.0 * flooded.halo())));

@@ -21,6 +21,8 @@ ScratchAllocator SlabLane::scratch() {
   return [this](std::size_t bytes) { return allocate_bytes(bytes, "segment-pnm scratch"); };
 }
 
+void SlabLane::synchronize() { stream_.synchronize("segment-pnm " + stage_ + " slab"); }
+
 void SlabLane::release() {
   stream_.synchronize("segment-pnm " + stage_ + " slab");
   buffers_.clear();

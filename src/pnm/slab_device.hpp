@@ -91,6 +91,8 @@ class SlabLane {
   ScratchAllocator scratch();
   // Waits for the stream, then frees every slab and scratch buffer.
   void release();
+  // Waits for the stream (before another lane uses a buffer allocated here, stream-ordered).
+  void synchronize();
   cudaStream_t stream() const { return stream_.get(); }
 
  private:
