@@ -69,8 +69,10 @@ class PnmCommand final : public BatchCommand {
 // markers and labels (the components' and watershed's working arrays come and go).
 constexpr std::uint64_t cpu_bytes_per_voxel = 1 + 4 + 4 + 4 + 4 + 4;
 
-// Host memory the out-of-core path uses beside its volume stores (measured: 1.2 GB at 1024^3).
-constexpr std::uint64_t slab_working_bytes = std::uint64_t(2) << 30;
+// Host memory the out-of-core path uses beside its volume stores (measured: 1.2 GB at 1024^3;
+// 2048^3 foam also has 1.7 million regions, whose network records take about 3 GB once the mask is
+// freed).
+constexpr std::uint64_t slab_working_bytes = std::uint64_t(3) << 30;
 
 // Labels that cannot fit the output disk are refused before any work: a raw NRRD needs at least
 // its size at the smallest type the labels can take (uint32 when asked for, else a byte a voxel);
@@ -203,9 +205,11 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
                                                      "stages' volumes), over --host-memory-limit {}; run it on a GPU "
                                                      "(out of core) or raise the limit",
                                                      voxels, gib_text(cpu_bytes), gib_text(ctx.host_memory.limit())));
-    // Loaded whole (read on all cores, the fastest) when the values fit the host budget, else
-    // read a slab at a time from the file by the out-of-core path.
-    if (!rt.gpu() || ctx.host_memory.try_reserve(values_bytes)) {
+    // Loaded whole (read on all cores, the fastest) when the values fit the host budget beside
+    // the labels (what the in-core path holds), else read a slab at a time from the file by the
+    // out-of-core path, so the budget goes to the stages' volumes.
+    if (!rt.gpu() || (ctx.host_memory.available() >= values_bytes + voxels * 4 &&
+                      ctx.host_memory.try_reserve(values_bytes))) {
       if (rt.gpu()) item.values_reservation = HostReservation(ctx.host_memory, values_bytes);
       item.volume = item.stream->read_all();
     } else {

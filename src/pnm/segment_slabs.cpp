@@ -235,6 +235,11 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
   if (s.write_intermediates) out.intermediates.markers = marker_volume(out.markers, d, storage);
   out.markers.voxels = {};
   out.markers.labels = {};
+  // The region and throat records of the network stage take the mask's host memory.
+  if (s.write_intermediates)
+    out.intermediates.mask = std::move(mask);
+  else
+    mask = VolumeStore<std::uint8_t>();
 
   clock.start("network");
   // Labels and distance with one halo slice, region and throat records and their sort.
@@ -260,7 +265,6 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
   out.slab_retries = device.retries();
 
   if (s.write_intermediates) {
-    out.intermediates.mask = std::move(mask);
     out.intermediates.smoothed = std::move(smoothed);  // empty for sigma 0
     out.intermediates.distance = std::move(distance);
   }
