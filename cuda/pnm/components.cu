@@ -161,26 +161,29 @@ __global__ void relabel_kernel(std::uint32_t* labels, const std::uint32_t* befor
   labels[i] = r == no_root ? 0u : before[r] + 1u;
 }
 
-__global__ void mark_border_kernel(VolumeView<const std::uint8_t> mask, const std::uint32_t* roots,
-                                   std::uint8_t* keep) {
+// flags[key] = 1 for the keys (roots or labels) of voxels on a face of the volume: x or y at their
+// ends, or the volume's first or last slice where the view holds it.
+__global__ void mark_face_keys_kernel(VolumeView<const std::uint32_t> keys, std::uint32_t background,
+                                      std::uint8_t* flags) {
   const int x = int(blockIdx.x) * 32 + int(threadIdx.x), y = int(blockIdx.y) * 8 + int(threadIdx.y);
-  const int z = int(blockIdx.z);
-  if (x >= mask.nx || y >= mask.ny) return;
-  if (!(x == 0 || x == mask.nx - 1 || y == 0 || y == mask.ny - 1 || z == 0 || z == mask.nz - 1)) return;
-  const std::uint32_t r = roots[view_index(x, y, z, mask.nx, mask.ny)];
-  if (r != no_root) keep[r] = 1;
+  const int z = int(blockIdx.z), z_volume = keys.z_first + z;
+  if (x >= keys.nx || y >= keys.ny) return;
+  if (!(x == 0 || x == keys.nx - 1 || y == 0 || y == keys.ny - 1 || z_volume == 0 || z_volume == keys.nz - 1)) return;
+  const std::uint32_t k = keys.data[view_index(x, y, z, keys.nx, keys.ny)];
+  if (k != background) flags[k] = 1;
 }
 
 constexpr int change_threads = 256;
 
+// mask = other where the voxel's key is not background and not kept; counts the changes.
 __global__ void __launch_bounds__(change_threads)
-    change_enclosed_kernel(std::uint8_t* mask, const std::uint32_t* roots, const std::uint8_t* keep, std::size_t n,
-                           std::uint8_t other, unsigned long long* changed) {
+    change_unkept_kernel(std::uint8_t* mask, const std::uint32_t* keys, std::uint32_t background,
+                         const std::uint8_t* keep, std::size_t n, std::uint8_t other, unsigned long long* changed) {
   const std::size_t i = std::size_t(blockIdx.x) * change_threads + threadIdx.x;
   std::uint32_t mine = 0;
   if (i < n) {
-    const std::uint32_t r = roots[i];
-    if (r != no_root && !keep[r]) {
+    const std::uint32_t k = keys[i];
+    if (k != background && !keep[k]) {
       mask[i] = other;
       mine = 1;
     }
@@ -195,7 +198,8 @@ constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(
 
 unsigned flat_blocks(std::size_t n, int threads) { return unsigned((n + threads - 1) / threads); }
 
-dim3 voxel_grid(const VolumeView<const std::uint8_t>& v) {
+template <class T>
+dim3 voxel_grid(const VolumeView<T>& v) {
   return dim3(unsigned(v.nx + 31) / 32, unsigned(v.ny + 7) / 8, unsigned(v.z_count));
 }
 
@@ -295,14 +299,57 @@ std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phas
   roots_gpu(in, phase, connectivity, roots, stream);
   GP_CUDA_CHECK(cudaMemsetAsync(keep, 0, n, stream), "fill_enclosed keep flags " + size);
   GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "fill_enclosed count " + size);
-  mark_border_kernel<<<voxel_grid(in), dim3(32, 8), 0, stream>>>(in, roots, keep);
-  GP_CUDA_CHECK_LAUNCH("mark_border_kernel " + size);
-  change_enclosed_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(
-      mask.data, roots, keep, n, std::uint8_t(1 - phase), changed);
-  GP_CUDA_CHECK_LAUNCH("change_enclosed_kernel " + size);
+  const VolumeView<const std::uint32_t> keys{roots, mask.nx, mask.ny, mask.nz, 0, mask.nz};
+  mark_face_keys_kernel<<<voxel_grid(keys), dim3(32, 8), 0, stream>>>(keys, no_root, keep);
+  GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
+  change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(
+      mask.data, roots, no_root, keep, n, std::uint8_t(1 - phase), changed);
+  GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
   unsigned long long host = 0;
   GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "fill_enclosed " + size);
   GP_CUDA_CHECK(cudaStreamSynchronize(stream), "fill_enclosed_gpu " + size);
+  return host;
+}
+
+namespace {
+
+void check_labels_args(const char* op, VolumeView<const std::uint32_t> labels) {
+  checks::require_view(labels, op, "labels");
+  checks::require(labels.held_voxels() < std::size_t(no_root), op,
+                  "views of 2^32 - 1 voxels or more are not supported: " + checks::describe(labels));
+  checks::require(labels.z_count <= 65535, op, "more than 65535 slices in one view: " + checks::describe(labels));
+}
+
+}  // namespace
+
+void mark_face_labels_gpu(VolumeView<const std::uint32_t> labels, std::uint32_t count, std::uint8_t* flags,
+                          cudaStream_t stream) {
+  check_labels_args("mark_face_labels_gpu", labels);
+  const std::string size = checks::describe(labels);
+  GP_CUDA_CHECK(cudaMemsetAsync(flags, 0, std::size_t(count) + 1, stream), "face flags " + size);
+  if (labels.held_voxels() == 0) return;
+  mark_face_keys_kernel<<<voxel_grid(labels), dim3(32, 8), 0, stream>>>(labels, 0, flags);
+  GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
+}
+
+std::uint64_t change_unkept_labels_gpu(VolumeView<std::uint8_t> mask, VolumeView<const std::uint32_t> labels,
+                                       const std::uint8_t* keep, std::uint8_t value, const ScratchAllocator& scratch,
+                                       cudaStream_t stream) {
+  const char* op = "change_unkept_labels_gpu";
+  check_labels_args(op, labels);
+  checks::require_view(mask, op, "mask");
+  checks::require_same_slices(mask, labels, op);
+  const std::size_t n = labels.held_voxels();
+  if (n == 0) return 0;
+  const std::string size = checks::describe(labels);
+  auto* changed = static_cast<unsigned long long*>(scratch(sizeof(unsigned long long)));
+  GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "changed count " + size);
+  change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(mask.data, labels.data, 0, keep,
+                                                                                         n, value, changed);
+  GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
+  unsigned long long host = 0;
+  GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "changed count " + size);
+  GP_CUDA_CHECK(cudaStreamSynchronize(stream), std::string(op) + " " + size);
   return host;
 }
 

@@ -180,14 +180,11 @@ Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float
   out.porosity_binarized = double(pore_voxels) / double(n);
 
   clock.start("fill_holes");
-  // The mask changes only once a fill's GPU work is done, so a retry starts from the right mask.
   if (s.remove_floating_solid)
-    device.run_stage("fill_holes", [&] {
-      out.floating_solid_voxels = fill_enclosed_slabs(device, mask, 0, s.connectivity, storage);
-    });
-  if (s.fill_closed_pores)
     device.run_stage("fill_holes",
-                     [&] { out.closed_pore_voxels = fill_enclosed_slabs(device, mask, 1, s.connectivity, storage); });
+                     [&] { fill_enclosed_slabs(device, mask, 0, s.connectivity, out.floating_solid_voxels); });
+  if (s.fill_closed_pores)
+    device.run_stage("fill_holes", [&] { fill_enclosed_slabs(device, mask, 1, s.connectivity, out.closed_pore_voxels); });
   // Filling enclosed solid adds pore voxels; filling closed pores takes them away.
   out.porosity = double(pore_voxels + out.floating_solid_voxels - out.closed_pore_voxels) / double(n);
 

@@ -1,13 +1,14 @@
 // fill_enclosed over Z-slabs (slab_stages.hpp). A slab's components get labels 1..K_s on the GPU;
 // label l of slab s is component offset_s + l of a union-find over all slabs, which joins the
-// components that touch across each slab boundary and marks those on a face of the volume.
+// components that touch across each slab boundary and keeps those on a face of the volume. Only
+// the slabs' boundary slices of labels and their face flags come to the host: the second pass
+// labels each slab again (the labelling is canonical, and the slab's mask has not changed) and
+// changes the enclosed components on the GPU.
 #include <algorithm>
-#include <mutex>
 #include <numeric>
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/parallel_for.hpp"
 #include "cuda/pnm/components.hpp"
 #include "pnm/slab_stages.hpp"
 
@@ -30,113 +31,118 @@ class UnionFind {
   std::vector<std::uint32_t> parent_;
 };
 
+// What the first pass keeps of a slab: its component count, which of them are on a face of the
+// volume, and its first and last slice of labels.
+struct SlabComponents {
+  std::uint32_t count = 0;
+  std::vector<std::uint8_t> on_face;  // count + 1 flags
+  std::vector<std::uint32_t> first, last;
+};
+
 }  // namespace
 
-std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
-                                  Connectivity connectivity, VolumeStorage& storage) {
+void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
+                         Connectivity connectivity, std::uint64_t& changed) {
   const io::Dims3& d = mask.dims();
-  const int nx = d.nx, ny = d.ny, nz = d.nz;
+  const int nx = d.nx, ny = d.ny;
   const std::size_t plane = d.slice_voxels();
-  VolumeStore<std::uint32_t> labels(storage, d, "components", ScratchForm::compressed);
   // Mask, labels and the labelling's scratch (4 bytes per voxel plus CUB's scan storage).
   const SlabPlan plan = device.plan(10, 0);
   const auto& slabs = plan.slabs;
-  // Slab s's label l is id offset[s] + l: ids 1..offset.back(), 0 for background.
-  std::vector<std::uint32_t> offset(slabs.size() + 1, 0);
   struct Labelled {
     VolumeView<std::uint32_t> labels;
     std::uint32_t count;
+    std::uint8_t* on_face;
   };
-  std::size_t finished = 0;  // slabs
+  auto label_slab = [&](SlabLane& lane, SlabRange r, VolumeView<std::uint8_t>& m) {
+    m = lane.upload(mask, r, "segment-pnm mask slab");
+    const auto l = lane.allocate<std::uint32_t>(r, "segment-pnm component labels slab");
+    const std::uint32_t count = label_components_gpu(m, phase, connectivity, l, lane.scratch(), lane.stream());
+    return Labelled{l, count, nullptr};
+  };
+
+  std::vector<SlabComponents> parts(slabs.size());
+  std::size_t finished = 0;
   device.pipelined(
       plan,
       [&](SlabLane& lane, SlabRange r) {
-        const auto m = lane.upload(mask, r, "segment-pnm mask slab");
-        const auto l = lane.allocate<std::uint32_t>(r, "segment-pnm component labels slab");
-        return Labelled{l, label_components_gpu(m, phase, connectivity, l, lane.scratch(), lane.stream())};
+        VolumeView<std::uint8_t> m;
+        Labelled slab = label_slab(lane, r, m);
+        slab.on_face = static_cast<std::uint8_t*>(lane.allocate_bytes(std::size_t(slab.count) + 1, "segment-pnm face flags"));
+        mark_face_labels_gpu(slab.labels, slab.count, slab.on_face, lane.stream());
+        return slab;
       },
       [&](SlabLane& lane, SlabRange r, const Labelled& slab) {
-        const std::uint32_t first_id = offset[finished];
-        if (std::uint64_t(first_id) + slab.count >= 0xffffffffull) throw Error("fill_holes: more than 2^32 components");
-        offset[++finished] = first_id + slab.count;
-        lane.download<std::uint32_t>(labels, slab.labels, r);
+        SlabComponents& part = parts[finished++];
+        part.count = slab.count;
+        part.on_face.resize(std::size_t(slab.count) + 1);
+        lane.copy_down(part.on_face.data(), slab.on_face, part.on_face.size());
+        part.first.resize(plane);
+        part.last.resize(plane);
+        lane.copy_down(part.first.data(), slab.labels.data, plane * sizeof(std::uint32_t));
+        lane.copy_down(part.last.data(), slab.labels.data + std::size_t(r.depth() - 1) * plane, plane * sizeof(std::uint32_t));
       });
-  std::vector<std::uint32_t> slab_of(nz);  // slab index per slice
-  for (std::size_t s = 0; s < slabs.size(); ++s)
-    for (int z = slabs[s].begin; z < slabs[s].end; ++z) slab_of[z] = std::uint32_t(s);
-  // The id of the label at position i of a slice of slab s.
-  auto id_of = [&](std::size_t s, std::uint32_t l) -> std::uint32_t { return l ? offset[s] + l : 0; };
 
+  // Slab s's label l is id offset[s] + l: ids 1..offset.back(), 0 for background.
+  std::vector<std::uint32_t> offset(slabs.size() + 1, 0);
+  for (std::size_t s = 0; s < slabs.size(); ++s) {
+    if (std::uint64_t(offset[s]) + parts[s].count >= 0xffffffffull) throw Error("fill_holes: more than 2^32 components");
+    offset[s + 1] = offset[s] + parts[s].count;
+  }
   const std::size_t ids = std::size_t(offset.back()) + 1;
   UnionFind components(ids);
-  std::vector<std::uint32_t> above_slice(plane), below_slice(plane);
+  const int reach = connectivity == Connectivity::c26 ? 1 : 0;
   for (std::size_t s = 0; s + 1 < slabs.size(); ++s) {
-    const int z = slabs[s].end;  // first slice of slab s + 1; z - 1 is the last of slab s
-    labels.read_slices(z - 1, z, above_slice.data());
-    labels.read_slices(z, z + 1, below_slice.data());
-    const int reach = connectivity == Connectivity::c26 ? 1 : 0;
+    const std::vector<std::uint32_t>& above = parts[s].last;      // the last slice of slab s
+    const std::vector<std::uint32_t>& below = parts[s + 1].first;  // the first of slab s + 1
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
-        const std::uint32_t below = id_of(s + 1, below_slice[std::size_t(y) * nx + x]);
-        if (!below) continue;
+        const std::uint32_t b = below[std::size_t(y) * nx + x];
+        if (!b) continue;
         for (int dy = -reach; dy <= reach; ++dy)
           for (int dx = -reach; dx <= reach; ++dx) {
             const int xx = x + dx, yy = y + dy;
             if (xx < 0 || yy < 0 || xx >= nx || yy >= ny) continue;
-            if (const std::uint32_t above = id_of(s, above_slice[std::size_t(yy) * nx + xx])) components.join(above, below);
+            if (const std::uint32_t a = above[std::size_t(yy) * nx + xx]) components.join(offset[s] + a, offset[s + 1] + b);
           }
       }
   }
-
-  // A few slices of labels (and of the mask) at a time on the host.
-  const int chunk = int(std::max<std::size_t>(1, (std::size_t(256) << 20) / (plane * 5)));
-  std::vector<std::uint32_t> label_chunk(std::size_t(std::min(chunk, nz)) * plane);
-  std::vector<std::uint8_t> on_face(ids, 0);
-  for (int z0 = 0; z0 < nz; z0 += chunk) {
-    const int z1 = std::min(nz, z0 + chunk);
-    labels.read_slices(z0, z1, label_chunk.data());
-    for (int z = z0; z < z1; ++z) {
-      const std::uint32_t* slice = label_chunk.data() + std::size_t(z - z0) * plane;
-      const std::size_t s = slab_of[z];
-      const bool whole_slice = z == 0 || z == nz - 1;
-      for (int y = 0; y < ny; ++y) {
-        const bool whole_row = whole_slice || y == 0 || y == ny - 1;
-        // Every x of a row on a face, else x = 0 and x = nx - 1 only.
-        for (int x = 0; x < nx; x += (whole_row || x == nx - 1) ? 1 : nx - 1)
-          if (const std::uint32_t id = id_of(s, slice[std::size_t(y) * nx + x])) on_face[components.find(id)] = 1;
-      }
-    }
+  // A component is kept when any of its slabs' parts is on a face.
+  std::vector<std::uint8_t> kept_root(ids, 0);
+  for (std::size_t s = 0; s < slabs.size(); ++s)
+    for (std::uint32_t l = 1; l <= parts[s].count; ++l)
+      if (parts[s].on_face[l]) kept_root[components.find(offset[s] + l)] = 1;
+  // Per slab, the flags by its own labels (index 0 unused), which the second pass uploads.
+  for (std::size_t s = 0; s < slabs.size(); ++s) {
+    std::vector<std::uint8_t>& keep = parts[s].on_face;
+    for (std::uint32_t l = 1; l <= parts[s].count; ++l) keep[l] = kept_root[components.find(offset[s] + l)];
+    parts[s].first = {};
+    parts[s].last = {};
   }
-  // Enclosed per id, so the flip below is a lookup per voxel.
-  std::vector<std::uint8_t> enclosed(ids, 0);
-  for (std::uint32_t id = 1; id < ids; ++id) enclosed[id] = !on_face[components.find(id)];
+  kept_root = {};
 
-  std::uint64_t changed = 0;
-  std::mutex changed_mutex;
-  std::vector<std::uint8_t> mask_chunk(label_chunk.size());
-  for (int z0 = 0; z0 < nz; z0 += chunk) {
-    const int z1 = std::min(nz, z0 + chunk);
-    labels.read_slices(z0, z1, label_chunk.data());
-    mask.read_slices(z0, z1, mask_chunk.data());
-    std::uint64_t chunk_changed = 0;
-    parallel_for(long(z1 - z0) * long(ny), [&](long a, long b) {
-      std::uint64_t local = 0;
-      for (long row = a; row < b; ++row) {
-        const std::size_t s = slab_of[z0 + int(row / ny)];
-        const std::size_t first = std::size_t(row) * nx;
-        for (std::size_t i = first; i < first + std::size_t(nx); ++i)
-          if (label_chunk[i] && enclosed[offset[s] + label_chunk[i]]) {
-            mask_chunk[i] = std::uint8_t(1 - phase);
-            ++local;
-          }
-      }
-      std::lock_guard<std::mutex> lock(changed_mutex);
-      chunk_changed += local;
-    }, 64);
-    if (chunk_changed) mask.write_slices(z0, z1, mask_chunk.data());
-    changed += chunk_changed;
-  }
-  return changed;
+  // Second pass: the enclosed components of each slab change phase on the GPU.
+  struct Changed {
+    VolumeView<std::uint8_t> mask;
+    std::uint64_t voxels;
+  };
+  std::size_t next = 0;  // prepare() sees the slabs in order
+  device.pipelined(
+      plan,
+      [&](SlabLane& lane, SlabRange r) {
+        const SlabComponents& part = parts[next++];
+        VolumeView<std::uint8_t> m;
+        const Labelled slab = label_slab(lane, r, m);
+        if (slab.count != part.count) throw Error("fill_holes: a slab's components changed between the two passes");
+        auto* keep = static_cast<std::uint8_t*>(lane.allocate_bytes(part.on_face.size(), "segment-pnm kept components"));
+        lane.copy_up(keep, part.on_face.data(), part.on_face.size());
+        return Changed{m, change_unkept_labels_gpu(m, slab.labels, keep, std::uint8_t(1 - phase), lane.scratch(),
+                                                   lane.stream())};
+      },
+      [&](SlabLane& lane, SlabRange r, const Changed& slab) {
+        if (slab.voxels) lane.download<std::uint8_t>(mask, slab.mask, r);
+        changed += slab.voxels;
+      });
 }
 
 }  // namespace gp::pnm

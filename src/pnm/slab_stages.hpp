@@ -34,12 +34,14 @@ class FloodedMap {
   int halo_;
 };
 
-// fill_enclosed (components.hpp) of the mask: each slab's components are labelled on the GPU,
-// components are joined across slab boundaries and to the volume's faces on the host
-// (union-find over the slabs' labels, which wait in a store: compressed scratch beyond the host budget), then the enclosed ones are flipped
-// a few slices at a time. Returns the voxels changed.
-std::uint64_t fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
-                                  Connectivity connectivity, VolumeStorage& storage);
+// fill_enclosed (components.hpp) of the mask: each slab's components are labelled on the GPU and
+// joined across slab boundaries and to the volume's faces on the host (union-find over the slabs'
+// labels, from their boundary slices and face flags only); a second pass labels each slab again
+// and changes the enclosed components on the GPU. Adds the voxels changed to `changed` as their
+// slabs are written back, so a stage run again after running out of GPU memory (from the mask as
+// the first run left it: filling again fills what is left) counts each voxel once.
+void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
+                         Connectivity connectivity, std::uint64_t& changed);
 
 // The exact EDT (edt.hpp): columns along z in slabs along y (whole columns), then the planes in
 // Z-slabs. `distance` receives the result.

@@ -225,3 +225,27 @@ TEST_CASE("fill_enclosed fills closed voids and keeps what touches the border", 
     CHECK_THROWS(fill_enclosed_cpu(gp::test::slab_of(m, d, 0, 3), 1, Connectivity::c6));
   }
 }
+
+TEST_CASE("face flags and the change of unkept labels (the out-of-core fill's pieces)", "[pnm][components]") {
+  // 6x5x4: label 1 fills x = 0 (on a face), label 2 a voxel inside, label 3 the last slice's
+  // centre (on a face only when the view holds the volume's last slice).
+  const Dims d{6, 5, 4};
+  std::vector<std::uint32_t> labels(d.voxels(), 0);
+  for (int z = 0; z < d.nz; ++z)
+    for (int y = 0; y < d.ny; ++y) labels[index(d, 0, y, z)] = 1;
+  labels[index(d, 2, 2, 1)] = 2;
+  labels[index(d, 3, 2, 3)] = 3;
+  std::vector<std::uint8_t> flags(4, 9);
+  mark_face_labels_cpu(whole_volume(labels.data(), d.nx, d.ny, d.nz), 3, flags.data());
+  CHECK(flags == std::vector<std::uint8_t>{0, 1, 0, 1});
+  // Slices 1..2 only: label 3 is not there, and z = 1 is no face of the volume.
+  mark_face_labels_cpu(gp::test::slab_of(labels, d, 1, 2), 3, flags.data());
+  CHECK(flags == std::vector<std::uint8_t>{0, 1, 0, 0});
+
+  std::vector<std::uint8_t> mask(d.voxels(), 1);
+  const std::vector<std::uint8_t> keep{0, 1, 0, 1};
+  CHECK(change_unkept_labels_cpu(whole_volume(mask.data(), d.nx, d.ny, d.nz),
+                                 whole_volume(labels.data(), d.nx, d.ny, d.nz), keep.data(), 0) == 1);
+  CHECK(mask[index(d, 2, 2, 1)] == 0);
+  CHECK(std::count(mask.begin(), mask.end(), 0) == 1);
+}

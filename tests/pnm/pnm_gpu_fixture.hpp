@@ -42,6 +42,11 @@ class PnmGpu {
     return host;
   }
 
+  void stream_copy_to_host(void* host, const void* device, std::size_t bytes) {
+    stream_.copy_to_host(host, device, bytes);
+    sync();
+  }
+
   pnm::ScratchAllocator scratch() {
     return [this](std::size_t bytes) {
       scratch_.push_back(alloc(bytes));

@@ -192,6 +192,32 @@ TEST_CASE("component roots, labels and fill_enclosed on the GPU equal the CPU's"
           const auto droots = device_output<std::uint32_t>(gpu, d, slab.first, slab.count);
           component_roots_gpu(dmask, value, conn, droots, gpu.stream());
           CHECK(gpu.download(droots) == expected);
+          // The out-of-core fill's pieces on the slab's labels: face flags, and the change of the
+          // components a keep table leaves out (here every third label besides those on a face).
+          std::vector<std::uint32_t> slab_labels(expected.size());
+          const VolumeView<std::uint32_t> labels_view{slab_labels.data(), d.nx, d.ny, d.nz, slab.first, slab.count};
+          const std::uint32_t count =
+              label_components_cpu(gp::test::slab_of(m, d, slab.first, slab.count), value, conn, labels_view);
+          std::vector<std::uint8_t> flags(std::size_t(count) + 1, 7);
+          mark_face_labels_cpu(labels_view, count, flags.data());
+          const auto dlabels = device_slab(gpu, slab_labels, d, 0, slab.count);
+          const VolumeView<const std::uint32_t> dlabels_view{dlabels.data, d.nx, d.ny, d.nz, slab.first, slab.count};
+          auto dflags = gpu.alloc(flags.size());
+          mark_face_labels_gpu(dlabels_view, count, dflags.as<std::uint8_t>(), gpu.stream());
+          std::vector<std::uint8_t> got_flags(flags.size());
+          gpu.stream_copy_to_host(got_flags.data(), dflags.get(), got_flags.size());
+          CHECK(got_flags == flags);
+          auto keep = flags;
+          for (std::uint32_t l = 1; l <= count; l += 3) keep[l] = 1;
+          auto changed_mask = slices(m, d, slab.first, slab.count);
+          const std::uint64_t changed = change_unkept_labels_cpu(
+              VolumeView<std::uint8_t>{changed_mask.data(), d.nx, d.ny, d.nz, slab.first, slab.count}, labels_view,
+              keep.data(), std::uint8_t(1 - value));
+          const auto dkeep = gpu.upload(keep, int(keep.size()), 1, 1);
+          CHECK(change_unkept_labels_gpu(dmask, dlabels_view, dkeep.data, std::uint8_t(1 - value), gpu.scratch(),
+                                         gpu.stream()) == changed);
+          CHECK(gpu.download(dmask) == changed_mask);  // the roots' mask, not read again
+          gpu.release_scratch();
         }
         // Labels.
         std::vector<std::uint32_t> labels(d.voxels());
