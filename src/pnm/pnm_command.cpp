@@ -74,21 +74,17 @@ constexpr std::uint64_t cpu_bytes_per_voxel = 1 + 4 + 4 + 4 + 4 + 4;
 // freed).
 constexpr std::uint64_t slab_working_bytes = std::uint64_t(3) << 30;
 
-// Labels that cannot fit the output disk are refused before any work: a raw NRRD needs at least
-// its size at the smallest type the labels can take (uint32 when asked for, else a byte a voxel);
-// gzip labels took 0.16 bytes a voxel on the sample foam, so less than a tenth of a byte a voxel
-// cannot hold them. A disk that fills while writing anyway fails that file, nothing half-written.
+// Labels that cannot fit the output disk are refused before any work (least_output_bytes). A disk
+// that fills while writing anyway fails that file, nothing half-written.
 void check_output_room(const PnmItem& item, const Settings& s, std::uint64_t voxels) {
-  double per_voxel = s.labels_gzip ? 0.1 : (s.labels_uint32 ? 4 : 1);
-  if (s.write_intermediates) per_voxel += s.labels_gzip ? 0.3 : 1 + 4 + (s.sigma > 0 ? 4 : 0) + 1;
-  const double needed = per_voxel * double(voxels);
+  const std::uint64_t needed = least_output_bytes(s, voxels);
   const auto free = free_disk_bytes(item.output_folder);
-  if (free && double(*free) < needed)
+  if (free && *free < needed)
     throw ItemError(item.name, "load",
                     fmt::format("the output folder {} has {} free; this volume's labels{} need at least {} "
                                 "(output.labels_encoding {}); free some room or point output.dir at another disk",
                                 item.output_folder, gib_text(*free), s.write_intermediates ? " and intermediates" : "",
-                                gib_text(std::uint64_t(needed)), s.labels_gzip ? "gzip" : "raw"));
+                                gib_text(needed), s.labels_gzip ? "gzip" : "raw"));
 }
 
 // The volume's scratch folder (made on first use): run.scratch_dir, else a hidden folder of the

@@ -193,4 +193,10 @@ void save_stage(PnmItem& item, const Settings& s) {
   });
 }
 
+std::uint64_t least_output_bytes(const Settings& s, std::uint64_t voxels) {
+  double per_voxel = s.labels_gzip ? 0.1 : (s.labels_uint32 ? 4 : 1);
+  if (s.write_intermediates) per_voxel += s.labels_gzip ? 0.3 : 1 + 4 + (s.sigma > 0 ? 4 : 0) + 1;
+  return std::uint64_t(per_voxel * double(voxels));
+}
+
 }  // namespace gp::pnm

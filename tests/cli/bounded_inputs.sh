@@ -84,6 +84,19 @@ expect_exit "tonemap-exr: zero-filled .exr" 1 "$work/zero.exr: decode:" \
 expect_exit "stitch-360: zero-filled .png" 1 "$work/zero.png: decode:" \
   "$gpuproc" stitch-360 -c configs/stitch-360.json --device cpu --progress none --set output.dir="$work/out/z" "$work/zero.png"
 
+# segment-pnm: a scan whose labels cannot fit the output disk is refused before any work (issue
+# 23): a sparse 1 TB raw volume (2^40 uint8 voxels) whose raw uint32 labels would take 4 TiB.
+truncate -s 1T "$work/huge.raw"
+if (( $(df -Pk "$work" | awk 'NR == 2 {print $4}') < 4 * 1024 * 1024 * 1024 )); then
+  expect_exit "segment-pnm: labels over the output disk" 1 "this volume's labels need at least 4096.0 GiB" \
+    "$gpuproc" segment-pnm -c configs/segment-pnm.json --device cpu --progress none --set output.dir="$work/out/huge" \
+    --set input.format=raw --set input.raw.width=16384 --set input.raw.height=8192 --set input.raw.depth=8192 \
+    --set input.raw.dtype=uint8 --set output.labels_encoding=raw --set output.labels_type=uint32 "$work/huge.raw"
+else
+  echo "  skipped: the labels check needs a disk with less than 4 TiB free"
+fi
+rm -f "$work/huge.raw"
+
 # The tools that read configs and reports.
 expect_usage "validate: 100k-deep config" "$deep_text" "$gpuproc" validate "$work/deep.json"
 expect_usage "validate: /dev/zero" "config file: /dev/zero is a character device" "$gpuproc" validate /dev/zero

@@ -2,10 +2,12 @@
 // volumes in when they do not fit the budget.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
 #include <vector>
 
+#include "core/compressed_scratch.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/scratch_space.hpp"
@@ -73,4 +75,54 @@ TEST_CASE("scratch files: a folder without room is an error naming it and the se
     CHECK(what.find(folder.string()) != std::string::npos);
     CHECK(what.find("run.scratch_dir") != std::string::npos);
   }
+}
+
+TEST_CASE("scratch files grow on demand; compressed scratch keeps blocks in slots, rewritten in place or moved",
+          "[core][scratch]") {
+  const fs::path folder = gp::test::scratch_dir("scratch-compressed");
+  gp::ScratchSpace space(folder.string(), "run.scratch_dir");
+  {
+    gp::ScratchFile file = space.create("grown", 0);
+    file.extend(4096);
+    CHECK(file.size() == 4096);
+    CHECK(space.bytes_allocated() == 4096);
+    const std::uint32_t value = 42;
+    file.write(4092, &value, 4);
+    std::uint32_t back = 0;
+    file.read(4092, &back, 4);
+    CHECK(back == 42);
+    try {
+      file.extend(std::uint64_t(1) << 60);
+      FAIL("no error");
+    } catch (const gp::Error& e) {
+      CHECK(std::string(e.what()).find("run.scratch_dir") != std::string::npos);
+    }
+  }
+  CHECK(space.bytes_allocated() == 0);
+
+  gp::CompressedScratch packed(space, "labels", 3);
+  std::vector<std::uint32_t> runs(200'000), noise(200'000), back(200'000, 1);
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = std::uint32_t(i / 5000);
+  std::uint64_t x = 88172645463325252ull;
+  for (auto& v : noise) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v = std::uint32_t(x);
+  }
+  packed.read_block(1, back.data(), back.size() * 4);  // never written: zeros
+  CHECK(std::all_of(back.begin(), back.end(), [](std::uint32_t v) { return v == 0; }));
+  packed.write_block(0, runs.data(), runs.size() * 4);
+  packed.write_block(1, runs.data(), runs.size() * 4);
+  CHECK(packed.stored_bytes() < runs.size() * 4 / 20);  // label runs compress well
+  packed.write_block(0, noise.data(), noise.size() * 4);  // outgrows its slot: moved
+  packed.write_block(2, runs.data(), runs.size() * 4);    // takes the slot block 0 gave up
+  packed.write_block(1, runs.data(), runs.size() * 2);    // a smaller block stays in place
+  packed.read_block(0, back.data(), back.size() * 4);
+  CHECK(back == noise);
+  packed.read_block(2, back.data(), back.size() * 4);
+  CHECK(back == runs);
+  std::vector<std::uint32_t> half(runs.size() / 2);
+  packed.read_block(1, half.data(), half.size() * 4);
+  CHECK(std::equal(half.begin(), half.end(), runs.begin()));
+  CHECK_THROWS_AS(packed.read_block(1, back.data(), back.size() * 4), gp::Error);  // not its size
+  CHECK(gp::free_disk_bytes((folder / "not" / "made" / "yet").string()).has_value());
 }
