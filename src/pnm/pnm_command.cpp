@@ -210,8 +210,10 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
       item.volume = item.stream->read_all();
     } else {
       item.volume = header;
-      ctx.progress.message("info", fmt::format("{}: {} of values over --host-memory-limit {}: reading it slab by slab",
-                                               item.name, gib_text(values_bytes), gib_text(ctx.host_memory.limit())));
+      ctx.progress.message("info", fmt::format("{}: {} of values and {} of labels over --host-memory-limit {}: reading "
+                                               "it slab by slab",
+                                               item.name, gib_text(values_bytes), gib_text(voxels * 4),
+                                               gib_text(ctx.host_memory.limit())));
     }
     item.load_seconds = seconds_since(t);
   };

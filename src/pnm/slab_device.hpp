@@ -38,14 +38,7 @@ class SlabLane {
  public:
   SlabLane(Runtime& runtime, const io::Dims3& dims, const std::string& stage);
 
-  // Device copies of slices `held` of a host volume (the whole volume's base pointer), and
-  // uninitialised slabs; both live until release().
-  template <class T>
-  VolumeView<T> upload(const T* host_volume, SlabRange held, const char* what) {
-    VolumeView<T> view = allocate<T>(held, what);
-    copy_up(view.data, host_volume + offset_of(held.begin), view.held_voxels() * sizeof(T));
-    return view;
-  }
+  // Uninitialised slabs of slices `held`; they live until release().
   template <class T>
   VolumeView<T> allocate(SlabRange held, const char* what) {
     auto* data = static_cast<T*>(allocate_bytes(voxels_of(held) * sizeof(T), what));
@@ -57,8 +50,8 @@ class SlabLane {
     copy_down(host_volume + offset_of(range.begin), view.data + view.offset(0, 0, range.begin),
               voxels_of(range) * sizeof(T));
   }
-  // The same from and to a volume store (host memory, scratch file or input file), through the
-  // pinned staging chunks a few slices at a time.
+  // Slabs from and to a volume store (host memory, scratch file or input file), through the
+  // pinned staging chunks a few slices at a time; an uploaded slab lives until release().
   template <class T>
   VolumeView<T> upload(const VolumeStore<T>& store, SlabRange held, const char* what) {
     VolumeView<T> view = allocate<T>(held, what);
