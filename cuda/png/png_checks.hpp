@@ -3,14 +3,13 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/common/checks.hpp"
 #include "core/views.hpp"
 #include "cuda/png/png_kernels.hpp"
 
 namespace gp::png::checks {
 
-inline void require(bool ok, const char* function, const std::string& what) {
-  if (!ok) throw Error(std::string(function) + ": " + what);
-}
+using kernel_checks::require;
 
 inline void check_filter(const ImageView& image, const std::uint8_t* filtered, const char* function) {
   require(image.type == PixelType::u8 || image.type == PixelType::u16, function, "image must be u8 or u16");

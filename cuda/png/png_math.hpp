@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "cuda/png/png_kernels.hpp"
-#include "cuda/tonemap/host_device.hpp"
+#include "cuda/common/host_device.hpp"
 
 namespace gp::png::math {
 

@@ -6,7 +6,7 @@
 
 #include "cuda/png/png_kernels.hpp"
 #include "cuda/png/png_math.hpp"
-#include "cuda/tonemap/host_device.hpp"
+#include "cuda/common/host_device.hpp"
 
 namespace gp::png::stream {
 

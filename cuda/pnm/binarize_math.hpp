@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cuda/tonemap/host_device.hpp"  // GP_HD
+#include "cuda/common/host_device.hpp"  // GP_HD
 
 namespace gp::pnm::math {
 

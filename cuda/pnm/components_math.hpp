@@ -1,6 +1,6 @@
 #pragma once
 // What the components kernels and their CPU references share: which neighbours a voxel joins.
-#include "cuda/tonemap/host_device.hpp"  // GP_HD
+#include "cuda/common/host_device.hpp"  // GP_HD
 
 namespace gp::pnm::math {
 

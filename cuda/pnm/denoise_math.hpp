@@ -2,7 +2,7 @@
 // Arithmetic the denoise kernels and their CPU references share, written once so that both sides
 // order comparisons and round sums identically (bit-identical results).
 #include "cuda/pnm/volume_view.hpp"
-#include "cuda/tonemap/host_device.hpp"  // GP_HD
+#include "cuda/common/host_device.hpp"  // GP_HD
 
 // Full unrolling where nvcc compiles (keeps the 27 values in registers); nothing for g++.
 #ifdef __CUDA_ARCH__

@@ -5,13 +5,12 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/common/checks.hpp"
 #include "cuda/pnm/volume_view.hpp"
 
 namespace gp::pnm::checks {
 
-inline void require(bool ok, const char* op, const std::string& what) {
-  if (!ok) throw Error(std::string(op) + ": " + what);
-}
+using kernel_checks::require;
 
 template <class T>
 std::string describe(const VolumeView<T>& v) {

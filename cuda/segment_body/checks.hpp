@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/common/checks.hpp"
 #include "core/views.hpp"
 #include "cuda/segment_body/composite.hpp"
 #include "cuda/segment_body/frame.hpp"
@@ -15,9 +16,7 @@
 
 namespace gp::segbody::checks {
 
-inline void require(bool ok, const char* function, const std::string& what) {
-  if (!ok) throw Error(std::string(function) + ": " + what);
-}
+using kernel_checks::require;
 
 inline std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "cuda/segment_body/frame.hpp"
-#include "cuda/tonemap/host_device.hpp"  // GP_HD
+#include "cuda/common/host_device.hpp"  // GP_HD
 
 namespace gp::segbody::math {
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/common/checks.hpp"
 #include "cuda/stitch/sphere.hpp"
 
 namespace gp::stitch {
@@ -12,9 +13,7 @@ namespace {
 constexpr double pi = 3.14159265358979323846;
 double radians(double deg) { return deg * pi / 180.0; }
 
-void require(bool ok, const char* function, const std::string& what) {
-  if (!ok) throw Error(std::string(function) + ": " + what);
-}
+using kernel_checks::require;
 
 void require_finite(double v, const char* function, const char* name) {
   require(std::isfinite(v), function, std::string(name) + " must be finite");

@@ -6,7 +6,7 @@
 // the edge pixel, and weights are normalised, so a constant image stays constant.
 #include <cmath>
 
-#include "cuda/tonemap/host_device.hpp"
+#include "cuda/common/host_device.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
 
 namespace gp::tonemap::math {

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "cuda/tonemap/host_device.hpp"
+#include "cuda/common/host_device.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
 
 namespace gp::tonemap::math {

@@ -6,14 +6,13 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/common/checks.hpp"
 #include "core/views.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
 
 namespace gp::tonemap::checks {
 
-inline void require(bool ok, const char* function, const std::string& what) {
-  if (!ok) throw Error(std::string(function) + ": " + what);
-}
+using kernel_checks::require;
 
 inline std::string size_text(const ImageView& v) { return std::to_string(v.width) + "x" + std::to_string(v.height); }
 

@@ -10,7 +10,7 @@
 // exactly unless a 1-ulp double difference straddles a float rounding boundary (~2^-28 odds).
 #include <cmath>
 
-#include "cuda/tonemap/host_device.hpp"
+#include "cuda/common/host_device.hpp"
 #include "track_faces/detection_decode.hpp"  // DecodeOptions, NmsOptions, FaceDetection (PODs)
 
 #include <algorithm>

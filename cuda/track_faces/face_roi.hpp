@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/tonemap/host_device.hpp"  // GP_HD
+#include "cuda/common/host_device.hpp"  // GP_HD
 #include "track_faces/detection_decode.hpp"
 
 namespace gp::track {
