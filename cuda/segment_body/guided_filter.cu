@@ -6,7 +6,7 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/segment_body/checks.hpp"
 #include "cuda/segment_body/guided_math.hpp"
-#include "cuda/segment_body/launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 
 namespace gp::segbody {
 namespace {

@@ -3,7 +3,7 @@
 #include "cuda/segment_body/checks.hpp"
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/guided_math.hpp"
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 
 namespace gp::segbody {
 
@@ -19,7 +19,6 @@ void guided_filter_cpu(const ImageView& guide, const ImageView& mask, const Guid
   float2* columns = reinterpret_cast<float2*>(s.sums);
   const bool sub = g.subsample > 1;
   const std::size_t gw = std::size_t(g.width);
-  using tonemap::cpu::for_each_row;
   if (sub)
     for_each_row(g.width, g.height, [&](int y) {
       for (int x = 0; x < g.width; ++x) s.block_means[y * gw + x] = math::block_mean(guide, mask, g.subsample, x, y);

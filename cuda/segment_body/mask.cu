@@ -3,7 +3,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/segment_body/checks.hpp"
-#include "cuda/segment_body/launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/segment_body/mask_math.hpp"
 
 namespace gp::segbody {

@@ -6,7 +6,7 @@
 #include "cuda/segment_body/checks.hpp"
 #include "cuda/segment_body/preprocess.hpp"
 #include "cuda/segment_body/preprocess_math.hpp"
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 
 namespace gp::segbody {
 
@@ -25,7 +25,7 @@ Rect preprocess_cpu(const FrameSource& frame, const PreprocessParams& p, void* t
                     const ImageView* luma) {
   checks::require_preprocess(frame, p, tensor, batch_index, luma, "preprocess_cpu");
   const Rect content = content_rect(frame.width, frame.height, p);
-  tonemap::cpu::for_each_row(p.width, p.height, [&](int y) {
+  for_each_row(p.width, p.height, [&](int y) {
     for (int x = 0; x < p.width; ++x) {
       const math::ModelPixel px = math::preprocess_pixel(frame, p, content, x, y);
       math::store_model_pixel(px, p, tensor, batch_index, x, y);
@@ -39,7 +39,7 @@ void resize_frame_cpu(const FrameSource& frame, const ImageView& out) {
   const char* fn = "resize_frame_cpu";
   checks::require_frame(frame, fn);
   checks::require_view(out, PixelType::u8, 0, fn, "out");
-  tonemap::cpu::for_each_row(out.width, out.height, [&](int y) {
+  for_each_row(out.width, out.height, [&](int y) {
     const math::AxisFootprint fy = math::resize_footprint(y, out.height, frame.height);
     for (int x = 0; x < out.width; ++x) {
       const math::Rgb c = math::sample_frame(frame, math::resize_footprint(x, out.width, frame.width), fy);
@@ -57,7 +57,7 @@ void frame_luma_cpu(const FrameSource& frame, const ImageView& out) {
   checks::require_frame(frame, fn);
   checks::require_view(out, PixelType::u8, 1, fn, "out");
   checks::require_size(out, frame.width, frame.height, fn, "out");
-  tonemap::cpu::for_each_row(out.width, out.height, [&](int y) {
+  for_each_row(out.width, out.height, [&](int y) {
     std::uint8_t* o = out.row<std::uint8_t>(y);
     for (int x = 0; x < out.width; ++x)
       o[x] = frame.format == FrameFormat::yuv420

@@ -12,7 +12,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/tonemap/exposure_math.hpp"
-#include "cuda/tonemap/kernel_launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/tonemap/view_checks.hpp"
 
 namespace gp::tonemap {

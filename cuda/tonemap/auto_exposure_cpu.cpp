@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/tonemap/exposure_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 
@@ -53,7 +53,7 @@ void auto_exposure_cpu(const ImageView& rgba, const AutoExposureParams& p, float
   const math::LogBounds bounds = percentile_bounds(log_luminance_histogram(rgba), n, p);
   // Per-row sums added in row order: the same result whatever the thread count.
   std::vector<double> row_sums(std::size_t(std::max(rgba.height, 0)), 0.0);
-  cpu::for_each_row(rgba.width, rgba.height, [&](int y) {
+  for_each_row(rgba.width, rgba.height, [&](int y) {
     double sum = 0;
     for (int x = 0; x < rgba.width; ++x) sum += math::clamp_to_bounds(log2_luminance_at(rgba, x, y), bounds);
     row_sums[std::size_t(y)] = sum;

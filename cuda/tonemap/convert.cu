@@ -3,7 +3,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/tonemap/kernel_launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/tonemap/view_checks.hpp"
 
 namespace gp::tonemap {

@@ -1,7 +1,7 @@
 // CPU reference of to_rgba_f32_gpu.
 #include <cstdint>
 
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/tonemap/half_convert.hpp"
 #include "cuda/tonemap/tonemap_kernels.hpp"
 #include "cuda/tonemap/view_checks.hpp"
@@ -15,7 +15,7 @@ float to_float(std::uint16_t half_bits) { return half_bits_to_float(half_bits); 
 template <class T>
 void convert_rows(const ImageView& src, const ChannelMap& map, const ImageView& dst) {
   const int* m = map.index;
-  cpu::for_each_row(src.width, src.height, [&](int y) {
+  for_each_row(src.width, src.height, [&](int y) {
     const T* in = src.row<const T>(y);
     float4* out = dst.row<float4>(y);
     for (int x = 0; x < src.width; ++x) {

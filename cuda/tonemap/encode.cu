@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/tonemap/kernel_launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/tonemap/tonemap_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 

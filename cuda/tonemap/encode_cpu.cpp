@@ -1,7 +1,7 @@
 // CPU reference of encode_gpu.
 #include <cstdint>
 
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/tonemap/tonemap_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 
@@ -11,7 +11,7 @@ namespace {
 template <class T>
 void encode_rows(const ImageView& src, const ImageView& dst, const EncodeParams& p) {
   constexpr float max_code = sizeof(T) == 1 ? 255.0f : 65535.0f;
-  cpu::for_each_row(src.width, src.height, [&](int y) {
+  for_each_row(src.width, src.height, [&](int y) {
     const float4* in = src.row<const float4>(y);
     T* out = dst.row<T>(y);
     for (int x = 0; x < src.width; ++x) {

@@ -2,7 +2,7 @@
 // pass into scratch (dst.width x src.height), then a vertical pass. Each thread computes its own
 // tap weights; in both passes a warp reads 32 neighbouring pixels of a row (coalesced).
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/tonemap/kernel_launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/tonemap/resample_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 

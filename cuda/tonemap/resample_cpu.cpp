@@ -1,7 +1,7 @@
 // CPU reference of resample_gpu: the same two passes and weights (resample_math.hpp).
 #include <vector>
 
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/tonemap/resample_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 
@@ -11,7 +11,7 @@ namespace {
 template <bool Horizontal>
 void resample_pass(const ImageView& src, const ImageView& dst, Filter filter) {
   const int dst_n = Horizontal ? dst.width : dst.height;
-  cpu::for_each_row(dst.width, dst.height, [&](int y) {
+  for_each_row(dst.width, dst.height, [&](int y) {
     float4* out = dst.row<float4>(y);
     for (int x = 0; x < dst.width; ++x) out[x] = math::resample_sample<Horizontal>(src, x, y, dst_n, filter);
   });

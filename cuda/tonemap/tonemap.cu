@@ -2,7 +2,7 @@
 // straight and premultiplied again). One thread per pixel, float4 in and out; one kernel per
 // operator so each has only its own curve's code and registers.
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/tonemap/kernel_launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/tonemap/tonemap_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 

@@ -1,5 +1,5 @@
 // CPU reference of tonemap_gpu: the same per-pixel math, one specialised loop per operator.
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/tonemap/tonemap_math.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 
@@ -11,7 +11,7 @@ void tonemap_cpu(const ImageView& src, const ImageView& dst, const ToneParams& p
   checks::require_same_size(src, dst, "tonemap_cpu");
   const float s = scale[0];
   math::with_operator(p.op, [&](auto op) {
-    cpu::for_each_row(src.width, src.height, [&](int y) {
+    for_each_row(src.width, src.height, [&](int y) {
       const float4* in = src.row<const float4>(y);
       float4* out = dst.row<float4>(y);
       for (int x = 0; x < src.width; ++x) out[x] = math::tonemap_pixel<decltype(op)::value>(in[x], s, p);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/segment_body/launch.cuh"
+#include "cuda/common/pixel_launch.cuh"
 #include "cuda/track_faces/roi_warp_checks.hpp"
 #include "cuda/track_faces/roi_warp_math.hpp"
 
@@ -15,7 +15,7 @@ namespace {
 
 __global__ void warp_rois_kernel(segbody::FrameSource frame, const FaceRoi* rois, RoiWarpParams p, void* tensor) {
   int u, v;
-  if (!segbody::launch::pixel_of_thread(p.size, p.size, u, v)) return;
+  if (!launch::pixel_of_thread(p.size, p.size, u, v)) return;
   const int item = int(blockIdx.z);
   warp::warp_pixel(frame, rois[item], p, tensor, item, u, v);
 }
@@ -27,9 +27,9 @@ void warp_rois_gpu(const segbody::FrameSource& frame, const FaceRoi* rois, int c
   const char* fn = "warp_rois_gpu";
   checks::require_warp(frame, rois, count, p, tensor, fn);
   if (count == 0) return;
-  dim3 grid = segbody::launch::pixel_grid(p.size, p.size);
+  dim3 grid = launch::pixel_grid(p.size, p.size);
   grid.z = unsigned(count);
-  warp_rois_kernel<<<grid, segbody::launch::pixel_block(), 0, stream>>>(frame, rois, p, tensor);
+  warp_rois_kernel<<<grid, launch::pixel_block(), 0, stream>>>(frame, rois, p, tensor);
   GP_CUDA_CHECK_LAUNCH("warp_rois_kernel " + std::to_string(count) + " ROIs of " + std::to_string(p.size) +
                        " px from a " + segbody::checks::size_text(frame.width, frame.height) + " frame");
 }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "cuda/tonemap/cpu_rows.hpp"
+#include "core/parallel_for.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
 #include "cuda/track_faces/roi_warp_checks.hpp"
 #include "cuda/track_faces/roi_warp_math.hpp"
@@ -23,7 +23,7 @@ void warp_rois_cpu(const segbody::FrameSource& frame, const FaceRoi* rois, int c
   }
   if (count == 0) return;
   // Rows of all crops, one after the other: row y is row y % S of crop y / S.
-  tonemap::cpu::for_each_row(p.size, p.size * count, [&](int y) {
+  for_each_row(p.size, p.size * count, [&](int y) {
     const int item = y / p.size, v = y % p.size;
     for (int u = 0; u < p.size; ++u) warp::warp_pixel(frame, rois[item], p, tensor, item, u, v);
   });

@@ -48,4 +48,14 @@ void parallel_for(long n, Body&& body, long min_chunk = 16) {
     if (e) std::rethrow_exception(e);
 }
 
+// Row loop of the CPU references of the per-pixel kernels: rows spread over threads, in chunks of
+// at least ~16k pixels so that small images (thumbnails, small MIP levels) don't pay for threads.
+template <class Body>
+void for_each_row(int width, int height, Body&& body) {
+  const long min_rows = std::max(1L, 16384L / std::max(width, 1));
+  parallel_for(height, [&](long begin, long end) {
+    for (long y = begin; y < end; ++y) body(int(y));
+  }, min_rows);
+}
+
 }  // namespace gp

@@ -1,6 +1,7 @@
 #pragma once
-// Launch geometry of the per-pixel kernels: one thread per pixel in 32x8 blocks, so each warp
-// covers 32 neighbouring pixels of one row (coalesced accesses) and pitched rows need no division.
+// Launch geometry of the per-pixel kernels (tonemap, segment-body, track-faces): one thread per
+// pixel in 32x8 blocks, so each warp covers 32 neighbouring pixels of one row (coalesced
+// accesses) and pitched rows need no division.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -8,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/views.hpp"
 
-namespace gp::tonemap::launch {
+namespace gp::launch {
 
 constexpr int block_w = 32, block_h = 8;
 
@@ -27,4 +28,4 @@ __device__ __forceinline__ bool pixel_of_thread(int width, int height, int& x, i
   return x < width && y < height;
 }
 
-}  // namespace gp::tonemap::launch
+}  // namespace gp::launch
