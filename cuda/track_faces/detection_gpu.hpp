@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "cuda/track_faces/detection_math.hpp"
-#include "track_faces/detection_decode.hpp"
+#include "cuda/track_faces/detection_types.hpp"
 
 namespace gp::track {
 

@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "cuda/common/host_device.hpp"
-#include "track_faces/detection_decode.hpp"  // DecodeOptions, NmsOptions, FaceDetection (PODs)
+#include "cuda/track_faces/detection_types.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -21,7 +21,7 @@
 #include <string>
 
 #include "cuda/common/host_device.hpp"  // GP_HD
-#include "track_faces/detection_decode.hpp"
+#include "cuda/track_faces/detection_types.hpp"
 
 namespace gp::track {
 

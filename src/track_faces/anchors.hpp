@@ -4,11 +4,9 @@
 // [0, 1] image coordinates; the order matches the model's box outputs.
 #include <vector>
 
-namespace gp::track {
+#include "cuda/track_faces/detection_types.hpp"  // Anchor
 
-struct Anchor {
-  float x_center = 0, y_center = 0, w = 0, h = 0;
-};
+namespace gp::track {
 
 // The subset of SsdAnchorsCalculatorOptions the face models use.
 struct SsdAnchorOptions {
