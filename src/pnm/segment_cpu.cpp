@@ -1,4 +1,4 @@
-// The CPU path of segmentation.hpp: every stage through the kernels' CPU references.
+// The CPU backend of segment_pipeline.hpp: every stage through the kernels' CPU references.
 #include <utility>
 #include <vector>
 
@@ -9,8 +9,7 @@
 #include "cuda/pnm/edt.hpp"
 #include "cuda/pnm/peaks.hpp"
 #include "cuda/pnm/watershed.hpp"
-#include "pnm/segmentation.hpp"
-#include "pnm/stage_clock.hpp"
+#include "pnm/segment_pipeline.hpp"
 
 namespace gp::pnm {
 
@@ -24,83 +23,87 @@ GaussianSigma smoothing_sigma(const Spacing& s, float sigma) {
 
 namespace {
 
-float otsu_threshold_cpu(VolumeView<const float> values) {
-  const ValueRange range = value_range_cpu(values);
-  HistogramCounts counts{};
-  histogram_cpu(values, range.lo, range.hi, counts);
-  return otsu_threshold(counts, range.lo, range.hi);
-}
+class CpuBackend final : public SegmentBackend {
+ public:
+  CpuBackend(const io::Volume& volume, const Settings& s)
+      : s_(s), d_(volume.dims), spacing_(spacing_of(volume)), values_(volume.values.data()) {}
+
+  void denoise() override {
+    filtered_ = HostVolume<float>(d_.voxels());
+    if (s_.denoise == "median")
+      median3_cpu(view(values_), view(filtered_.data()));
+    else
+      gaussian_filter_cpu(view(values_), view(filtered_.data()), {s_.denoise_sigma, s_.denoise_sigma, s_.denoise_sigma});
+    values_ = filtered_.data();
+  }
+  float otsu_threshold() override {
+    const ValueRange range = value_range_cpu(view(values_));
+    HistogramCounts counts{};
+    histogram_cpu(view(values_), range.lo, range.hi, counts);
+    return gp::pnm::otsu_threshold(counts, range.lo, range.hi);
+  }
+  std::uint64_t binarize(float threshold) override {
+    mask_ = HostVolume<std::uint8_t>(d_.voxels());
+    threshold_cpu(view(values_), view(mask_.data()), threshold, s_.pore_is_dark);
+    filtered_ = HostVolume<float>();
+    return count_equal_cpu(view<const std::uint8_t>(mask_.data()), 1);
+  }
+  void fill_enclosed(std::uint8_t phase, std::uint64_t& changed) override {
+    changed += fill_enclosed_cpu(view(mask_.data()), phase, s_.connectivity);
+  }
+  void distance() override {
+    distance_ = HostVolume<float>(d_.voxels());
+    distance_transform_cpu(view<const std::uint8_t>(mask_.data()), view(distance_.data()), spacing_);
+  }
+  Markers markers() override {
+    if (s_.sigma > 0) {  // sigma 0 floods the distance map itself
+      smoothed_ = HostVolume<float>(d_.voxels());
+      gaussian_filter_cpu(view<const float>(distance_.data()), view(smoothed_.data()), smoothing_sigma(spacing_, s_.sigma));
+    }
+    const auto peaks = find_peaks_cpu(view<const std::uint8_t>(mask_.data()), flooded(), spacing_, s_.r_max);
+    return select_markers(peaks, flooded(), spacing_, s_.markers);
+  }
+  void watershed(const Markers& m) override {
+    markers_ = HostVolume<std::uint32_t>(d_.voxels());
+    place_markers_cpu(m.voxels, m.labels, view(markers_.data()));
+    labels_ = HostVolume<std::uint32_t>(d_.voxels());
+    watershed_cpu(view<const std::uint8_t>(mask_.data()), flooded(), view<const std::uint32_t>(markers_.data()),
+                  view(labels_.data()));
+  }
+  RegionStats network(std::uint32_t regions) override {
+    return region_stats_cpu(view<const std::uint32_t>(labels_.data()), view<const float>(distance_.data()), regions, 0,
+                            d_.nz, Connectivity::c6);
+  }
+  void finish(Segmentation& out) override {
+    out.labels = VolumeStore<std::uint32_t>(std::move(labels_), d_);
+    if (!s_.write_intermediates) return;
+    out.intermediates.mask = VolumeStore<std::uint8_t>(std::move(mask_), d_);
+    out.intermediates.distance = VolumeStore<float>(std::move(distance_), d_);
+    if (!smoothed_.empty()) out.intermediates.smoothed = VolumeStore<float>(std::move(smoothed_), d_);
+    out.intermediates.markers = VolumeStore<std::uint32_t>(std::move(markers_), d_);
+  }
+
+ private:
+  template <class T>
+  VolumeView<T> view(T* data) const {
+    return volume_view(data, d_);
+  }
+  VolumeView<const float> flooded() const { return view<const float>(s_.sigma > 0 ? smoothed_.data() : distance_.data()); }
+
+  const Settings& s_;
+  io::Dims3 d_;
+  Spacing spacing_;
+  const float* values_;
+  HostVolume<float> filtered_, distance_, smoothed_;
+  HostVolume<std::uint8_t> mask_;
+  HostVolume<std::uint32_t> markers_, labels_;
+};
 
 }  // namespace
 
 Segmentation segment_cpu(const io::Volume& volume, const Settings& s) {
-  Segmentation out;
-  StageClock clock(out.stage_seconds);
-  const auto& d = volume.dims;
-  const Spacing spacing = spacing_of(volume);
-  const double voxels = double(d.voxels());
-
-  clock.start("denoise");
-  std::vector<float> filtered;
-  const float* values = volume.values.data();
-  if (s.denoise != "none") {
-    filtered.resize(d.voxels());
-    if (s.denoise == "median")
-      median3_cpu(volume_view(values, d), volume_view(filtered.data(), d));
-    else
-      gaussian_filter_cpu(volume_view(values, d), volume_view(filtered.data(), d), {s.denoise_sigma, s.denoise_sigma, s.denoise_sigma});
-    values = filtered.data();
-  }
-
-  clock.start("binarize");
-  out.threshold = s.otsu ? otsu_threshold_cpu(volume_view(values, d)) : s.threshold;
-  HostVolume<std::uint8_t> mask(d.voxels());
-  threshold_cpu(volume_view(values, d), volume_view(mask.data(), d), out.threshold, s.pore_is_dark);
-  filtered = {};
-  out.porosity_binarized = double(count_equal_cpu(volume_view<const std::uint8_t>(mask.data(), d), 1)) / voxels;
-
-  clock.start("fill_holes");
-  if (s.remove_floating_solid) out.floating_solid_voxels = fill_enclosed_cpu(volume_view(mask.data(), d), 0, s.connectivity);
-  if (s.fill_closed_pores) out.closed_pore_voxels = fill_enclosed_cpu(volume_view(mask.data(), d), 1, s.connectivity);
-  out.porosity = double(count_equal_cpu(volume_view<const std::uint8_t>(mask.data(), d), 1)) / voxels;
-
-  clock.start("distance");
-  HostVolume<float> distance(d.voxels());
-  distance_transform_cpu(volume_view<const std::uint8_t>(mask.data(), d), volume_view(distance.data(), d), spacing);
-
-  clock.start("markers");
-  HostVolume<float> smoothed;  // sigma 0 floods the distance map itself
-  if (s.sigma > 0) {
-    smoothed = HostVolume<float>(d.voxels());
-    gaussian_filter_cpu(volume_view<const float>(distance.data(), d), volume_view(smoothed.data(), d),
-                        smoothing_sigma(spacing, s.sigma));
-  }
-  const auto smooth = volume_view<const float>(s.sigma > 0 ? smoothed.data() : distance.data(), d);
-  const auto peaks = find_peaks_cpu(volume_view<const std::uint8_t>(mask.data(), d), smooth, spacing,
-                                    s.r_max);
-  out.markers = select_markers(peaks, smooth, spacing, s.markers);
-
-  clock.start("watershed");
-  HostVolume<std::uint32_t> markers(d.voxels());
-  place_markers_cpu(out.markers.voxels, out.markers.labels, volume_view(markers.data(), d));
-  HostVolume<std::uint32_t> labels(d.voxels());
-  watershed_cpu(volume_view<const std::uint8_t>(mask.data(), d), smooth,
-                volume_view<const std::uint32_t>(markers.data(), d), volume_view(labels.data(), d));
-  out.regions = out.markers.count;
-  out.markers.voxels = {};
-  out.markers.labels = {};
-
-  clock.start("network");
-  out.stats = region_stats_cpu(volume_view<const std::uint32_t>(labels.data(), d), volume_view<const float>(distance.data(), d),
-                               out.regions, 0, d.nz, Connectivity::c6);
-  out.labels = VolumeStore<std::uint32_t>(std::move(labels), d);
-  if (s.write_intermediates) {
-    out.intermediates.mask = VolumeStore<std::uint8_t>(std::move(mask), d);
-    out.intermediates.distance = VolumeStore<float>(std::move(distance), d);
-    if (!smoothed.empty()) out.intermediates.smoothed = VolumeStore<float>(std::move(smoothed), d);
-    out.intermediates.markers = VolumeStore<std::uint32_t>(std::move(markers), d);
-  }
-  return out;
+  CpuBackend backend(volume, s);
+  return run_segmentation(s, backend, volume.dims.voxels());
 }
 
 }  // namespace gp::pnm

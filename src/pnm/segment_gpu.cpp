@@ -1,5 +1,6 @@
-// The GPU path of segmentation.hpp: the volume is uploaded once and stays on the device until the
-// labels come back; on the way only counts are read back (and the intermediates, when asked for).
+// The GPU-in-one-piece backend of segment_pipeline.hpp: the volume is uploaded once and stays on
+// the device until the labels come back; on the way only counts are read back (and the
+// intermediates, when asked for).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -13,8 +14,7 @@
 #include "cuda/pnm/markers.hpp"
 #include "cuda/pnm/peaks.hpp"
 #include "cuda/pnm/watershed.hpp"
-#include "pnm/segmentation.hpp"
-#include "pnm/stage_clock.hpp"
+#include "pnm/segment_pipeline.hpp"
 
 namespace gp::pnm {
 namespace {
@@ -68,100 +68,108 @@ std::size_t in_core_device_bytes(const io::Dims3& dims) {
   return dims.voxels() * 48 + (std::size_t(256) << 20);
 }
 
-Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& rt) {
-  Segmentation out;
-  StageClock clock(out.stage_seconds);
-  const auto& d = volume.dims;
-  const std::size_t n = d.voxels();
-  const Spacing spacing = spacing_of(volume);
-  const double voxels = double(n);
-  rt.bind_thread();
-  const Stream stream = rt.make_stream();
-  const cudaStream_t cs = stream.get();
-  DeviceWorkspace ws(rt, stream, d);
-  auto scratch = ws.scratch();
+namespace {
+
+class GpuBackend final : public SegmentBackend {
+ public:
+  GpuBackend(const io::Volume& volume, const Settings& s, Runtime& rt)
+      : s_(s), volume_(volume), d_(volume.dims), spacing_(spacing_of(volume)), stream_((rt.bind_thread(), rt.make_stream())),
+        cs_(stream_.get()), ws_(rt, stream_, d_), scratch_(ws_.scratch()),
+        // Pageable host memory <-> device through two pinned chunks; lives until the last synchronise.
+        staging_(rt, std::size_t(64) << 20) {}
+
   // Kernels run asynchronously: each stage ends with a synchronise so the report's time is its own.
-  auto next_stage = [&](const char* name) {
-    stream.synchronize(std::string("segment-pnm ") + name);
-    clock.start(name);
-  };
-
-  clock.start("upload");
-  DeviceBuffer values_buffer, filtered_buffer, mask_buffer, distance_buffer, work_buffer, markers_buffer, labels_buffer;
-  auto values = ws.volume<float>(values_buffer, "segment-pnm volume");
-  // Pageable host memory <-> device through two pinned chunks; lives until the final synchronise.
-  StagingBuffer staging(rt, std::size_t(64) << 20);
-  staging.upload(stream, values.data, volume.values.data(), n * sizeof(float));
-
-  next_stage("denoise");
-  if (s.denoise != "none") {
-    auto filtered = ws.volume<float>(filtered_buffer, "segment-pnm denoised volume");
-    if (s.denoise == "median")
-      median3_gpu(values, filtered, cs);
-    else
-      gaussian_filter_gpu(values, filtered, {s.denoise_sigma, s.denoise_sigma, s.denoise_sigma}, scratch, cs);
-    std::swap(values_buffer, filtered_buffer);
-    values = volume_view(values_buffer.as<float>(), d);
-    filtered_buffer.reset();
+  void run(const char* stage, const std::function<void()>& body) override {
+    body();
+    ws_.release_scratch();
+    stream_.synchronize(std::string("segment-pnm ") + stage);
   }
-
-  next_stage("binarize");
-  out.threshold = s.otsu ? otsu_threshold_gpu(values, scratch, cs) : s.threshold;
-  auto mask = ws.volume<std::uint8_t>(mask_buffer, "segment-pnm mask");
-  threshold_gpu(values, mask, out.threshold, s.pore_is_dark, cs);
-  out.porosity_binarized = double(count_equal_gpu(mask, 1, scratch, cs)) / voxels;
-  values_buffer.reset();
-  ws.release_scratch();
-
-  next_stage("fill_holes");
-  if (s.remove_floating_solid) out.floating_solid_voxels = fill_enclosed_gpu(mask, 0, s.connectivity, scratch, cs);
-  if (s.fill_closed_pores) out.closed_pore_voxels = fill_enclosed_gpu(mask, 1, s.connectivity, scratch, cs);
-  out.porosity = double(count_equal_gpu(mask, 1, scratch, cs)) / voxels;
-  ws.release_scratch();
-  Intermediates kept;
-  if (s.write_intermediates) kept.mask = download_volume(staging, stream, mask);
-
-  next_stage("distance");
-  auto distance = ws.volume<float>(distance_buffer, "segment-pnm distance map");
-  auto work = ws.volume<float>(work_buffer, "segment-pnm distance work");
-  distance_transform_gpu(mask, distance, work, spacing, scratch, cs);
-  ws.release_scratch();
-  if (s.write_intermediates) kept.distance = download_volume(staging, stream, distance);
-
-  next_stage("markers");
+  bool moves_volumes() const override { return true; }
+  void upload() override {
+    values_ = ws_.volume<float>(values_buffer_, "segment-pnm volume");
+    staging_.upload(stream_, values_.data, volume_.values.data(), d_.voxels() * sizeof(float));
+  }
+  void denoise() override {
+    DeviceBuffer filtered_buffer;
+    auto filtered = ws_.volume<float>(filtered_buffer, "segment-pnm denoised volume");
+    if (s_.denoise == "median")
+      median3_gpu(values_, filtered, cs_);
+    else
+      gaussian_filter_gpu(values_, filtered, {s_.denoise_sigma, s_.denoise_sigma, s_.denoise_sigma}, scratch_, cs_);
+    values_buffer_ = std::move(filtered_buffer);
+    values_ = volume_view(values_buffer_.as<float>(), d_);
+  }
+  float otsu_threshold() override { return otsu_threshold_gpu(values_, scratch_, cs_); }
+  std::uint64_t binarize(float threshold) override {
+    mask_ = ws_.volume<std::uint8_t>(mask_buffer_, "segment-pnm mask");
+    threshold_gpu(values_, mask_, threshold, s_.pore_is_dark, cs_);
+    const std::uint64_t pore = count_equal_gpu(mask_, 1, scratch_, cs_);
+    values_buffer_.reset();
+    return pore;
+  }
+  void fill_enclosed(std::uint8_t phase, std::uint64_t& changed) override {
+    changed += fill_enclosed_gpu(mask_, phase, s_.connectivity, scratch_, cs_);
+  }
+  void distance() override {
+    if (s_.write_intermediates) kept_.mask = download_volume(staging_, stream_, mask_);
+    distance_ = ws_.volume<float>(distance_buffer_, "segment-pnm distance map");
+    work_ = ws_.volume<float>(work_buffer_, "segment-pnm distance work");
+    distance_transform_gpu(mask_, distance_, work_, spacing_, scratch_, cs_);
+    if (s_.write_intermediates) kept_.distance = download_volume(staging_, stream_, distance_);
+  }
   // Smoothed into the transform's work volume, free again; sigma 0 floods the map itself. Peaks,
   // their selection and the marker volume stay on the device.
-  const auto smooth = s.sigma > 0 ? work : distance;
-  if (s.sigma > 0) gaussian_filter_gpu(distance, smooth, smoothing_sigma(spacing, s.sigma), scratch, cs);
-  auto markers = ws.volume<std::uint32_t>(markers_buffer, "segment-pnm markers");
-  {
-    const DevicePeaks peaks = find_peaks_device(mask, smooth, spacing, s.r_max, 0, d.nz, scratch, cs);
-    const DeviceMarkers selected = select_markers_gpu(peaks.voxels, peaks.count, smooth, spacing, s.markers, scratch, cs);
-    place_markers_gpu(selected.voxels, selected.labels, selected.voxel_count, markers, cs);
-    out.markers = selected.summary;
+  Markers markers() override {
+    flooded_ = s_.sigma > 0 ? work_ : distance_;
+    if (s_.sigma > 0) gaussian_filter_gpu(distance_, flooded_, smoothing_sigma(spacing_, s_.sigma), scratch_, cs_);
+    markers_ = ws_.volume<std::uint32_t>(markers_buffer_, "segment-pnm markers");
+    const DevicePeaks peaks = find_peaks_device(mask_, flooded_, spacing_, s_.r_max, 0, d_.nz, scratch_, cs_);
+    const DeviceMarkers selected = select_markers_gpu(peaks.voxels, peaks.count, flooded_, spacing_, s_.markers, scratch_, cs_);
+    place_markers_gpu(selected.voxels, selected.labels, selected.voxel_count, markers_, cs_);
+    if (s_.write_intermediates) {
+      if (s_.sigma > 0) kept_.smoothed = download_volume(staging_, stream_, flooded_);
+      kept_.markers = download_volume(staging_, stream_, markers_);
+    }
+    return selected.summary;
   }
-  if (s.write_intermediates) {
-    if (s.sigma > 0) kept.smoothed = download_volume(staging, stream, smooth);
-    kept.markers = download_volume(staging, stream, markers);
+  void watershed(const Markers&) override {
+    labels_ = ws_.volume<std::uint32_t>(labels_buffer_, "segment-pnm labels");
+    passes_ = watershed_gpu(mask_, flooded_, markers_, labels_, scratch_, cs_);
+    markers_buffer_.reset();
   }
-  ws.release_scratch();
+  RegionStats network(std::uint32_t regions) override {
+    return region_stats_gpu(labels_, distance_, regions, 0, d_.nz, Connectivity::c6, scratch_, cs_);
+  }
+  void finish(Segmentation& out) override {
+    out.labels = download_volume(staging_, stream_, labels_);
+    stream_.synchronize("segment-pnm");
+    out.watershed_passes = passes_;
+    out.intermediates = std::move(kept_);
+  }
 
-  next_stage("watershed");
-  auto labels = ws.volume<std::uint32_t>(labels_buffer, "segment-pnm labels");
-  out.watershed_passes = watershed_gpu(mask, smooth, markers, labels, scratch, cs);
-  out.regions = out.markers.count;
-  markers_buffer.reset();
-  ws.release_scratch();
+ private:
+  const Settings& s_;
+  const io::Volume& volume_;
+  io::Dims3 d_;
+  Spacing spacing_;
+  Stream stream_;
+  cudaStream_t cs_;
+  DeviceWorkspace ws_;
+  ScratchAllocator scratch_;
+  StagingBuffer staging_;
+  DeviceBuffer values_buffer_, mask_buffer_, distance_buffer_, work_buffer_, markers_buffer_, labels_buffer_;
+  VolumeView<float> values_, distance_, work_, flooded_;
+  VolumeView<std::uint8_t> mask_;
+  VolumeView<std::uint32_t> markers_, labels_;
+  Intermediates kept_;
+  int passes_ = 0;
+};
 
-  next_stage("network");
-  out.stats = region_stats_gpu(labels, distance, out.regions, 0, d.nz, Connectivity::c6, scratch, cs);
-  ws.release_scratch();
+}  // namespace
 
-  next_stage("download");
-  out.labels = download_volume(staging, stream, labels);
-  stream.synchronize("segment-pnm");
-  out.intermediates = std::move(kept);
-  return out;
+Segmentation segment_gpu(const io::Volume& volume, const Settings& s, Runtime& rt) {
+  GpuBackend backend(volume, s, rt);
+  return run_segmentation(s, backend, volume.dims.voxels());
 }
 
 }  // namespace gp::pnm

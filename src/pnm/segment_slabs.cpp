@@ -1,4 +1,4 @@
-// The out-of-core GPU path of segmentation.hpp: every whole volume (input, denoised values, mask,
+// The out-of-core GPU backend of segment_pipeline.hpp: every whole volume (input, denoised values, mask,
 // distance maps, labels) stays in a VolumeStore (host memory within --host-memory-limit, else a
 // scratch file; the input may stay in its own file) and every stage streams Z-slabs with the halo
 // slices it reads through the GPU, within a device-memory budget. Voxels are addressed with
@@ -6,6 +6,7 @@
 // exactly what the in-core stage gives, so the labels and statistics equal those of segment_gpu
 // and segment_cpu.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,8 @@
 #include "cuda/pnm/markers.hpp"
 #include "cuda/pnm/peaks.hpp"
 #include "cuda/pnm/region_stats.hpp"
-#include "pnm/segmentation.hpp"
+#include "pnm/segment_pipeline.hpp"
 #include "pnm/slab_stages.hpp"
-#include "pnm/stage_clock.hpp"
 
 namespace gp::pnm {
 namespace {
@@ -140,132 +140,136 @@ Markers select_slab_markers(SlabDevice& device, const std::vector<std::uint64_t>
 
 }  // namespace
 
-Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
-                               Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage,
-                               const std::function<void(const std::string&)>& report) {
-  Segmentation out;
-  StageClock clock(out.stage_seconds, &out.stage_peak_rss_bytes);
-  const auto& d = header.dims;
-  const std::size_t n = d.voxels();
-  const Spacing spacing = spacing_of(header);
-  rt.bind_thread();
-  SlabDevice device(rt, d, budget_bytes);
-  device.set_step_reporter(report);
+namespace {
 
-  clock.start("denoise");
-  VolumeStore<float> filtered;
-  if (s.denoise != "none")
-    device.run_stage("denoise", [&] { filtered = denoise_slabs(device, input, s, storage); });
-  const VolumeStore<float>& values = filtered.empty() ? input : filtered;
+class SlabBackend final : public SegmentBackend {
+ public:
+  SlabBackend(const io::Volume& header, const VolumeStore<float>& input, const Settings& s, Runtime& rt,
+              std::size_t budget_bytes, VolumeStorage& storage, const StepReporter& report)
+      : s_(s), d_(header.dims), spacing_(spacing_of(header)), input_(input), storage_(storage),
+        device_((rt.bind_thread(), rt), d_, budget_bytes), budget_bytes_(budget_bytes) {
+    device_.set_step_reporter(report);
+  }
 
-  clock.start("binarize");
-  VolumeStore<std::uint8_t> mask(storage, d, "mask");
-  std::uint64_t pore_voxels = 0;
-  device.run_stage("binarize", [&] {
-    const SlabPlan value_slabs = device.plan(4 + 1, 0);
-    out.threshold = s.otsu ? otsu_threshold_slabs(device, values, value_slabs) : s.threshold;
-    pore_voxels = 0;
-    device.pipelined(
-        value_slabs,
+  void run(const char* stage, const std::function<void()>& body) override { device_.run_stage(stage, body); }
+  bool tracks_rss() const override { return true; }
+
+  void denoise() override { filtered_ = denoise_slabs(device_, input_, s_, storage_); }
+  float otsu_threshold() override { return otsu_threshold_slabs(device_, values(), device_.plan(4 + 1, 0)); }
+  std::uint64_t binarize(float threshold) override {
+    if (mask_.empty()) mask_ = VolumeStore<std::uint8_t>(storage_, d_, "mask");
+    std::uint64_t pore_voxels = 0;
+    device_.pipelined(
+        device_.plan(4 + 1, 0),
         [&](SlabLane& lane, SlabRange r) {
-          const auto v = lane.upload(values, r, "segment-pnm volume slab");
+          const auto v = lane.upload(values(), r, "segment-pnm volume slab");
           const auto m = lane.allocate<std::uint8_t>(r, "segment-pnm mask slab");
-          threshold_gpu(v, m, out.threshold, s.pore_is_dark, lane.stream());
+          threshold_gpu(v, m, threshold, s_.pore_is_dark, lane.stream());
           pore_voxels += count_equal_gpu(m, 1, lane.scratch(), lane.stream());
           return m;
         },
-        [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) { lane.download<std::uint8_t>(mask, m, r); });
-  });
-  filtered = VolumeStore<float>();
-  out.porosity_binarized = double(pore_voxels) / double(n);
-
-  clock.start("fill_holes");
-  if (s.remove_floating_solid)
-    device.run_stage("fill_holes",
-                     [&] { fill_enclosed_slabs(device, mask, 0, s.connectivity, out.floating_solid_voxels); });
-  if (s.fill_closed_pores)
-    device.run_stage("fill_holes", [&] { fill_enclosed_slabs(device, mask, 1, s.connectivity, out.closed_pore_voxels); });
-  // Filling enclosed solid adds pore voxels; filling closed pores takes them away.
-  out.porosity = double(pore_voxels + out.floating_solid_voxels - out.closed_pore_voxels) / double(n);
-
-  clock.start("distance");
-  VolumeStore<float> distance(storage, d, "distance");
-  device.run_stage("distance", [&] { distance_transform_slabs(device, mask, distance, spacing); });
-
-  clock.start("markers");
+        [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) { lane.download<std::uint8_t>(mask_, m, r); });
+    filtered_ = VolumeStore<float>();
+    return pore_voxels;
+  }
+  void fill_enclosed(std::uint8_t phase, std::uint64_t& changed) override {
+    fill_enclosed_slabs(device_, mask_, phase, s_.connectivity, changed);
+  }
+  void distance() override {
+    if (distance_.empty()) distance_ = VolumeStore<float>(storage_, d_, "distance");
+    distance_transform_slabs(device_, mask_, distance_, spacing_);
+    flooded_.emplace(distance_, smoothing_sigma(spacing_, s_.sigma), s_.sigma > 0);
+  }
   // Smoothed with the Gaussian's halo around the slices the peak test reads (sigma 0: the map);
   // the smoothed volume is kept only when asked for (output.intermediates).
-  const FloodedMap flooded(distance, smoothing_sigma(spacing, s.sigma), s.sigma > 0);
-  VolumeStore<float> smoothed;
-  if (s.sigma > 0 && s.write_intermediates) smoothed = VolumeStore<float>(storage, d, "smoothed");
-  const int peak_reach = peak_halo(spacing, s.r_max);
-  std::vector<std::uint64_t> peaks;
-  struct SlabPeaks {
-    VolumeView<float> smoothed;  // holds the slab
+  Markers markers() override {
+    if (s_.sigma > 0 && s_.write_intermediates && smoothed_.empty()) smoothed_ = VolumeStore<float>(storage_, d_, "smoothed");
+    const int peak_reach = peak_halo(spacing_, s_.r_max);
     std::vector<std::uint64_t> peaks;
-  };
-  device.run_stage("markers", [&] {
-    peaks.clear();
-    device.pipelined(
-        device.plan(4 + flooded.working_bytes_per_voxel() + 1 + 1 + 4, peak_reach + flooded.halo()),
+    struct SlabPeaks {
+      VolumeView<float> smoothed;  // holds the slab
+      std::vector<std::uint64_t> peaks;
+    };
+    device_.pipelined(
+        device_.plan(4 + flooded_->working_bytes_per_voxel() + 1 + 1 + 4, peak_reach + flooded_->halo()),
         [&](SlabLane& lane, SlabRange r) {
-          const SlabRange tested = with_halo(r, peak_reach, d.nz);
-          const auto m = lane.upload(mask, tested, "segment-pnm mask slab");
-          const auto smooth = flooded.upload(lane, tested, "segment-pnm smoothed distance slab");
-          return SlabPeaks{smooth, find_peaks_gpu(m, smooth, spacing, s.r_max, r.begin, r.end, lane.scratch(), lane.stream())};
+          const SlabRange tested = with_halo(r, peak_reach, d_.nz);
+          const auto m = lane.upload(mask_, tested, "segment-pnm mask slab");
+          const auto smooth = flooded_->upload(lane, tested, "segment-pnm smoothed distance slab");
+          return SlabPeaks{smooth,
+                           find_peaks_gpu(m, smooth, spacing_, s_.r_max, r.begin, r.end, lane.scratch(), lane.stream())};
         },
         [&](SlabLane& lane, SlabRange r, const SlabPeaks& slab) {
-          if (!smoothed.empty()) lane.download<float>(smoothed, slab.smoothed, r);
+          if (!smoothed_.empty()) lane.download<float>(smoothed_, slab.smoothed, r);
           peaks.insert(peaks.end(), slab.peaks.begin(), slab.peaks.end());
         });
-  });
-  device.run_stage("markers", [&] {
-    out.markers = select_slab_markers(device, peaks, flooded, distance, s.sigma > 0, spacing, s.markers, storage);
-  });
-
-  clock.start("watershed");
-  out.labels = VolumeStore<std::uint32_t>(storage, d, "labels", ScratchForm::compressed);
-  device.run_stage("watershed", [&] {
-    out.watershed_slab_runs = watershed_slabs(device, mask, flooded, out.markers, out.labels);
-  });
-  out.regions = out.markers.count;
-  if (s.write_intermediates) out.intermediates.markers = marker_volume(out.markers, d, storage);
-  out.markers.voxels = {};
-  out.markers.labels = {};
-  // The region and throat records of the network stage take the mask's host memory.
-  if (s.write_intermediates)
-    out.intermediates.mask = std::move(mask);
-  else
-    mask = VolumeStore<std::uint8_t>();
-
-  clock.start("network");
+    return select_slab_markers(device_, peaks, *flooded_, distance_, s_.sigma > 0, spacing_, s_.markers, storage_);
+  }
+  void watershed(const Markers& markers) override {
+    if (labels_.empty()) labels_ = VolumeStore<std::uint32_t>(storage_, d_, "labels", ScratchForm::compressed);
+    runs_ = watershed_slabs(device_, mask_, *flooded_, markers, labels_);
+    if (s_.write_intermediates) markers_ = marker_volume(markers, d_, storage_);
+    // The region and throat records of the network stage take the mask's host memory.
+    if (!s_.write_intermediates) mask_ = VolumeStore<std::uint8_t>();
+  }
   // Labels and distance with one halo slice, region and throat records and their sort.
-  device.run_stage("network", [&] {
+  RegionStats network(std::uint32_t regions) override {
+    RegionStats stats;
     bool first = true;
-    device.pipelined(
-        device.plan(4 + 4 + 48, 1),
+    device_.pipelined(
+        device_.plan(4 + 4 + 48, 1),
         [&](SlabLane& lane, SlabRange r) {
-          const SlabRange held = with_halo(r, 1, d.nz);
-          const auto l = lane.upload(out.labels, held, "segment-pnm labels slab");
-          const auto dist = lane.upload(distance, held, "segment-pnm distance slab");
-          return region_stats_gpu(l, dist, out.regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
+          const SlabRange held = with_halo(r, 1, d_.nz);
+          const auto l = lane.upload(labels_, held, "segment-pnm labels slab");
+          const auto dist = lane.upload(distance_, held, "segment-pnm distance slab");
+          return region_stats_gpu(l, dist, regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
         },
         [&](SlabLane&, SlabRange, RegionStats& part) {
           if (first)
-            out.stats = std::move(part);
+            stats = std::move(part);
           else
-            merge_region_stats(out.stats, part);
+            merge_region_stats(stats, part);
           first = false;
         });
-  });
-  out.slab_budget_bytes = budget_bytes;
-  out.slab_retries = device.retries();
-
-  if (s.write_intermediates) {
-    out.intermediates.smoothed = std::move(smoothed);  // empty for sigma 0
-    out.intermediates.distance = std::move(distance);
+    return stats;
   }
-  return out;
+  void finish(Segmentation& out) override {
+    out.labels = std::move(labels_);
+    out.watershed_slab_runs = runs_;
+    out.slab_budget_bytes = budget_bytes_;
+    out.slab_retries = device_.retries();
+    if (!s_.write_intermediates) return;
+    out.intermediates.mask = std::move(mask_);
+    out.intermediates.smoothed = std::move(smoothed_);  // empty for sigma 0
+    out.intermediates.markers = std::move(markers_);
+    flooded_.reset();
+    out.intermediates.distance = std::move(distance_);
+  }
+
+ private:
+  const VolumeStore<float>& values() const { return filtered_.empty() ? input_ : filtered_; }
+
+  const Settings& s_;
+  io::Dims3 d_;
+  Spacing spacing_;
+  const VolumeStore<float>& input_;
+  VolumeStorage& storage_;
+  SlabDevice device_;
+  std::size_t budget_bytes_;
+  VolumeStore<float> filtered_, distance_, smoothed_;
+  VolumeStore<std::uint8_t> mask_;
+  VolumeStore<std::uint32_t> markers_, labels_;
+  std::optional<FloodedMap> flooded_;  // over distance_
+  int runs_ = 0;
+};
+
+}  // namespace
+
+Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
+                               Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage,
+                               const std::function<void(const std::string&)>& report) {
+  SlabBackend backend(header, input, s, rt, budget_bytes, storage, report);
+  return run_segmentation(s, backend, header.dims.voxels());
 }
 
 Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,

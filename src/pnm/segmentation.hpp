@@ -1,9 +1,9 @@
 #pragma once
-// The segment-pnm pipeline from a loaded volume to pore regions and their statistics:
+// The segment-pnm pipeline from a volume to pore regions and their statistics:
 //   denoise -> binarize -> fill_holes -> distance -> markers -> watershed -> network (stats)
-// on the GPU (segment_gpu.cpp, data stays on the device from upload to statistics) or the CPU
-// (segment_cpu.cpp). Both call the same kernels' twins and the same host marker code, so they
-// give identical labels and statistics.
+// written once (segment_pipeline.hpp) over three backends: the CPU, the GPU in one piece (data
+// stays on the device from upload to statistics) and the GPU in Z-slabs (out of core). They call
+// the same kernels' twins and the same marker rules, so they give identical labels and statistics.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
