@@ -41,13 +41,14 @@ std::size_t SlabDevice::units_in_budget(double unit_bytes) const {
   return std::size_t(units);
 }
 
-SlabPlan SlabDevice::plan(double bytes_per_voxel, int halo, bool pipelining) const {
+SlabPlan SlabDevice::plan(double bytes_per_voxel, int halo, bool pipelining, std::size_t set_aside) const {
   const std::size_t plane = std::size_t(dims_.nx) * dims_.ny;
+  const std::size_t budget = budget_ > set_aside ? budget_ - set_aside : 0;
   // CUB and the kernels index a slab with 32-bit counts.
   const std::size_t max_held = std::size_t(0x7fffffff) / plane;
   for (int in_flight = pipelining ? 2 : 1; in_flight >= 1; --in_flight) {
     const double slice_bytes = bytes_per_voxel * double(plane) * in_flight;
-    const std::size_t held = std::size_t(std::floor(double(budget_) / slice_bytes));
+    const std::size_t held = std::size_t(std::floor(double(budget) / slice_bytes));
     if (held >= std::size_t(dims_.nz) && std::size_t(dims_.nz) <= max_held) return {{{0, dims_.nz}}, 1};
     const long depth = long(std::min(held, max_held)) - 2l * halo;
     if (depth < 1) continue;
@@ -60,7 +61,7 @@ SlabPlan SlabDevice::plan(double bytes_per_voxel, int halo, bool pipelining) con
   const std::size_t needed = std::size_t(bytes_per_voxel * double(plane) * (1 + 2 * halo));
   throw GpuOutOfMemory("segment-pnm " + stage_ + ": a slab of one slice with its " + std::to_string(2 * halo) +
                            " halo slices needs " + std::to_string(needed) + " bytes of GPU memory; " +
-                           std::to_string(budget_) + " available",
+                           std::to_string(budget) + " available",
                        needed);
 }
 

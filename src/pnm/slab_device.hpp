@@ -117,7 +117,8 @@ class SlabDevice {
   // every held voxel, halo slices included: two at a time for pipelined() where they fit, else
   // one (in_flight 1 also when `pipelining` is false). Throws GpuOutOfMemory naming the stage
   // when not even one slice with its halo fits.
-  SlabPlan plan(double bytes_per_voxel, int halo, bool pipelining = true) const;
+  // `set_aside` bytes of the budget are left out (held by the stage for longer than a slab).
+  SlabPlan plan(double bytes_per_voxel, int halo, bool pipelining = true, std::size_t set_aside = 0) const;
   // The budget in whole units of `unit_bytes` (for slabs along y: columns of nz voxels).
   std::size_t units_in_budget(double unit_bytes) const;
   // The running stage's budget.

@@ -52,8 +52,9 @@ void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t
 // Only the first and last slice of each slab's flooding state are kept between runs: a slab
 // runs again from its initial state with its neighbours' latest boundary slices as its halo,
 // which reaches the same fixed point as going on from its previous state (relaxation only
-// lowers keys towards the fixed point its halo allows). Each run writes its slab's labels; a
-// slab's last run saw its neighbours' final boundaries, so the labels left are the final ones.
+// lowers keys towards the fixed point its halo allows). A slab's last run saw its neighbours'
+// final boundaries, so its labels then are the final ones: a run writes its labels when no
+// neighbour waits to run, and the slabs whose last run did not are run once more at the end.
 int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const FloodedMap& flooded,
                     const Markers& markers, VolumeStore<std::uint32_t>& labels);
 

@@ -1,9 +1,9 @@
 // The watershed over Z-slabs (slab_stages.hpp). Between runs only each slab's boundary slices of
-// the flooding state (key and label) are kept; a slab runs from its initial state with its
-// neighbours' latest boundary slices as a fixed halo. When a slab's first or last slice changes,
-// the neighbour across it runs again. Relaxation only ever lowers keys towards the unique fixed
-// point of watershed.hpp, so the order of the runs does not matter and the result equals the
-// in-core one.
+// the flooding state (key and label) are kept, and, where they fit, every slab's mask and flooded
+// map on the device. A slab runs from its initial state with its neighbours' latest boundary
+// slices as a fixed halo. When a slab's first or last slice changes, the neighbour across it runs
+// again. Relaxation only ever lowers keys towards the unique fixed point of watershed.hpp, so the
+// order of the runs does not matter and the result equals the in-core one.
 #include <algorithm>
 #include <vector>
 
@@ -63,53 +63,109 @@ void place_slab_markers(SlabLane& lane, const Markers& markers, SlabRange held, 
 
 int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, const FloodedMap& flooded,
                     const Markers& markers, VolumeStore<std::uint32_t>& labels) {
-  const int nz = mask.dims().nz;
-  const std::size_t plane = mask.dims().slice_voxels();
-  // Mask, flooded map (and what smoothing it takes), markers, key and label, and the relaxation's
-  // tile flags. One slab at a time: a slab's halo is its neighbours' state.
-  const auto slabs =
-      device.plan(1 + 4 + flooded.working_bytes_per_voxel() + 4 + 8 + 4 + 1, 1 + flooded.halo(), false).slabs;
-  SlabLane& lane = device.lane();
-  std::vector<bool> pending(slabs.size(), true);
-  std::vector<Boundary> boundary(slabs.size());
-  int runs = 0;
-  // Sweeps alternate direction so a basin crossing many slabs propagates in few sweeps.
-  for (bool forward = true; std::find(pending.begin(), pending.end(), true) != pending.end(); forward = !forward) {
-    for (std::size_t k = 0; k < slabs.size(); ++k) {
-      const std::size_t s = forward ? k : slabs.size() - 1 - k;
-      if (!pending[s]) continue;
-      pending[s] = false;
-      ++runs;
-      device.report("watershed: run " + std::to_string(runs) + ", slab " + std::to_string(s + 1) + " of " +
-                    std::to_string(slabs.size()));
-      const SlabRange r = slabs[s], held = with_halo(r, 1, nz);
-      const auto m = lane.upload(mask, held, "segment-pnm mask slab");
-      const auto d = flooded.upload(lane, held, "segment-pnm flooded map slab");
-      const auto mk = lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
-      place_slab_markers(lane, markers, held, mk, plane);
-      const auto key = lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
-      const auto label = lane.allocate<std::uint32_t>(held, "segment-pnm labels slab");
-      watershed_init_gpu(m, d, mk, key, label, lane.stream());
-      Boundary& own = boundary[s];
-      if (!own.known) {
-        own.first = download_slice(lane, key, label, r.begin);
-        own.last = download_slice(lane, key, label, r.end - 1);
-        own.known = true;
+  const io::Dims3& dims = mask.dims();
+  const int nz = dims.nz;
+  const std::size_t plane = dims.slice_voxels();
+  // Per held voxel: the inputs (mask and flooded map), what smoothing the map takes, and a run's
+  // state (markers, key and label, the relaxation's tile flags). One slab at a time: a slab's
+  // halo is its neighbours' state.
+  const double input_bytes = 1 + 4, smoothing_bytes = flooded.working_bytes_per_voxel(), state_bytes = 4 + 8 + 4 + 1;
+  const int halo = 1 + flooded.halo();
+  std::vector<SlabRange> slabs = device.plan(input_bytes + smoothing_bytes + state_bytes, halo, false).slabs;
+  // Every slab's inputs stay on the device between runs (held by the second lane) when they fit
+  // beside one slab's state without more than one more slab: a run is then its relaxation only,
+  // where it would upload its slab's mask and distance and smooth them again.
+  const std::size_t cache_bytes = std::size_t(input_bytes * double(dims.voxels()) * 1.05);
+  bool cached = false;
+  if (cache_bytes < device.budget_bytes()) {
+    try {
+      auto thinner = device.plan(std::max(state_bytes, smoothing_bytes), halo, false, cache_bytes).slabs;
+      double held_bytes = 0;
+      for (const SlabRange& r : thinner) held_bytes += input_bytes * double(with_halo(r, 1, nz).depth()) * double(plane);
+      if (held_bytes <= double(cache_bytes) && thinner.size() <= slabs.size() + 1) {
+        slabs = std::move(thinner);
+        cached = true;
       }
-      // The halo: the neighbours' latest boundary slices (their initial state until they ran,
-      // which is what init gave them here).
-      if (s > 0 && boundary[s - 1].known) upload_slice(lane, boundary[s - 1].last, key, label, r.begin - 1);
-      if (s + 1 < slabs.size() && boundary[s + 1].known) upload_slice(lane, boundary[s + 1].first, key, label, r.end);
-      watershed_relax_gpu(m, d, mk, key, label, r.begin, r.end, lane.scratch(), lane.stream());
-      lane.download<std::uint32_t>(labels, label, r);
-      SliceState first = download_slice(lane, key, label, r.begin), last = download_slice(lane, key, label, r.end - 1);
-      lane.release();
-      if (s > 0 && first != own.first) pending[s - 1] = true;
-      if (s + 1 < slabs.size() && last != own.last) pending[s + 1] = true;
-      own.first = std::move(first);
-      own.last = std::move(last);
+    } catch (const GpuOutOfMemory&) {  // not even one slice beside the inputs: not cached
     }
   }
+  SlabLane& lane = device.lane(0);
+  SlabLane& holder = device.lane(1);
+  struct SlabInputs {
+    VolumeView<std::uint8_t> mask;
+    VolumeView<float> map;
+  };
+  std::vector<SlabInputs> inputs(slabs.size());
+  if (cached) {
+    for (std::size_t s = 0; s < slabs.size(); ++s) {
+      const SlabRange held = with_halo(slabs[s], 1, nz);
+      inputs[s] = {holder.allocate<std::uint8_t>(held, "segment-pnm mask slab (kept)"),
+                   holder.allocate<float>(held, "segment-pnm flooded map slab (kept)")};
+    }
+    holder.synchronize();  // allocated in the holder's stream order; filled on the lane's
+    for (std::size_t s = 0; s < slabs.size(); ++s) {
+      lane.upload_into(mask, inputs[s].mask);
+      flooded.fill(lane, inputs[s].map);
+      lane.release();
+    }
+  }
+
+  std::vector<bool> pending(slabs.size(), true), labels_current(slabs.size(), false);
+  std::vector<Boundary> boundary(slabs.size());
+  int runs = 0;
+  // One run of slab s from its initial state with its neighbours' latest boundary slices as halo.
+  // Its labels are written only when asked (its neighbours then wait for no run: the halo it saw
+  // is likely final), which saves writing the labels of runs that a neighbour's change makes stale.
+  auto run = [&](std::size_t s, bool write_labels) {
+    ++runs;
+    device.report("watershed: run " + std::to_string(runs) + ", slab " + std::to_string(s + 1) + " of " +
+                  std::to_string(slabs.size()));
+    const SlabRange r = slabs[s], held = with_halo(r, 1, nz);
+    const auto m = cached ? inputs[s].mask : lane.upload(mask, held, "segment-pnm mask slab");
+    const auto d = cached ? inputs[s].map : flooded.upload(lane, held, "segment-pnm flooded map slab");
+    const auto mk = lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
+    place_slab_markers(lane, markers, held, mk, plane);
+    const auto key = lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
+    const auto label = lane.allocate<std::uint32_t>(held, "segment-pnm labels slab");
+    watershed_init_gpu(m, d, mk, key, label, lane.stream());
+    Boundary& own = boundary[s];
+    if (!own.known) {
+      own.first = download_slice(lane, key, label, r.begin);
+      own.last = download_slice(lane, key, label, r.end - 1);
+      own.known = true;
+    }
+    // The halo: the neighbours' latest boundary slices (their initial state until they ran,
+    // which is what init gave them here).
+    if (s > 0 && boundary[s - 1].known) upload_slice(lane, boundary[s - 1].last, key, label, r.begin - 1);
+    if (s + 1 < slabs.size() && boundary[s + 1].known) upload_slice(lane, boundary[s + 1].first, key, label, r.end);
+    watershed_relax_gpu(m, d, mk, key, label, r.begin, r.end, lane.scratch(), lane.stream());
+    if (write_labels) lane.download<std::uint32_t>(labels, label, r);
+    labels_current[s] = write_labels;
+    SliceState first = download_slice(lane, key, label, r.begin), last = download_slice(lane, key, label, r.end - 1);
+    lane.release();
+    if (s > 0 && first != own.first) pending[s - 1] = true;
+    if (s + 1 < slabs.size() && last != own.last) pending[s + 1] = true;
+    own.first = std::move(first);
+    own.last = std::move(last);
+  };
+  auto any_pending = [&] { return std::find(pending.begin(), pending.end(), true) != pending.end(); };
+  do {
+    // Sweeps alternate direction so a basin crossing many slabs propagates in few sweeps.
+    for (bool forward = true; any_pending(); forward = !forward) {
+      for (std::size_t k = 0; k < slabs.size(); ++k) {
+        const std::size_t s = forward ? k : slabs.size() - 1 - k;
+        if (!pending[s]) continue;
+        pending[s] = false;
+        run(s, !(s > 0 && pending[s - 1]) && !(s + 1 < slabs.size() && pending[s + 1]));
+      }
+    }
+    // Every slab's latest run saw its neighbours' final boundaries (a change would have made it
+    // run again), so running again the slabs whose labels were not written gives their final
+    // ones (and the same boundaries: nothing becomes pending).
+    for (std::size_t s = 0; s < slabs.size(); ++s)
+      if (!labels_current[s]) run(s, true);
+  } while (any_pending());
+  holder.release();
   return runs;
 }
 
