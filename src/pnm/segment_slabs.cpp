@@ -1,7 +1,7 @@
-// The out-of-core GPU backend of segment_pipeline.hpp: every whole volume (input, denoised values, mask,
-// distance maps, labels) stays in a VolumeStore (host memory within --host-memory-limit, else a
-// scratch file; the input may stay in its own file) and every stage streams Z-slabs with the halo
-// slices it reads through the GPU, within a device-memory budget. Voxels are addressed with
+// The out-of-core GPU backend of segment_pipeline.hpp: every whole volume (input, denoised values,
+// mask, distance map, labels) stays in a VolumeStore (host memory within --host-memory-limit, else
+// a scratch file; the input may stay in its own file) and every stage streams Z-slabs with the
+// halo slices it reads through the GPU, within a device-memory budget. Voxels are addressed with
 // 64-bit indices on the host; a slab's own kernels see fewer than 2^31 voxels. Each stage gives
 // exactly what the in-core stage gives, so the labels and statistics equal those of segment_gpu
 // and segment_cpu.
