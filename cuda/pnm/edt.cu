@@ -70,12 +70,16 @@ __global__ void __launch_bounds__(256, Global ? 1 : envelope_blocks_per_sm) enve
 constexpr int lines_per_block = 8;                                    // 256 threads
 constexpr std::size_t global_buffer_budget = std::size_t(256) << 20;  // lines too long for shared memory
 
+// The shared-memory attribute is set to the device's maximum rather than this launch's need: the
+// same on every call, so threads launching on one GPU with layouts of their own (slabs on
+// several GPUs, two shares of one in the tests) never lower it under another's launch.
 template <class Half, bool Global>
 void launch_envelope(const Lines& lines, const BlockLayout& layout, float spacing, bool take_sqrt,
-                     unsigned char* global_buffers, long long max_blocks, cudaStream_t stream, const std::string& what) {
+                     unsigned char* global_buffers, long long max_blocks, int shared_max, cudaStream_t stream,
+                     const std::string& what) {
   const auto kernel = envelope_kernel<Half, Global>;
   if (!Global) {
-    GP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(layout.bytes)), what);
+    GP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_max), what);
     GP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        int(cudaSharedmemCarveoutMaxShared)),
                   what);
@@ -102,7 +106,8 @@ void envelope_lines(const Lines& lines, float spacing, bool take_sqrt, const Scr
     for (int per_block = lines_per_block; per_block >= 1; per_block /= 2) {
       const BlockLayout layout = edt_detail::block_layout(n, per_block, 2 * sizeof(std::uint16_t));
       if (layout.bytes > std::size_t(shared_max)) continue;
-      launch_envelope<std::uint16_t, false>(lines, layout, spacing, take_sqrt, nullptr, 0x7FFFFFFF, stream, what);
+      launch_envelope<std::uint16_t, false>(lines, layout, spacing, take_sqrt, nullptr, 0x7FFFFFFF, shared_max, stream,
+                                            what);
       return;
     }
   }
@@ -111,7 +116,7 @@ void envelope_lines(const Lines& lines, float spacing, bool take_sqrt, const Scr
   const long long blocks = (lines.lines + lines_per_block - 1) / lines_per_block * lines.slices;
   const long long batch = std::min(blocks, std::max<long long>(1, (long long)(global_buffer_budget / layout.bytes)));
   auto* buffers = static_cast<unsigned char*>(scratch(std::size_t(batch) * layout.bytes));
-  launch_envelope<std::uint32_t, true>(lines, layout, spacing, take_sqrt, buffers, batch, stream, what);
+  launch_envelope<std::uint32_t, true>(lines, layout, spacing, take_sqrt, buffers, batch, shared_max, stream, what);
 }
 
 }  // namespace

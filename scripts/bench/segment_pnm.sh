@@ -44,6 +44,9 @@
 #                          one run of (a) with this --host-memory-limit (default 32G), whose whole
 #                          process and peak RSS are the targets; no warm-up, out-of-core variants,
 #                          CPU run, peer or CuPy EDT (measured at the smaller sizes)
+#   BENCH_LARGE_DEVICES    sizes of 2048 and more: a second run on these devices (default cuda:all
+#                          when the machine has several GPUs), whose labels must equal the first's;
+#                          the ratio of the two whole-process times is issue 23's several-GPU target
 #   BENCH_VOLUMES          folder with foam-N.raw and foam-N.json already made (skips generation)
 #   BENCH_WORK             where volumes and gpuproc outputs go (default a temporary folder)
 #   BENCH_KEEP=1           keep that folder
@@ -191,8 +194,21 @@ PY
     large_limit=${BENCH_LARGE_HOST_LIMIT:-32G}
     if [[ -x $gpuproc ]] && ((has_gpu)); then
       read -ra gpu_args <<<"${BENCH_GPU_ARGS:-}"
-      gpuproc_run "gpu_$n" "$device" 600 "${gpu_args[@]}" --host-memory-limit "$large_limit"
+      gpus=$(timeout 60 nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+      multi=${BENCH_LARGE_DEVICES:-}
+      [[ -z $multi && $gpus -gt 1 ]] && multi=cuda:all
+      keep=0; [[ -n $multi ]] && keep=1
+      BENCH_KEEP_LABELS=$keep gpuproc_run "gpu_$n" "$device" 600 "${gpu_args[@]}" --host-memory-limit "$large_limit"
       echo "$large_limit" >"$outdir/large-limit-$n.txt"
+      if [[ -n $multi ]]; then
+        # The same scan with its slabs spread over several GPUs: same labels, sooner.
+        BENCH_KEEP_LABELS=1 gpuproc_run "gpu_multi_$n" "$multi" 600 "${gpu_args[@]}" --host-memory-limit "$large_limit"
+        same=1
+        cmp -s "$work/out-gpu_$n/foam-$n/labels.nrrd" "$work/out-gpu_multi_$n/foam-$n/labels.nrrd" || same=0
+        echo "$same $multi" >"$outdir/multi-labels-equal-$n.txt"
+        log "  on $multi: labels equal the one-GPU ones: $same"
+      fi
+      rm -rf "$work/out-gpu_$n" "$work/out-gpu_multi_$n"
     else
       skip "gpu_$n" "no $gpuproc or no GPU"
     fi
@@ -450,6 +466,18 @@ for n in sizes.split():
         result["targets"][f"gpu_{n}_host_rss_within_{large_limit}"] = target(
             ok(gpu) and gpu.get("host_peak_rss_bytes"), f"<= {large_limit} (--host-memory-limit)",
             lambda v: v <= limit_bytes)
+    multi = gpuproc_result(f"gpu_multi_{n}")
+    if multi:
+        multi_words = (sh(f"cat '{outdir}/multi-labels-equal-{n}.txt'") or "").split()
+        result["sizes"][n]["gpu_multi"] = multi
+        result["sizes"][n]["gpu_multi_devices"] = multi_words[1] if len(multi_words) > 1 else None
+        result["sizes"][n]["gpu_multi_labels_equal_one_gpu"] = multi_words[0] == "1" if multi_words else None
+        whole_ratio = ratio(ok(gpu) and gpu.get("whole_process_s"), ok(multi) and multi.get("whole_process_s"))
+        result["sizes"][n]["ratios"]["one_gpu_over_multi_whole_process"] = whole_ratio
+        result["sizes"][n]["ratios"]["one_gpu_over_multi_after_load"] = ratio(
+            ok(gpu) and gpu.get("seconds_after_load"), ok(multi) and multi.get("seconds_after_load"))
+        result["targets"][f"gpu_{n}_two_gpus_at_least_1.6x"] = target(
+            whole_ratio, ">= 1.6 (one GPU / several, whole process)", lambda v: v >= 1.6)
     if bounded_cap is not None:
         # The budget holds: peak RSS within the limit plus a stated margin for what the budget does
         # not count (the CUDA context, pinned staging chunks, slabs of a few slices on the host).

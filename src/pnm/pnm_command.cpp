@@ -98,15 +98,16 @@ ScratchSpace& scratch_of(PnmItem& item, const Settings& s, const std::string& ou
   return *item.scratch;
 }
 
-// In-core when the volume's working set fits in the GPU memory available (and its labels in the
-// host budget), else in Z-slabs. An in-core run that still runs out (the estimate was low)
+// In-core on the first GPU when the volume's working set fits in the GPU memory available (and its
+// labels in the host budget), else in Z-slabs spread over all of `gpus`. An in-core run that still runs out (the estimate was low)
 // retries in slabs within half the memory, and slabs that do not fit run on the CPU when the
 // volume is in host memory: all three give the same labels. A volume streamed from its file (over
 // the host budget) goes to the slabs directly.
-void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& progress, HostMemoryBudget& host,
-                    const std::string& output_dir) {
+void segment_on_gpu(PnmItem& item, const Settings& s, const std::vector<Runtime*>& gpus, Progress& progress,
+                    HostMemoryBudget& host, const std::string& output_dir) {
   const auto& volume = item.volume;
   const bool loaded = !volume.values.empty();
+  Runtime& rt = *gpus.front();
   std::size_t available = rt.device_bytes_available();
   // An eighth kept back for what the per-voxel estimates leave out (CUB's temporary storage,
   // per-region tables).
@@ -129,7 +130,9 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
         item.labels_reservation.reset();  // the slabs keep their labels in a store of their own
       }
     }
-    item.device = "gpu (out-of-core slabs)";
+    for (Runtime* other : gpus) available = std::min(available, other->device_bytes_available());
+    item.device = gpus.size() > 1 ? fmt::format("gpu (out-of-core slabs on {} GPUs)", gpus.size())
+                                  : std::string("gpu (out-of-core slabs)");
     // The slab path's own host memory beside its stores (pinned staging, the EDT's row buffers,
     // the fill's chunks, the watershed's boundary slices, the peak list, CUDA's host side) stays
     // out of the stores' share, so the process keeps within the limit.
@@ -139,7 +142,7 @@ void segment_on_gpu(PnmItem& item, const Settings& s, Runtime& rt, Progress& pro
     VolumeStorage storage{host, scratch_of(item, s, output_dir)};
     const auto input = loaded ? VolumeStore<float>::borrow(volume.values.data(), volume.dims)
                               : VolumeStore<float>::from_stream(*item.stream);
-    item.segmentation = segment_gpu_slabs(volume, input, s, rt, budget(available), storage,
+    item.segmentation = segment_gpu_slabs(volume, input, s, gpus, budget(available), storage,
                                           [&](const std::string& step) { progress.step(item.name, step); });
   } catch (const GpuOutOfMemory& e) {
     if (!loaded) throw;
@@ -161,9 +164,15 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
 
   PipelineOptions po;
   // One volume on each GPU at a time (it may need most of its memory); the next one loads
-  // meanwhile, and the previous one's files are written. A volume is not split over GPUs: with
-  // several devices, volumes (items) are spread over them, each a lane of its own.
-  const int lanes = ctx.devices();  // 1 on the CPU path
+  // meanwhile, and the previous one's files are written. With several devices, volumes (items)
+  // are spread over them, each a lane of its own; a job of one volume has them all, its slabs
+  // spread over them when it does not fit one GPU.
+  const bool one_job_volume = volumes == 1 && ctx.devices() > 1;
+  const int lanes = one_job_volume ? 1 : ctx.devices();  // 1 on the CPU path
+  auto gpus_of_worker = [&](int w) {
+    if (one_job_volume) return ctx.runtimes;
+    return std::vector<Runtime*>{&ctx.runtime_for_worker(w)};
+  };
   po.load_threads = lanes;
   po.compute_workers = lanes;
   po.save_threads = lanes;
@@ -222,7 +231,7 @@ BatchOutcome PnmCommand::run(BatchContext& ctx) {
     const auto t = std::chrono::steady_clock::now();
     ctx.count_items(w, 1);
     if (rt.gpu()) {
-      segment_on_gpu(item, s, ctx.runtime_for_worker(w), ctx.progress, ctx.host_memory, output_dir);
+      segment_on_gpu(item, s, gpus_of_worker(w), ctx.progress, ctx.host_memory, output_dir);
     } else {
       item.device = "cpu";
       item.segmentation = segment_cpu(item.volume, s);

@@ -58,6 +58,7 @@ nlohmann::ordered_json run_summary(const PnmItem& item, const PoreNetwork& netwo
   if (seg.watershed_passes) j["watershed_gpu_passes"] = seg.watershed_passes;
   if (seg.slab_budget_bytes) {
     j["out_of_core"] = {{"slab_budget_bytes", seg.slab_budget_bytes},
+                        {"gpus", seg.slab_gpus},
                         {"slab_retries", seg.slab_retries},
                         {"watershed_slab_runs", seg.watershed_slab_runs},
                         {"input_streamed", v.values.empty()}};

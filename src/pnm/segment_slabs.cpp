@@ -6,6 +6,7 @@
 // exactly what the in-core stage gives, so the labels and statistics equal those of segment_gpu
 // and segment_cpu.
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,14 +50,16 @@ VolumeStore<float> denoise_slabs(SlabDevice& device, const VolumeStore<float>& v
 
 // Otsu's threshold from the range and histogram summed over slabs (binarize.hpp).
 float otsu_threshold_slabs(SlabDevice& device, const VolumeStore<float>& values, const SlabPlan& slabs) {
-  ValueRange range;
+  std::vector<ValueRange> ranges(slabs.slabs.size());
   device.pipelined(
       slabs,
       [&](SlabLane& lane, SlabRange r) {
         return value_range_gpu(lane.upload(values, r, "segment-pnm volume slab"), lane.scratch(), lane.stream());
       },
-      [&](SlabLane&, SlabRange, const ValueRange& part) { range.include(part); });
-  HistogramCounts counts{};
+      [&](SlabLane&, SlabRange r, const ValueRange& part) { ranges[std::size_t(r.index)] = part; });
+  ValueRange range;
+  for (const ValueRange& part : ranges) range.include(part);
+  std::vector<HistogramCounts> parts(slabs.slabs.size());
   device.pipelined(
       slabs,
       [&](SlabLane& lane, SlabRange r) {
@@ -65,9 +68,10 @@ float otsu_threshold_slabs(SlabDevice& device, const VolumeStore<float>& values,
                       lane.stream());
         return part;
       },
-      [&](SlabLane&, SlabRange, const HistogramCounts& part) {
-        for (int b = 0; b < histogram_bins; ++b) counts[b] += part[b];
-      });
+      [&](SlabLane&, SlabRange r, const HistogramCounts& part) { parts[std::size_t(r.index)] = part; });
+  HistogramCounts counts{};
+  for (const HistogramCounts& part : parts)
+    for (int b = 0; b < histogram_bins; ++b) counts[b] += part[b];
   return otsu_threshold(counts, range.lo, range.hi);
 }
 
@@ -144,10 +148,11 @@ namespace {
 
 class SlabBackend final : public SegmentBackend {
  public:
-  SlabBackend(const io::Volume& header, const VolumeStore<float>& input, const Settings& s, Runtime& rt,
-              std::size_t budget_bytes, VolumeStorage& storage, const StepReporter& report)
+  SlabBackend(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
+              const std::vector<Runtime*>& gpus, std::size_t budget_bytes, VolumeStorage& storage,
+              const StepReporter& report)
       : s_(s), d_(header.dims), spacing_(spacing_of(header)), input_(input), storage_(storage),
-        device_((rt.bind_thread(), rt), d_, budget_bytes), budget_bytes_(budget_bytes) {
+        device_(gpus, d_, budget_bytes), budget_bytes_(budget_bytes) {
     device_.set_step_reporter(report);
   }
 
@@ -158,19 +163,20 @@ class SlabBackend final : public SegmentBackend {
   float otsu_threshold() override { return otsu_threshold_slabs(device_, values(), device_.plan(4 + 1, 0)); }
   std::uint64_t binarize(float threshold) override {
     if (mask_.empty()) mask_ = VolumeStore<std::uint8_t>(storage_, d_, "mask");
-    std::uint64_t pore_voxels = 0;
+    const SlabPlan plan = device_.plan(4 + 1, 0);
+    std::vector<std::uint64_t> pore_voxels(plan.slabs.size(), 0);
     device_.pipelined(
-        device_.plan(4 + 1, 0),
+        plan,
         [&](SlabLane& lane, SlabRange r) {
           const auto v = lane.upload(values(), r, "segment-pnm volume slab");
           const auto m = lane.allocate<std::uint8_t>(r, "segment-pnm mask slab");
           threshold_gpu(v, m, threshold, s_.pore_is_dark, lane.stream());
-          pore_voxels += count_equal_gpu(m, 1, lane.scratch(), lane.stream());
+          pore_voxels[std::size_t(r.index)] = count_equal_gpu(m, 1, lane.scratch(), lane.stream());
           return m;
         },
         [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) { lane.download<std::uint8_t>(mask_, m, r); });
     filtered_ = VolumeStore<float>();
-    return pore_voxels;
+    return std::accumulate(pore_voxels.begin(), pore_voxels.end(), std::uint64_t(0));
   }
   void fill_enclosed(std::uint8_t phase, std::uint64_t& changed) override {
     fill_enclosed_slabs(device_, mask_, phase, s_.connectivity, changed);
@@ -185,13 +191,14 @@ class SlabBackend final : public SegmentBackend {
   Markers markers() override {
     if (s_.sigma > 0 && s_.write_intermediates && smoothed_.empty()) smoothed_ = VolumeStore<float>(storage_, d_, "smoothed");
     const int peak_reach = peak_halo(spacing_, s_.r_max);
-    std::vector<std::uint64_t> peaks;
     struct SlabPeaks {
       VolumeView<float> smoothed;  // holds the slab
       std::vector<std::uint64_t> peaks;
     };
+    const SlabPlan plan = device_.plan(4 + flooded_->working_bytes_per_voxel() + 1 + 1 + 4, peak_reach + flooded_->halo());
+    std::vector<std::vector<std::uint64_t>> slab_peaks(plan.slabs.size());
     device_.pipelined(
-        device_.plan(4 + flooded_->working_bytes_per_voxel() + 1 + 1 + 4, peak_reach + flooded_->halo()),
+        plan,
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange tested = with_halo(r, peak_reach, d_.nz);
           const auto m = lane.upload(mask_, tested, "segment-pnm mask slab");
@@ -199,10 +206,13 @@ class SlabBackend final : public SegmentBackend {
           return SlabPeaks{smooth,
                            find_peaks_gpu(m, smooth, spacing_, s_.r_max, r.begin, r.end, lane.scratch(), lane.stream())};
         },
-        [&](SlabLane& lane, SlabRange r, const SlabPeaks& slab) {
+        [&](SlabLane& lane, SlabRange r, SlabPeaks& slab) {
           if (!smoothed_.empty()) lane.download<float>(smoothed_, slab.smoothed, r);
-          peaks.insert(peaks.end(), slab.peaks.begin(), slab.peaks.end());
+          slab_peaks[std::size_t(r.index)] = std::move(slab.peaks);
         });
+    std::vector<std::uint64_t> peaks;  // in voxel order, as the slabs are
+    for (const auto& part : slab_peaks) peaks.insert(peaks.end(), part.begin(), part.end());
+    slab_peaks = {};
     return select_slab_markers(device_, peaks, *flooded_, distance_, s_.sigma > 0, spacing_, s_.markers, storage_);
   }
   void watershed(const Markers& markers) override {
@@ -214,29 +224,30 @@ class SlabBackend final : public SegmentBackend {
   }
   // Labels and distance with one halo slice, region and throat records and their sort.
   RegionStats network(std::uint32_t regions) override {
-    RegionStats stats;
-    bool first = true;
+    const SlabPlan plan = device_.plan(4 + 4 + 48, 1);
+    std::vector<RegionStats> parts(plan.slabs.size());
     device_.pipelined(
-        device_.plan(4 + 4 + 48, 1),
+        plan,
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange held = with_halo(r, 1, d_.nz);
           const auto l = lane.upload(labels_, held, "segment-pnm labels slab");
           const auto dist = lane.upload(distance_, held, "segment-pnm distance slab");
           return region_stats_gpu(l, dist, regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
         },
-        [&](SlabLane&, SlabRange, RegionStats& part) {
-          if (first)
-            stats = std::move(part);
-          else
-            merge_region_stats(stats, part);
-          first = false;
-        });
+        [&](SlabLane&, SlabRange r, RegionStats& part) { parts[std::size_t(r.index)] = std::move(part); });
+    // Merged in slab order (as the slabs come on one GPU), each part freed once merged.
+    RegionStats stats = std::move(parts[0]);
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+      merge_region_stats(stats, parts[k]);
+      parts[k] = RegionStats();
+    }
     return stats;
   }
   void finish(Segmentation& out) override {
     out.labels = std::move(labels_);
     out.watershed_slab_runs = runs_;
     out.slab_budget_bytes = budget_bytes_;
+    out.slab_gpus = device_.gpus();
     out.slab_retries = device_.retries();
     if (!s_.write_intermediates) return;
     out.intermediates.mask = std::move(mask_);
@@ -266,20 +277,20 @@ class SlabBackend final : public SegmentBackend {
 }  // namespace
 
 Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& s,
-                               Runtime& rt, std::size_t budget_bytes, VolumeStorage& storage,
+                               const std::vector<Runtime*>& gpus, std::size_t budget_bytes, VolumeStorage& storage,
                                const std::function<void(const std::string&)>& report) {
-  SlabBackend backend(header, input, s, rt, budget_bytes, storage, report);
+  SlabBackend backend(header, input, s, gpus, budget_bytes, storage, report);
   return run_segmentation(s, backend, header.dims.voxels());
 }
 
-Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
+Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, const std::vector<Runtime*>& gpus,
                                std::size_t budget_bytes) {
   // Everything in host memory: the budget outlives the result's reservations.
   static HostMemoryBudget unlimited(~std::uint64_t(0));
   static ScratchSpace unused(".", "run.scratch_dir");
   VolumeStorage storage{unlimited, unused};
   const auto input = VolumeStore<float>::borrow(volume.values.data(), volume.dims);
-  return segment_gpu_slabs(volume, input, settings, runtime, budget_bytes, storage);
+  return segment_gpu_slabs(volume, input, settings, gpus, budget_bytes, storage);
 }
 
 }  // namespace gp::pnm

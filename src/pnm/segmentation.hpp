@@ -40,7 +40,8 @@ struct Segmentation {
   std::uint64_t closed_pore_voxels = 0, floating_solid_voxels = 0;  // changed by filling
   Markers markers;                    // counts only (voxels cleared to save memory)
   int watershed_passes = 0;           // GPU relaxation passes (0 on the CPU)
-  std::size_t slab_budget_bytes = 0;    // out-of-core: the GPU memory the slabs were sized for
+  std::size_t slab_budget_bytes = 0;    // out-of-core: the GPU memory the slabs were sized for (each GPU's)
+  int slab_gpus = 0;                    // out-of-core: the GPUs the slabs were spread over
   std::vector<std::string> slab_retries;  // out-of-core: stages that ran out anyway and ran again in thinner slabs
   int watershed_slab_runs = 0;        // out-of-core: slab relaxations until none changed
   Intermediates intermediates;        // empty unless asked for
@@ -67,12 +68,14 @@ Segmentation segment_cpu(const io::Volume& volume, const Settings& settings);
 // values (host memory, or the input file read slab by slab). The intermediate volumes (about 10
 // bytes a voxel, 14 with denoising) and the labels are VolumeStores drawing on `storage`: host
 // memory within its budget, else scratch files; the host holds slabs of a few slices beside them.
-// `report` hears where the run is (each slab and watershed run), for the progress.
+// `report` hears where the run is (each slab and watershed run), for the progress. With several
+// GPUs (one runtime each) every stage spreads its slabs over them, each within `budget_bytes`;
+// the results are the same.
 Segmentation segment_gpu_slabs(const io::Volume& header, const VolumeStore<float>& input, const Settings& settings,
-                               Runtime& runtime, std::size_t budget_bytes, VolumeStorage& storage,
+                               const std::vector<Runtime*>& gpus, std::size_t budget_bytes, VolumeStorage& storage,
                                const std::function<void(const std::string&)>& report = {});
 // The same for a loaded volume, every store in host memory (tests).
-Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, Runtime& runtime,
+Segmentation segment_gpu_slabs(const io::Volume& volume, const Settings& settings, const std::vector<Runtime*>& gpus,
                                std::size_t budget_bytes);
 
 // Peak device memory of segment_gpu for a volume (the largest stage's volumes and scratch).

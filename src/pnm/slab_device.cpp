@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/trace.hpp"
+
 namespace gp::pnm {
 
-SlabRange with_halo(SlabRange r, int halo, int nz) { return {std::max(0, r.begin - halo), std::min(nz, r.end + halo)}; }
+SlabRange with_halo(SlabRange r, int halo, int nz) {
+  return {std::max(0, r.begin - halo), std::min(nz, r.end + halo), r.index};
+}
 
 SlabLane::SlabLane(Runtime& runtime, const io::Dims3& dims, const std::string& stage)
     : runtime_(runtime), dims_(dims), stage_(stage), stream_(runtime.make_stream()),
@@ -28,9 +32,40 @@ void SlabLane::release() {
   buffers_.clear();
 }
 
-SlabDevice::SlabDevice(Runtime& runtime, const io::Dims3& dims, std::size_t budget_bytes)
-    : dims_(dims), budget_(budget_bytes), full_budget_(budget_bytes),
-      lanes_{SlabLane(runtime, dims, stage_), SlabLane(runtime, dims, stage_)} {}
+SlabDevice::SlabDevice(const std::vector<Runtime*>& runtimes, const io::Dims3& dims, std::size_t budget_bytes)
+    : dims_(dims), budget_(budget_bytes), full_budget_(budget_bytes) {
+  if (runtimes.empty()) throw Error("segment-pnm: slabs on no GPU");
+  for (Runtime* rt : runtimes) {
+    rt->bind_thread();  // the lanes' streams and pinned staging belong to its GPU
+    gpus_.push_back(std::unique_ptr<Gpu>(new Gpu{*rt, {SlabLane(*rt, dims, stage_), SlabLane(*rt, dims, stage_)}}));
+  }
+  bind(0);
+}
+
+SlabDevice::~SlabDevice() {
+  // The first GPU last: it stays current on this thread, as before the slabs.
+  for (auto it = gpus_.rbegin(); it != gpus_.rend(); ++it) {
+    auto& gpu = *it;
+    try {
+      gpu->runtime.bind_thread();
+    } catch (...) {  // its GPU failed: the lanes' teardown reports nothing either
+    }
+    gpu.reset();
+  }
+}
+
+void SlabDevice::name_gpu_thread(int gpu) const {
+  Trace::name_thread("segment-pnm slabs gpu " + std::to_string(gpu));
+  bind(gpu);
+}
+
+void SlabDevice::release_all() {
+  for (auto& gpu : gpus_) {
+    gpu->runtime.bind_thread();
+    for (SlabLane& l : gpu->lanes) l.release();
+  }
+  bind(0);
+}
 
 std::size_t SlabDevice::units_in_budget(double unit_bytes) const {
   const double units = std::floor(double(budget_) / std::max(unit_bytes, 1.0));
@@ -49,13 +84,17 @@ SlabPlan SlabDevice::plan(double bytes_per_voxel, int halo, bool pipelining, std
   for (int in_flight = pipelining ? 2 : 1; in_flight >= 1; --in_flight) {
     const double slice_bytes = bytes_per_voxel * double(plane) * in_flight;
     const std::size_t held = std::size_t(std::floor(double(budget) / slice_bytes));
-    if (held >= std::size_t(dims_.nz) && std::size_t(dims_.nz) <= max_held) return {{{0, dims_.nz}}, 1};
-    const long depth = long(std::min(held, max_held)) - 2l * halo;
+    const bool whole = held >= std::size_t(dims_.nz) && std::size_t(dims_.nz) <= max_held;
+    const long depth = whole ? long(dims_.nz) : long(std::min(held, max_held)) - 2l * halo;
     if (depth < 1) continue;
-    const int step = int(std::min<long>(depth, dims_.nz));
+    // Several GPUs: no slab deeper than each GPU's share of the slices.
+    const long share = (long(dims_.nz) + gpus() - 1) / gpus();
+    const int step = int(std::min({depth, share, long(dims_.nz)}));
     SlabPlan p;
-    p.in_flight = in_flight;
-    for (int z = 0; z < dims_.nz; z += step) p.slabs.push_back({z, std::min(dims_.nz, z + step)});
+    p.in_flight = whole && gpus() == 1 ? 1 : in_flight;
+    for (int z = 0; z < dims_.nz; z += step) p.slabs.push_back({z, std::min(dims_.nz, z + step), int(p.slabs.size())});
+    // Contiguous runs of slabs, as even as the count allows.
+    for (int g = 0; g <= gpus(); ++g) p.first_of_gpu.push_back(p.slabs.size() * std::size_t(g) / std::size_t(gpus()));
     return p;
   }
   const std::size_t needed = std::size_t(bytes_per_voxel * double(plane) * (1 + 2 * halo));

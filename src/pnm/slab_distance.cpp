@@ -2,6 +2,7 @@
 // y, each gathered from the rows it holds of every slice. Steps 2-3 (lines along y and x) need
 // whole slices: Z-slabs.
 #include <algorithm>
+#include <atomic>
 
 #include "cuda/pnm/edt.hpp"
 #include "pnm/slab_stages.hpp"
@@ -15,28 +16,34 @@ void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t
 
   // Step 1: mask in, squared distance out: 5 bytes per voxel of a slab of rows.
   const double row_bytes = 5.0 * nx * nz;
-  // The rows' host copies (mask and distance) stay within 256 MiB, or one row: outside the host
-  // budget, like the other slabs the host holds.
-  const std::size_t host_rows = std::max<std::size_t>(1, (std::size_t(256) << 20) / std::size_t(row_bytes));
+  // The rows' host copies (mask and distance) stay within 256 MiB (shared by the GPUs), or one
+  // row each: outside the host budget, like the other slabs the host holds.
+  const std::size_t host_rows =
+      std::max<std::size_t>(1, (std::size_t(256) << 20) / std::size_t(device.gpus()) / std::size_t(row_bytes));
   const int rows = int(std::min({device.units_in_budget(row_bytes), std::size_t(ny), host_rows}));
-  SlabLane& lane = device.lane();
-  HostVolume<std::uint8_t> mask_rows(std::size_t(nx) * rows * nz);
-  HostVolume<float> squared_rows(mask_rows.size());
-  for (int y0 = 0; y0 < ny; y0 += rows) {
-    const int count = std::min(rows, ny - y0);
-    const std::size_t voxels = std::size_t(nx) * count * nz;
-    mask.read_rows(y0, y0 + count, mask_rows.data());
-    // The slab seen as a volume nx x count x nz of its own.
-    auto* d_mask = static_cast<std::uint8_t*>(lane.allocate_bytes(voxels, "segment-pnm mask rows"));
-    auto* d_squared = static_cast<float*>(lane.allocate_bytes(voxels * sizeof(float), "segment-pnm distance rows"));
-    lane.copy_up(d_mask, mask_rows.data(), voxels);
-    edt_columns_gpu(whole_volume<const std::uint8_t>(d_mask, nx, count, nz), whole_volume(d_squared, nx, count, nz),
-                    spacing.z, lane.stream());
-    lane.copy_down(squared_rows.data(), d_squared, voxels * sizeof(float));
-    lane.release();
-    distance.write_rows(y0, y0 + count, squared_rows.data());
-    device.report("distance: columns, rows " + std::to_string(y0 + count) + " of " + std::to_string(ny));
-  }
+  std::atomic<int> rows_done{0};
+  // Each GPU takes a contiguous share of the rows.
+  device.on_each_gpu([&](int g) {
+    const int y_first = int(long(ny) * g / device.gpus()), y_last = int(long(ny) * (g + 1) / device.gpus());
+    SlabLane& lane = device.lane(0, g);
+    HostVolume<std::uint8_t> mask_rows(std::size_t(nx) * rows * nz);
+    HostVolume<float> squared_rows(mask_rows.size());
+    for (int y0 = y_first; y0 < y_last && !device.stopping(); y0 += rows) {
+      const int count = std::min(rows, y_last - y0);
+      const std::size_t voxels = std::size_t(nx) * count * nz;
+      mask.read_rows(y0, y0 + count, mask_rows.data());
+      // The slab seen as a volume nx x count x nz of its own.
+      auto* d_mask = static_cast<std::uint8_t*>(lane.allocate_bytes(voxels, "segment-pnm mask rows"));
+      auto* d_squared = static_cast<float*>(lane.allocate_bytes(voxels * sizeof(float), "segment-pnm distance rows"));
+      lane.copy_up(d_mask, mask_rows.data(), voxels);
+      edt_columns_gpu(whole_volume<const std::uint8_t>(d_mask, nx, count, nz), whole_volume(d_squared, nx, count, nz),
+                      spacing.z, lane.stream());
+      lane.copy_down(squared_rows.data(), d_squared, voxels * sizeof(float));
+      lane.release();
+      distance.write_rows(y0, y0 + count, squared_rows.data());
+      device.report("distance: columns, rows " + std::to_string(rows_done += count) + " of " + std::to_string(ny));
+    }
+  });
 
   // Steps 2-3 in place in shared memory: the field only (4 bytes per voxel; `work` is unused).
   device.pipelined(

@@ -5,6 +5,7 @@
 // labels each slab again (the labelling is canonical, and the slab's mask has not changed) and
 // changes the enclosed components on the GPU.
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 #include <vector>
 
@@ -62,7 +63,6 @@ void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, st
   };
 
   std::vector<SlabComponents> parts(slabs.size());
-  std::size_t finished = 0;
   device.pipelined(
       plan,
       [&](SlabLane& lane, SlabRange r) {
@@ -73,7 +73,7 @@ void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, st
         return slab;
       },
       [&](SlabLane& lane, SlabRange r, const Labelled& slab) {
-        SlabComponents& part = parts[finished++];
+        SlabComponents& part = parts[std::size_t(r.index)];
         part.count = slab.count;
         part.on_face.resize(std::size_t(slab.count) + 1);
         lane.copy_down(part.on_face.data(), slab.on_face, part.on_face.size());
@@ -126,11 +126,11 @@ void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, st
     VolumeView<std::uint8_t> mask;
     std::uint64_t voxels;
   };
-  std::size_t next = 0;  // prepare() sees the slabs in order
+  std::mutex counting;  // several GPUs finish slabs at once
   device.pipelined(
       plan,
       [&](SlabLane& lane, SlabRange r) {
-        const SlabComponents& part = parts[next++];
+        const SlabComponents& part = parts[std::size_t(r.index)];
         VolumeView<std::uint8_t> m;
         const Labelled slab = label_slab(lane, r, m);
         if (slab.count != part.count) throw Error("fill_holes: a slab's components changed between the two passes");
@@ -141,6 +141,7 @@ void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, st
       },
       [&](SlabLane& lane, SlabRange r, const Changed& slab) {
         if (slab.voxels) lane.download<std::uint8_t>(mask, slab.mask, r);
+        std::lock_guard<std::mutex> lock(counting);
         changed += slab.voxels;
       });
 }

@@ -5,6 +5,10 @@
 // again. Relaxation only ever lowers keys towards the unique fixed point of watershed.hpp, so the
 // order of the runs does not matter and the result equals the in-core one.
 #include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "cuda/pnm/watershed.hpp"
@@ -19,12 +23,6 @@ struct SliceState {
   std::vector<std::uint32_t> label;
   bool operator==(const SliceState& o) const { return key == o.key && label == o.label; }
   bool operator!=(const SliceState& o) const { return !(*this == o); }
-};
-
-// A slab's first and last slices after its latest run (or as initialised, before it ran).
-struct Boundary {
-  SliceState first, last;
-  bool known = false;
 };
 
 SliceState download_slice(SlabLane& lane, const VolumeView<std::uint64_t>& key, const VolumeView<std::uint32_t>& label,
@@ -67,59 +65,83 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
   const int nz = dims.nz;
   const std::size_t plane = dims.slice_voxels();
   // Per held voxel: the inputs (mask and flooded map), what smoothing the map takes, and a run's
-  // state (markers, key and label, the relaxation's tile flags). One slab at a time: a slab's
-  // halo is its neighbours' state.
+  // state (markers, key and label, the relaxation's tile flags). One slab at a time on each GPU:
+  // a slab's halo is its neighbours' state.
   const double input_bytes = 1 + 4, smoothing_bytes = flooded.working_bytes_per_voxel(), state_bytes = 4 + 8 + 4 + 1;
   const int halo = 1 + flooded.halo();
-  std::vector<SlabRange> slabs = device.plan(input_bytes + smoothing_bytes + state_bytes, halo, false).slabs;
-  // Every slab's inputs stay on the device between runs (held by the second lane) when they fit
-  // beside one slab's state without more than one more slab: a run is then its relaxation only,
-  // where it would upload its slab's mask and distance and smooth them again.
-  const std::size_t cache_bytes = std::size_t(input_bytes * double(dims.voxels()) * 1.05);
+  SlabPlan plan = device.plan(input_bytes + smoothing_bytes + state_bytes, halo, false);
+  // Every slab's inputs stay on its GPU between runs (held by the second lane) when each GPU's
+  // share fits beside one slab's state without more than one more slab: a run is then its
+  // relaxation only, where it would upload its slab's mask and distance and smooth them again.
+  const std::size_t share_slices = std::size_t(nz + device.gpus() - 1) / std::size_t(device.gpus());
+  const std::size_t cache_bytes = std::size_t(input_bytes * double(share_slices * plane) * 1.05);
   bool cached = false;
   if (cache_bytes < device.budget_bytes()) {
     try {
-      auto thinner = device.plan(std::max(state_bytes, smoothing_bytes), halo, false, cache_bytes).slabs;
-      double held_bytes = 0;
-      for (const SlabRange& r : thinner) held_bytes += input_bytes * double(with_halo(r, 1, nz).depth()) * double(plane);
-      if (held_bytes <= double(cache_bytes) && thinner.size() <= slabs.size() + 1) {
-        slabs = std::move(thinner);
+      SlabPlan thinner = device.plan(std::max(state_bytes, smoothing_bytes), halo, false, cache_bytes);
+      bool fits = thinner.slabs.size() <= plan.slabs.size() + std::size_t(device.gpus());
+      for (int g = 0; g < device.gpus(); ++g) {
+        double held_bytes = 0;
+        for (std::size_t k = thinner.first_of_gpu[std::size_t(g)]; k < thinner.first_of_gpu[std::size_t(g) + 1]; ++k)
+          held_bytes += input_bytes * double(with_halo(thinner.slabs[k], 1, nz).depth()) * double(plane);
+        fits = fits && held_bytes <= double(cache_bytes);
+      }
+      if (fits) {
+        plan = std::move(thinner);
         cached = true;
       }
     } catch (const GpuOutOfMemory&) {  // not even one slice beside the inputs: not cached
     }
   }
-  SlabLane& lane = device.lane(0);
-  SlabLane& holder = device.lane(1);
+  const std::vector<SlabRange>& slabs = plan.slabs;
+  const std::size_t n = slabs.size();
   struct SlabInputs {
     VolumeView<std::uint8_t> mask;
     VolumeView<float> map;
   };
-  std::vector<SlabInputs> inputs(slabs.size());
-  if (cached) {
-    for (std::size_t s = 0; s < slabs.size(); ++s) {
-      const SlabRange held = with_halo(slabs[s], 1, nz);
-      inputs[s] = {holder.allocate<std::uint8_t>(held, "segment-pnm mask slab (kept)"),
-                   holder.allocate<float>(held, "segment-pnm flooded map slab (kept)")};
-    }
-    holder.synchronize();  // allocated in the holder's stream order; filled on the lane's
-    for (std::size_t s = 0; s < slabs.size(); ++s) {
-      lane.upload_into(mask, inputs[s].mask);
-      flooded.fill(lane, inputs[s].map);
-      lane.release();
-    }
-  }
+  std::vector<SlabInputs> inputs(n);
+  if (cached)
+    device.on_each_gpu([&](int g) {
+      SlabLane& lane = device.lane(0, g);
+      SlabLane& holder = device.lane(1, g);
+      for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1]; ++s) {
+        const SlabRange held = with_halo(slabs[s], 1, nz);
+        inputs[s] = {holder.allocate<std::uint8_t>(held, "segment-pnm mask slab (kept)"),
+                     holder.allocate<float>(held, "segment-pnm flooded map slab (kept)")};
+      }
+      holder.synchronize();  // allocated in the holder's stream order; filled on the lane's
+      for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1]; ++s) {
+        lane.upload_into(mask, inputs[s].mask);
+        flooded.fill(lane, inputs[s].map);
+        lane.release();
+      }
+    });
 
-  std::vector<bool> pending(slabs.size(), true), labels_current(slabs.size(), false);
-  std::vector<Boundary> boundary(slabs.size());
+  // What the runs share, under `mutex`: which slabs wait to run, run, have their labels written,
+  // and each slab's boundary slices (replaced whole, so a run reads its halo without copying).
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<bool> pending(n, true), running(n, false), labels_current(n, false);
+  std::vector<std::shared_ptr<const SliceState>> first_slice(n), last_slice(n);
+  bool failed = false;
   int runs = 0;
-  // One run of slab s from its initial state with its neighbours' latest boundary slices as halo.
-  // Its labels are written only when asked (its neighbours then wait for no run: the halo it saw
-  // is likely final), which saves writing the labels of runs that a neighbour's change makes stale.
-  auto run = [&](std::size_t s, bool write_labels) {
-    ++runs;
-    device.report("watershed: run " + std::to_string(runs) + ", slab " + std::to_string(s + 1) + " of " +
-                  std::to_string(slabs.size()));
+  auto none_pending = [&] { return std::find(pending.begin(), pending.end(), true) == pending.end(); };
+  auto busy = [&](std::size_t s) { return pending[s] || running[s]; };
+
+  // One run of slab s on GPU g (marked running, under the lock) from its initial state with its
+  // neighbours' latest boundary slices as halo. Its labels are written on a final run or when no
+  // neighbour waits to run or runs (the halo it saw is then likely final), which saves writing
+  // the labels of runs that a neighbour's change makes stale.
+  auto run = [&](int g, std::size_t s, bool final_run, std::unique_lock<std::mutex>& lock) {
+    const int run_number = ++runs;
+    const bool write_labels = final_run || (!(s > 0 && busy(s - 1)) && !(s + 1 < n && busy(s + 1)));
+    const std::shared_ptr<const SliceState> below = s > 0 ? last_slice[s - 1] : nullptr;
+    const std::shared_ptr<const SliceState> above = s + 1 < n ? first_slice[s + 1] : nullptr;
+    const std::shared_ptr<const SliceState> own_first = first_slice[s], own_last = last_slice[s];
+    lock.unlock();
+    device.report("watershed: run " + std::to_string(run_number) + ", slab " + std::to_string(s + 1) + " of " +
+                  std::to_string(n));
+    SlabLane& lane = device.lane(0, g);
     const SlabRange r = slabs[s], held = with_halo(r, 1, nz);
     const auto m = cached ? inputs[s].mask : lane.upload(mask, held, "segment-pnm mask slab");
     const auto d = cached ? inputs[s].map : flooded.upload(lane, held, "segment-pnm flooded map slab");
@@ -128,44 +150,85 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
     const auto key = lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
     const auto label = lane.allocate<std::uint32_t>(held, "segment-pnm labels slab");
     watershed_init_gpu(m, d, mk, key, label, lane.stream());
-    Boundary& own = boundary[s];
-    if (!own.known) {
-      own.first = download_slice(lane, key, label, r.begin);
-      own.last = download_slice(lane, key, label, r.end - 1);
-      own.known = true;
+    // Before its first run a slab's boundary is its initial state (what init gives a neighbour's
+    // halo too).
+    auto initial_first = own_first, initial_last = own_last;
+    if (!own_first) {
+      initial_first = std::make_shared<SliceState>(download_slice(lane, key, label, r.begin));
+      initial_last = std::make_shared<SliceState>(download_slice(lane, key, label, r.end - 1));
     }
-    // The halo: the neighbours' latest boundary slices (their initial state until they ran,
-    // which is what init gave them here).
-    if (s > 0 && boundary[s - 1].known) upload_slice(lane, boundary[s - 1].last, key, label, r.begin - 1);
-    if (s + 1 < slabs.size() && boundary[s + 1].known) upload_slice(lane, boundary[s + 1].first, key, label, r.end);
+    if (below) upload_slice(lane, *below, key, label, r.begin - 1);
+    if (above) upload_slice(lane, *above, key, label, r.end);
     watershed_relax_gpu(m, d, mk, key, label, r.begin, r.end, lane.scratch(), lane.stream());
     if (write_labels) lane.download<std::uint32_t>(labels, label, r);
-    labels_current[s] = write_labels;
-    SliceState first = download_slice(lane, key, label, r.begin), last = download_slice(lane, key, label, r.end - 1);
+    auto first = std::make_shared<const SliceState>(download_slice(lane, key, label, r.begin));
+    auto last = std::make_shared<const SliceState>(download_slice(lane, key, label, r.end - 1));
     lane.release();
-    if (s > 0 && first != own.first) pending[s - 1] = true;
-    if (s + 1 < slabs.size() && last != own.last) pending[s + 1] = true;
-    own.first = std::move(first);
-    own.last = std::move(last);
+    lock.lock();
+    running[s] = false;
+    labels_current[s] = write_labels;
+    if (s > 0 && *first != *initial_first) pending[s - 1] = true;
+    if (s + 1 < n && *last != *initial_last) pending[s + 1] = true;
+    first_slice[s] = std::move(first);
+    last_slice[s] = std::move(last);
+    changed.notify_all();
   };
-  auto any_pending = [&] { return std::find(pending.begin(), pending.end(), true) != pending.end(); };
-  do {
-    // Sweeps alternate direction so a basin crossing many slabs propagates in few sweeps.
-    for (bool forward = true; any_pending(); forward = !forward) {
-      for (std::size_t k = 0; k < slabs.size(); ++k) {
-        const std::size_t s = forward ? k : slabs.size() - 1 - k;
+  // GPU g's slabs until no slab of any GPU waits or runs. Sweeps alternate direction so a basin
+  // crossing many slabs propagates in few sweeps.
+  auto relax = [&](int g) {
+    const std::size_t first = plan.first_of_gpu[std::size_t(g)], last = plan.first_of_gpu[std::size_t(g) + 1];
+    auto own_pending = [&] {
+      for (std::size_t s = first; s < last; ++s)
+        if (pending[s]) return true;
+      return false;
+    };
+    auto quiet = [&] { return none_pending() && std::find(running.begin(), running.end(), true) == running.end(); };
+    std::unique_lock<std::mutex> lock(mutex);
+    for (bool forward = true;; forward = !forward) {
+      bool ran = false;
+      for (std::size_t k = first; k < last && !failed; ++k) {
+        const std::size_t s = forward ? k : last - 1 - (k - first);
         if (!pending[s]) continue;
         pending[s] = false;
-        run(s, !(s > 0 && pending[s - 1]) && !(s + 1 < slabs.size() && pending[s + 1]));
+        running[s] = true;
+        run(g, s, false, lock);
+        ran = true;
+      }
+      if (failed) return;
+      if (!ran) {
+        changed.wait(lock, [&] { return failed || own_pending() || quiet(); });
+        if (failed || !own_pending()) return;
       }
     }
+  };
+  // A failed GPU wakes the others, which stop.
+  auto guarded = [&](const std::function<void(int)>& body) {
+    device.on_each_gpu([&](int g) {
+      try {
+        body(g);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        failed = true;
+        changed.notify_all();
+        throw;
+      }
+    });
+  };
+  do {
+    guarded(relax);
     // Every slab's latest run saw its neighbours' final boundaries (a change would have made it
     // run again), so running again the slabs whose labels were not written gives their final
     // ones (and the same boundaries: nothing becomes pending).
-    for (std::size_t s = 0; s < slabs.size(); ++s)
-      if (!labels_current[s]) run(s, true);
-  } while (any_pending());
-  holder.release();
+    guarded([&](int g) {
+      std::unique_lock<std::mutex> lock(mutex);
+      for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1] && !failed; ++s)
+        if (!labels_current[s]) {
+          running[s] = true;
+          run(g, s, true, lock);
+        }
+    });
+  } while (!none_pending());
+  for (int g = 0; g < device.gpus(); ++g) device.lane(1, g).release();
   return runs;
 }
 

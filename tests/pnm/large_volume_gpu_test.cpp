@@ -406,7 +406,7 @@ void check_ball_phantom(const PhantomCase& pc, const std::string& name) {
   pnm::VolumeStorage storage{budget, scratch};
   const auto t_segment = clock::now();
   const pnm::Segmentation seg =
-      pnm::segment_gpu_slabs(stream->header(), pnm::VolumeStore<float>::from_stream(*stream), s, rt, pc.gpu_budget, storage);
+      pnm::segment_gpu_slabs(stream->header(), pnm::VolumeStore<float>::from_stream(*stream), s, {&rt}, pc.gpu_budget, storage);
   const double seconds_segment = seconds_since(t_segment);
   if (pc.host_budget < std::uint64_t(d.voxels()) * 13) {  // all the stores do not fit: the labels at least in part
     CHECK(seg.labels.in_scratch());

@@ -78,16 +78,30 @@ TEST_CASE("segment-pnm in Z-slabs equals the in-core GPU and the CPU paths", "[p
   for (const std::size_t budget : {std::size_t(400) << 10, std::size_t(1) << 20, std::size_t(3) << 20,
                                    std::size_t(256) << 20}) {
     INFO("slab budget " << budget << " bytes");
-    const pnm::Segmentation slabs = pnm::segment_gpu_slabs(volume, s, rt, budget);
+    const pnm::Segmentation slabs = pnm::segment_gpu_slabs(volume, s, {&rt}, budget);
     if (budget < (std::size_t(1) << 20)) CHECK(slabs.watershed_slab_runs > 3);
     require_same(slabs, cpu);
   }
+  // Several GPUs: the machine's second one where it has two, else a second share of the first (a
+  // runtime and threads of its own), and a third share: every stage spreads its slabs over them,
+  // the watershed runs theirs at once.
+  RuntimeOptions other;
+  other.device = DeviceChoice::parse(cuda_device_count() > 1 ? "cuda:1" : "cuda:0");
+  Runtime second{other}, third{RuntimeOptions{}};
+  for (const std::size_t budget : {std::size_t(400) << 10, std::size_t(256) << 20}) {
+    INFO("two GPUs, slab budget " << budget << " bytes");
+    const pnm::Segmentation two = pnm::segment_gpu_slabs(volume, s, {&rt, &second}, budget);
+    CHECK(two.slab_gpus == 2);
+    require_same(two, cpu);
+  }
+  INFO("three GPUs");
+  require_same(pnm::segment_gpu_slabs(volume, s, {&rt, &second, &third}, std::size_t(1) << 20), cpu);
 }
 
 TEST_CASE("segment-pnm in Z-slabs refuses a budget below one slab with its halo", "[pnm][slabs][gpu]") {
   Runtime rt{RuntimeOptions{}};
   const io::Volume volume = ct_phantom(48, 40, 24, 3);
-  CHECK_THROWS_AS(pnm::segment_gpu_slabs(volume, pnm::Settings{}, rt, 20000), GpuOutOfMemory);
+  CHECK_THROWS_AS(pnm::segment_gpu_slabs(volume, pnm::Settings{}, {&rt}, 20000), GpuOutOfMemory);
 }
 
 TEST_CASE("segment-pnm in Z-slabs from a streamed file with every volume in scratch files equals the CPU path",
@@ -121,7 +135,11 @@ TEST_CASE("segment-pnm in Z-slabs from a streamed file with every volume in scra
   pnm::VolumeStorage storage{nothing, scratch};
   for (const std::size_t budget : {std::size_t(400) << 10, std::size_t(256) << 20}) {
     INFO("slab budget " << budget << " bytes");
-    pnm::Segmentation slabs = pnm::segment_gpu_slabs(stream->header(), input, s, rt, budget, storage);
+    // Two shares of the GPU on the small budget: the stores are written by both at once.
+    Runtime second{RuntimeOptions{}};
+    const std::vector<Runtime*> gpus = budget < (std::size_t(1) << 20) ? std::vector<Runtime*>{&rt, &second}
+                                                                        : std::vector<Runtime*>{&rt};
+    pnm::Segmentation slabs = pnm::segment_gpu_slabs(stream->header(), input, s, gpus, budget, storage);
     CHECK(slabs.labels.in_scratch());
     CHECK(scratch.bytes_written() > 0);
     // Back into host memory to compare voxel by voxel.
