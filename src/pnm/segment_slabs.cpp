@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
+#include "core/trace.hpp"
 #include "cuda/pnm/binarize.hpp"
 #include "cuda/pnm/count.hpp"
 #include "cuda/pnm/denoise.hpp"
@@ -48,13 +49,73 @@ VolumeStore<float> denoise_slabs(SlabDevice& device, const VolumeStore<float>& v
   return filtered;
 }
 
+// The values' slabs as the binarize stage reads them, up to three times (range and histogram for
+// Otsu, then the threshold): uploaded each time, or, when the values are not in host memory
+// (streamed from their file, or in scratch) and each GPU's share fits its budget beside a
+// thresholding slab, uploaded once and kept on the GPUs (held by each one's second lane, so one
+// slab is in flight at a time) until the mask is made: one read of the file instead of three.
+class ValueSlabs {
+ public:
+  ValueSlabs(SlabDevice& device, const VolumeStore<float>& values, bool reread)
+      : device_(device), values_(values), plan_(device.plan(4 + 1, 0)) {
+    if (!reread || values.resident()) return;
+    SlabPlan single = device.plan(4 + 1, 0, false);
+    const std::size_t plane = values.dims().slice_voxels();
+    for (int g = 0; g < device.gpus(); ++g) {
+      double kept = 0, deepest = 0;
+      for (std::size_t k = single.first_of_gpu[std::size_t(g)]; k < single.first_of_gpu[std::size_t(g) + 1]; ++k) {
+        kept += 4.0 * double(single.slabs[k].depth()) * double(plane);
+        deepest = std::max(deepest, double(single.slabs[k].depth()) * double(plane));
+      }
+      // Beside the kept values: a mask slab and the count's scratch.
+      if (kept * 1.02 + 2 * deepest > double(device.budget_bytes())) return;
+    }
+    plan_ = std::move(single);
+    kept_.resize(plan_.slabs.size());
+    filled_.assign(plan_.slabs.size(), 0);
+    device.on_each_gpu([&](int g) {
+      SlabLane& holder = device.lane(1, g);
+      for (std::size_t k = plan_.first_of_gpu[std::size_t(g)]; k < plan_.first_of_gpu[std::size_t(g) + 1]; ++k)
+        kept_[k] = holder.allocate<float>(plan_.slabs[k], "segment-pnm volume slab (kept)");
+      holder.synchronize();  // allocated in the holder's stream order; filled on the first lane's
+    });
+  }
+  ValueSlabs(const ValueSlabs&) = delete;
+  ValueSlabs& operator=(const ValueSlabs&) = delete;
+  ~ValueSlabs() {
+    if (kept_.empty()) return;
+    try {
+      device_.on_each_gpu([&](int g) { device_.lane(1, g).release(); });
+    } catch (...) {  // a failed GPU: its stage's error is the one reported
+    }
+  }
+
+  const SlabPlan& plan() const { return plan_; }
+  // Slab r on the lane's GPU: the kept one (uploaded the first time), else a new upload.
+  VolumeView<float> get(SlabLane& lane, SlabRange r) {
+    if (kept_.empty()) return lane.upload(values_, r, "segment-pnm volume slab");
+    const auto k = std::size_t(r.index);
+    if (!filled_[k]) lane.upload_into(values_, kept_[k]);
+    filled_[k] = 1;
+    return kept_[k];
+  }
+
+ private:
+  SlabDevice& device_;
+  const VolumeStore<float>& values_;
+  SlabPlan plan_;
+  std::vector<VolumeView<float>> kept_;
+  std::vector<char> filled_;  // per slab: written by its GPU's thread only
+};
+
 // Otsu's threshold from the range and histogram summed over slabs (binarize.hpp).
-float otsu_threshold_slabs(SlabDevice& device, const VolumeStore<float>& values, const SlabPlan& slabs) {
+float otsu_threshold_slabs(SlabDevice& device, ValueSlabs& values) {
+  const SlabPlan& slabs = values.plan();
   std::vector<ValueRange> ranges(slabs.slabs.size());
   device.pipelined(
       slabs,
       [&](SlabLane& lane, SlabRange r) {
-        return value_range_gpu(lane.upload(values, r, "segment-pnm volume slab"), lane.scratch(), lane.stream());
+        return value_range_gpu(values.get(lane, r), lane.scratch(), lane.stream());
       },
       [&](SlabLane&, SlabRange r, const ValueRange& part) { ranges[std::size_t(r.index)] = part; });
   ValueRange range;
@@ -64,8 +125,7 @@ float otsu_threshold_slabs(SlabDevice& device, const VolumeStore<float>& values,
       slabs,
       [&](SlabLane& lane, SlabRange r) {
         HistogramCounts part{};
-        histogram_gpu(lane.upload(values, r, "segment-pnm volume slab"), range.lo, range.hi, part, lane.scratch(),
-                      lane.stream());
+        histogram_gpu(values.get(lane, r), range.lo, range.hi, part, lane.scratch(), lane.stream());
         return part;
       },
       [&](SlabLane&, SlabRange r, const HistogramCounts& part) { parts[std::size_t(r.index)] = part; });
@@ -160,21 +220,28 @@ class SlabBackend final : public SegmentBackend {
   bool tracks_rss() const override { return true; }
 
   void denoise() override { filtered_ = denoise_slabs(device_, input_, s_, storage_); }
-  float otsu_threshold() override { return otsu_threshold_slabs(device_, values(), device_.plan(4 + 1, 0)); }
+  float otsu_threshold() override {
+    value_slabs_.reset();  // a stage run again starts from the store
+    value_slabs_.emplace(device_, values(), true);
+    return otsu_threshold_slabs(device_, *value_slabs_);
+  }
   std::uint64_t binarize(float threshold) override {
     if (mask_.empty()) mask_ = VolumeStore<std::uint8_t>(storage_, d_, "mask");
-    const SlabPlan plan = device_.plan(4 + 1, 0);
+    if (!value_slabs_) value_slabs_.emplace(device_, values(), false);
+    ValueSlabs& values = *value_slabs_;
+    const SlabPlan& plan = values.plan();
     std::vector<std::uint64_t> pore_voxels(plan.slabs.size(), 0);
     device_.pipelined(
         plan,
         [&](SlabLane& lane, SlabRange r) {
-          const auto v = lane.upload(values(), r, "segment-pnm volume slab");
+          const auto v = values.get(lane, r);
           const auto m = lane.allocate<std::uint8_t>(r, "segment-pnm mask slab");
           threshold_gpu(v, m, threshold, s_.pore_is_dark, lane.stream());
           pore_voxels[std::size_t(r.index)] = count_equal_gpu(m, 1, lane.scratch(), lane.stream());
           return m;
         },
         [&](SlabLane& lane, SlabRange r, const VolumeView<std::uint8_t>& m) { lane.download<std::uint8_t>(mask_, m, r); });
+    value_slabs_.reset();
     filtered_ = VolumeStore<float>();
     return std::accumulate(pore_voxels.begin(), pore_voxels.end(), std::uint64_t(0));
   }
@@ -230,12 +297,15 @@ class SlabBackend final : public SegmentBackend {
         plan,
         [&](SlabLane& lane, SlabRange r) {
           const SlabRange held = with_halo(r, 1, d_.nz);
+          std::optional<ScopedStage> span(std::in_place, "network.upload");  // where the stage's time goes
           const auto l = lane.upload(labels_, held, "segment-pnm labels slab");
           const auto dist = lane.upload(distance_, held, "segment-pnm distance slab");
+          span.emplace("network.stats");
           return region_stats_gpu(l, dist, regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
         },
         [&](SlabLane&, SlabRange r, RegionStats& part) { parts[std::size_t(r.index)] = std::move(part); });
     // Merged in slab order (as the slabs come on one GPU), each part freed once merged.
+    ScopedStage span("network.merge");
     RegionStats stats = std::move(parts[0]);
     for (std::size_t k = 1; k < parts.size(); ++k) {
       merge_region_stats(stats, parts[k]);
@@ -271,6 +341,7 @@ class SlabBackend final : public SegmentBackend {
   VolumeStore<std::uint8_t> mask_;
   VolumeStore<std::uint32_t> markers_, labels_;
   std::optional<FloodedMap> flooded_;  // over distance_
+  std::optional<ValueSlabs> value_slabs_;  // from the Otsu passes to the threshold
   int runs_ = 0;
 };
 

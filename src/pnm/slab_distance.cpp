@@ -14,6 +14,31 @@ void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t
   const io::Dims3& d = mask.dims();
   const int nx = d.nx, ny = d.ny, nz = d.nz;
 
+  // The whole transform on the first GPU when the mask and the map fit its budget: the mask
+  // uploaded once, the columns over the whole volume, the planes in Z-slabs of it, the map
+  // downloaded once. The slabs below move the map through the host twice more and gather rows.
+  const std::size_t plane = d.slice_voxels();
+  // (+ the lines' scratch, used only by lines too long for shared memory, at most 256 MiB)
+  const double whole_bytes = 5.1 * double(d.voxels()) + std::min(double(std::size_t(256) << 20), double(d.voxels()));
+  if (whole_bytes <= double(device.budget_bytes())) {
+    SlabLane& lane = device.lane();
+    const SlabRange all{0, nz};
+    const auto whole_mask = lane.upload(mask, all, "segment-pnm mask (whole)");
+    const auto field = lane.allocate<float>(all, "segment-pnm distance map (whole)");
+    edt_columns_gpu(whole_mask, field, spacing.z, lane.stream());
+    // The lines' kernels count a launch's voxels in 32 bits.
+    const int depth = int(std::max<std::size_t>(1, std::min<std::size_t>(nz, std::size_t(0x7fffffff) / plane)));
+    for (int z = 0; z < nz; z += depth) {
+      const int end = std::min(nz, z + depth);
+      edt_planes_gpu(VolumeView<float>{field.data + std::size_t(z) * plane, nx, ny, nz, z, end - z}, VolumeView<float>{},
+                     spacing, true, lane.scratch(), lane.stream());
+      device.report("distance: planes, slices " + std::to_string(end) + " of " + std::to_string(nz));
+    }
+    lane.download<float>(distance, field, all);
+    lane.release();
+    return;
+  }
+
   // Step 1: mask in, squared distance out: 5 bytes per voxel of a slab of rows.
   const double row_bytes = 5.0 * nx * nz;
   // The rows' host copies (mask and distance) stay within 256 MiB (shared by the GPUs), or one

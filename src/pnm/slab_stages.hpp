@@ -43,8 +43,10 @@ class FloodedMap {
 void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, std::uint8_t phase,
                          Connectivity connectivity, std::uint64_t& changed);
 
-// The exact EDT (edt.hpp): columns along z in slabs along y (whole columns), then the planes in
-// Z-slabs. `distance` receives the result.
+// The exact EDT (edt.hpp): on the first GPU in one piece when the mask and the map fit its budget
+// (the volume's kernels in Z-slabs of it), else columns along z in slabs along y (whole columns,
+// the GPUs taking a share of the rows each), then the planes in Z-slabs. `distance` receives the
+// result.
 void distance_transform_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, VolumeStore<float>& distance,
                               Spacing spacing);
 

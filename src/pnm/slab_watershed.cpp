@@ -9,8 +9,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "core/trace.hpp"
 #include "cuda/pnm/watershed.hpp"
 #include "pnm/slab_stages.hpp"
 
@@ -143,6 +145,8 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
                   std::to_string(n));
     SlabLane& lane = device.lane(0, g);
     const SlabRange r = slabs[s], held = with_halo(r, 1, nz);
+    // Spans for the report's stage table: where a run's time goes.
+    std::optional<ScopedStage> span(std::in_place, "watershed.init");
     const auto m = cached ? inputs[s].mask : lane.upload(mask, held, "segment-pnm mask slab");
     const auto d = cached ? inputs[s].map : flooded.upload(lane, held, "segment-pnm flooded map slab");
     const auto mk = lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
@@ -159,11 +163,19 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
     }
     if (below) upload_slice(lane, *below, key, label, r.begin - 1);
     if (above) upload_slice(lane, *above, key, label, r.end);
+    lane.synchronize();
+    span.emplace("watershed.relax");
     watershed_relax_gpu(m, d, mk, key, label, r.begin, r.end, lane.scratch(), lane.stream());
-    if (write_labels) lane.download<std::uint32_t>(labels, label, r);
+    lane.synchronize();
+    if (write_labels) {
+      span.emplace("watershed.labels");
+      lane.download<std::uint32_t>(labels, label, r);
+    }
+    span.emplace("watershed.boundaries");
     auto first = std::make_shared<const SliceState>(download_slice(lane, key, label, r.begin));
     auto last = std::make_shared<const SliceState>(download_slice(lane, key, label, r.end - 1));
     lane.release();
+    span.reset();
     lock.lock();
     running[s] = false;
     labels_current[s] = write_labels;
