@@ -77,6 +77,9 @@ RegionStats region_stats_cpu(VolumeView<const std::uint32_t> labels, VolumeView<
 // Adds `part` (another z range of the same volume) into `into`. Exact and order-independent.
 // Throws gp::Error when the region counts differ.
 void merge_region_stats(RegionStats& into, const RegionStats& part);
+// All parts at once (the slabs of a volume, any order), on all cores: the same result as merging
+// them one after another, without copying the throats merged so far at every step.
+RegionStats merge_region_stats(std::vector<RegionStats>&& parts);
 
 // Field-by-field equality (floats compared exactly): what the GPU tests check.
 bool operator==(const InterfaceStat& l, const InterfaceStat& r);

@@ -238,6 +238,57 @@ void merge_region_stats(RegionStats& into, const RegionStats& part) {
   into.throats = std::move(merged);
 }
 
+RegionStats merge_region_stats(std::vector<RegionStats>&& parts) {
+  if (parts.empty()) return {};
+  for (const RegionStats& part : parts)
+    if (part.regions.size() != parts[0].regions.size())
+      throw Error("merge_region_stats: region counts differ (" + std::to_string(parts[0].regions.size()) + " and " +
+                  std::to_string(part.regions.size()) + ")");
+  RegionStats out;
+  out.regions = std::move(parts[0].regions);
+  parallel_for(long(out.regions.size()), [&](long first, long last) {
+    for (std::size_t k = 1; k < parts.size(); ++k)
+      for (long i = first; i < last; ++i) stats::combine(out.regions[std::size_t(i)], parts[k].regions[std::size_t(i)]);
+  }, 4096);
+  // Throats: the key space cut into ranges of the first label, each range's records of every part
+  // gathered, sorted (stably: the parts' order kept) and combined on a thread of its own, the
+  // ranges then laid end to end.
+  const std::uint64_t labels = out.regions.size() + 1;
+  const std::size_t ranges = std::size_t(std::min<std::uint64_t>(labels, 8ull * cpu_thread_count()));
+  std::vector<std::vector<ThroatStat>> merged(ranges);
+  auto before = [](const ThroatStat& l, const ThroatStat& r) { return l.a != r.a ? l.a < r.a : l.b < r.b; };
+  parallel_for(long(ranges), [&](long first, long last) {
+    for (long k = first; k < last; ++k) {
+      const std::uint64_t lo = labels * std::uint64_t(k) / ranges, hi = labels * std::uint64_t(k + 1) / ranges;
+      std::vector<ThroatStat> gathered;
+      for (const RegionStats& part : parts) {
+        auto by_a = [](const ThroatStat& t, std::uint64_t a) { return t.a < a; };
+        const auto b = std::lower_bound(part.throats.begin(), part.throats.end(), lo, by_a);
+        const auto e = std::lower_bound(b, part.throats.end(), hi, by_a);
+        gathered.insert(gathered.end(), b, e);
+      }
+      std::stable_sort(gathered.begin(), gathered.end(), before);
+      std::vector<ThroatStat>& into = merged[std::size_t(k)];
+      for (const ThroatStat& t : gathered) {
+        if (!into.empty() && into.back().a == t.a && into.back().b == t.b) {
+          stats::combine(into.back().on_a, t.on_a);
+          stats::combine(into.back().on_b, t.on_b);
+        } else {
+          into.push_back(t);
+        }
+      }
+    }
+  }, 1);
+  std::size_t total = 0;
+  for (const auto& m : merged) total += m.size();
+  out.throats.reserve(total);
+  for (auto& m : merged) {
+    out.throats.insert(out.throats.end(), m.begin(), m.end());
+    m = {};
+  }
+  return out;
+}
+
 bool operator==(const InterfaceStat& l, const InterfaceStat& r) {
   return l.voxels == r.voxels && l.sum_x == r.sum_x && l.sum_y == r.sum_y && l.sum_z == r.sum_z &&
          l.faces[0] == r.faces[0] && l.faces[1] == r.faces[1] && l.faces[2] == r.faces[2] &&

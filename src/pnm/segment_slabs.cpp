@@ -304,14 +304,8 @@ class SlabBackend final : public SegmentBackend {
           return region_stats_gpu(l, dist, regions, r.begin, r.end, Connectivity::c6, lane.scratch(), lane.stream());
         },
         [&](SlabLane&, SlabRange r, RegionStats& part) { parts[std::size_t(r.index)] = std::move(part); });
-    // Merged in slab order (as the slabs come on one GPU), each part freed once merged.
     ScopedStage span("network.merge");
-    RegionStats stats = std::move(parts[0]);
-    for (std::size_t k = 1; k < parts.size(); ++k) {
-      merge_region_stats(stats, parts[k]);
-      parts[k] = RegionStats();
-    }
-    return stats;
+    return merge_region_stats(std::move(parts));
   }
   void finish(Segmentation& out) override {
     out.labels = std::move(labels_);

@@ -2,6 +2,7 @@
 // a brute-force recount on random partitions, slab split + merge, thread-count independence, errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -202,13 +203,18 @@ TEST_CASE("region stats: slabs merged equal the whole volume", "[pnm][region_sta
     for (const std::vector<int>& cuts : {std::vector<int>{0, 23}, {0, 1, 23}, {0, 7, 8, 15, 23}, {0, 5, 11, 17, 22, 23}}) {
       RegionStats merged;
       merged.regions.assign(v.regions, RegionStat{});
+      std::vector<RegionStats> parts;
       for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
         const int b = cuts[k], e = cuts[k + 1];
         const RegionStats part = gp::pnm::region_stats_cpu(gp::test::slab_view(v.label_view(), b, e),
                                                            gp::test::slab_view(v.distance_view(), b, e), v.regions, b, e, c);
         gp::pnm::merge_region_stats(merged, part);
+        parts.push_back(part);
       }
       gp::test::require_equal(merged, all);
+      // All at once, in any order: the same.
+      std::reverse(parts.begin(), parts.end());
+      gp::test::require_equal(gp::pnm::merge_region_stats(std::move(parts)), all);
     }
   }
 }
@@ -244,5 +250,7 @@ TEST_CASE("region stats: bad arguments", "[pnm][region_stats]") {
     RegionStats a = whole(v, Connectivity::c6), b;
     b.regions.resize(5);
     CHECK_THROWS_AS(gp::pnm::merge_region_stats(a, b), gp::Error);
+    std::vector<RegionStats> both{a, b};
+    CHECK_THROWS_AS(gp::pnm::merge_region_stats(std::move(both)), gp::Error);
   }
 }
