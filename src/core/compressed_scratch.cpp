@@ -23,6 +23,27 @@ struct ContextFree {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
+// Each thread's zstd contexts and packed-block buffer, kept from block to block: a fresh context
+// and a zero-filled buffer per block cost about as much as compressing it.
+struct Workspace {
+  std::unique_ptr<ZSTD_CCtx, ContextFree> compress{ZSTD_createCCtx()};
+  std::unique_ptr<ZSTD_DCtx, ContextFree> decompress{ZSTD_createDCtx()};
+  std::unique_ptr<char[]> buffer;
+  std::size_t capacity = 0;
+  char* room(std::size_t bytes) {
+    if (bytes > capacity) {
+      buffer.reset(new char[bytes]);  // not zero-filled
+      capacity = bytes;
+    }
+    return buffer.get();
+  }
+};
+Workspace& workspace() {
+  thread_local Workspace w;
+  if (!w.compress || !w.decompress) throw Error("zstd: cannot create a context");
+  return w;
+}
+
 }  // namespace
 
 CompressedScratch::CompressedScratch(ScratchSpace& space, const std::string& name, std::size_t blocks)
@@ -51,9 +72,10 @@ CompressedScratch::Slot CompressedScratch::place(std::size_t block, std::uint64_
 
 void CompressedScratch::write_block(std::size_t block, const void* src, std::size_t bytes) {
   if (block >= slots_.size()) throw Error("compressed scratch " + file_.name() + ": block out of range");
-  std::unique_ptr<ZSTD_CCtx, ContextFree> context(ZSTD_createCCtx());
-  std::vector<char> packed(ZSTD_compressBound(bytes));
-  const std::size_t size = ZSTD_compressCCtx(context.get(), packed.data(), packed.size(), src, bytes, compression_level);
+  Workspace& w = workspace();
+  const std::size_t bound = ZSTD_compressBound(bytes);
+  char* packed = w.room(bound);
+  const std::size_t size = ZSTD_compressCCtx(w.compress.get(), packed, bound, src, bytes, compression_level);
   if (ZSTD_isError(size))
     throw Error("compressing a block of scratch file " + file_.name() + ": " + ZSTD_getErrorName(size));
   Slot slot;
@@ -61,7 +83,7 @@ void CompressedScratch::write_block(std::size_t block, const void* src, std::siz
     std::lock_guard<std::mutex> lock(mutex_);
     slot = place(block, size);
   }
-  file_.write(slot.offset, packed.data(), size);
+  file_.write(slot.offset, packed, size);
 }
 
 void CompressedScratch::read_block(std::size_t block, void* dst, std::size_t bytes) const {
@@ -75,10 +97,10 @@ void CompressedScratch::read_block(std::size_t block, void* dst, std::size_t byt
     std::memset(dst, 0, bytes);
     return;
   }
-  std::vector<char> packed(slot.size);
-  file_.read(slot.offset, packed.data(), packed.size());
-  std::unique_ptr<ZSTD_DCtx, ContextFree> context(ZSTD_createDCtx());
-  const std::size_t got = ZSTD_decompressDCtx(context.get(), dst, bytes, packed.data(), packed.size());
+  Workspace& w = workspace();
+  char* packed = w.room(slot.size);
+  file_.read(slot.offset, packed, slot.size);
+  const std::size_t got = ZSTD_decompressDCtx(w.decompress.get(), dst, bytes, packed, slot.size);
   if (ZSTD_isError(got) || got != bytes)
     throw Error("scratch file " + file_.name() + ": a block did not decompress to its size" +
                 (ZSTD_isError(got) ? std::string(" (") + ZSTD_getErrorName(got) + ")" : std::string()));
