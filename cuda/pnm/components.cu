@@ -203,12 +203,17 @@ dim3 voxel_grid(const VolumeView<T>& v) {
   return dim3(unsigned(v.nx + 31) / 32, unsigned(v.ny + 7) / 8, unsigned(v.z_count));
 }
 
-void check_mask(const char* op, VolumeView<const std::uint8_t> mask) {
-  checks::require_view(mask, op, "mask");
-  checks::require(mask.held_voxels() < std::size_t(no_root), op,
-                  "views of 2^32 - 1 voxels or more are not supported: " + checks::describe(mask));
-  checks::require(mask.z_count <= 65535, op, "more than 65535 slices in one view: " + checks::describe(mask));
+// A mask or label view the union-find kernels can index: fewer than 2^32 - 1 voxels (no_root) and
+// at most 65535 slices (the grid's z).
+template <class T>
+void check_indexable(const char* op, VolumeView<const T> view, const char* what) {
+  checks::require_view(view, op, what);
+  checks::require(view.held_voxels() < std::size_t(no_root), op,
+                  "views of 2^32 - 1 voxels or more are not supported: " + checks::describe(view));
+  checks::require(view.z_count <= 65535, op, "more than 65535 slices in one view: " + checks::describe(view));
 }
+
+void check_mask(const char* op, VolumeView<const std::uint8_t> mask) { check_indexable(op, mask, "mask"); }
 
 void check_roots_args(const char* op, VolumeView<const std::uint8_t> mask, VolumeView<std::uint32_t> out) {
   check_mask(op, mask);
@@ -313,18 +318,12 @@ std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phas
 
 namespace {
 
-void check_labels_args(const char* op, VolumeView<const std::uint32_t> labels) {
-  checks::require_view(labels, op, "labels");
-  checks::require(labels.held_voxels() < std::size_t(no_root), op,
-                  "views of 2^32 - 1 voxels or more are not supported: " + checks::describe(labels));
-  checks::require(labels.z_count <= 65535, op, "more than 65535 slices in one view: " + checks::describe(labels));
-}
 
 }  // namespace
 
 void mark_face_labels_gpu(VolumeView<const std::uint32_t> labels, std::uint32_t count, std::uint8_t* flags,
                           cudaStream_t stream) {
-  check_labels_args("mark_face_labels_gpu", labels);
+  check_indexable("mark_face_labels_gpu", labels, "labels");
   const std::string size = checks::describe(labels);
   GP_CUDA_CHECK(cudaMemsetAsync(flags, 0, std::size_t(count) + 1, stream), "face flags " + size);
   if (labels.held_voxels() == 0) return;
@@ -336,7 +335,7 @@ std::uint64_t change_unkept_labels_gpu(VolumeView<std::uint8_t> mask, VolumeView
                                        const std::uint8_t* keep, std::uint8_t value, const ScratchAllocator& scratch,
                                        cudaStream_t stream) {
   const char* op = "change_unkept_labels_gpu";
-  check_labels_args(op, labels);
+  check_indexable(op, labels, "labels");
   checks::require_view(mask, op, "mask");
   checks::require_same_slices(mask, labels, op);
   const std::size_t n = labels.held_voxels();
