@@ -6,68 +6,23 @@
 #include "core/error.hpp"
 #include "cuda/common/checks.hpp"
 #include "core/views.hpp"
+#include "cuda/frames/checks.hpp"
 #include "cuda/segment_body/composite.hpp"
-#include "cuda/segment_body/frame.hpp"
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
 #include "cuda/segment_body/postprocess.hpp"
-#include "cuda/segment_body/preprocess.hpp"
 
 namespace gp::segbody::checks {
 
 using kernel_checks::require;
-
-inline std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
-
-inline void require_frame(const FrameSource& f, const char* function) {
-  require(f.width > 0 && f.height > 0, function, "frame: empty (" + size_text(f.width, f.height) + ")");
-  if (f.format == FrameFormat::yuv420) {
-    const std::size_t cw = std::size_t(chroma_size(f.width));
-    require(f.planes[0] && f.planes[1] && f.planes[2], function, "frame: a YUV plane is missing");
-    require(f.pitches[0] >= std::size_t(f.width) && f.pitches[1] >= cw && f.pitches[2] >= cw, function,
-            "frame: a YUV plane's pitch is smaller than its row");
-  } else {
-    const int bytes = f.format == FrameFormat::rgba || f.format == FrameFormat::bgra ? 4 : 3;
-    require(f.planes[0] != nullptr, function, "frame: no data");
-    require(f.pitches[0] >= std::size_t(f.width) * bytes, function, "frame: pitch smaller than a row");
-  }
-}
-
-// A non-empty view of `type` with `channels` (0: 3 or 4) channels whose rows fit their pitch.
-inline void require_view(const ImageView& v, PixelType type, int channels, const char* function, const char* name) {
-  const std::string n(name);
-  require(v.width > 0 && v.height > 0 && v.data != nullptr, function, n + ": empty view");
-  require(v.type == type, function, n + ": wrong pixel type");
-  require(channels == 0 ? (v.channels == 3 || v.channels == 4) : v.channels == channels, function,
-          n + ": " + std::to_string(v.channels) + " channels, expected " +
-              (channels == 0 ? std::string("3 or 4") : std::to_string(channels)));
-  require(v.pitch >= v.row_bytes(), function, n + ": pitch smaller than a row");
-  require(v.pitch % pixel_type_bytes(type) == 0 && reinterpret_cast<std::uintptr_t>(v.data) % pixel_type_bytes(type) == 0,
-          function, n + ": not aligned to its pixel type");
-}
-
-inline void require_size(const ImageView& v, int width, int height, const char* function, const char* name) {
-  require(v.width == width && v.height == height, function,
-          std::string(name) + ": " + size_text(v.width, v.height) + ", expected " + size_text(width, height));
-}
-
-inline void require_scratch(const void* scratch, std::size_t bytes, std::size_t needed, const char* function) {
-  require(scratch != nullptr && bytes >= needed, function,
-          "scratch of " + std::to_string(bytes) + " bytes, needs " + std::to_string(needed));
-  require(reinterpret_cast<std::uintptr_t>(scratch) % 16 == 0, function, "scratch must be 16-byte aligned");
-}
-
-inline void require_preprocess(const FrameSource& frame, const PreprocessParams& p, const void* tensor,
-                               int batch_index, const ImageView* luma, const char* function) {
-  require_frame(frame, function);
-  require(p.width > 0 && p.height > 0, function, "model input size must be positive");
-  require(tensor != nullptr && batch_index >= 0, function, "no tensor or negative batch index");
-  if (luma) {
-    require_view(*luma, PixelType::f32, 1, function, "luma");
-    require_size(*luma, p.width, p.height, function, "luma");
-  }
-}
+using frames::checks::require_frame;
+using frames::checks::require_planes;
+using frames::checks::require_preprocess;
+using frames::checks::require_scratch;
+using frames::checks::require_size;
+using frames::checks::require_view;
+using frames::checks::size_text;
 
 inline void require_temporal(const ImageView& mask, const ImageView& luma, const ImageView& state,
                              const ImageView& prev_luma, const TemporalParams& p, const char* function) {
@@ -131,15 +86,6 @@ inline void require_blur(const FrameSource& frame, float sigma, const ImageView&
   require_view(out, PixelType::u8, 0, function, "out");
   require_size(out, frame.width, frame.height, function, "out");
   require_scratch(scratch, scratch_bytes, gaussian_blur_scratch_bytes(frame.width, frame.height), function);
-}
-
-inline void require_planes(const Yuv420Planes& out, int width, int height, const char* function) {
-  require(out.width == width && out.height == height, function,
-          "planes of " + size_text(out.width, out.height) + " for an image of " + size_text(width, height));
-  const std::size_t cw = std::size_t(chroma_size(width));
-  require(out.planes[0] && out.planes[1] && out.planes[2], function, "a YUV plane is missing");
-  require(out.pitches[0] >= std::size_t(width) && out.pitches[1] >= cw && out.pitches[2] >= cw, function,
-          "a YUV plane's pitch is smaller than its row");
 }
 
 inline void require_yuv420(const ImageView& rgb, const Yuv420Planes& out, const char* function) {

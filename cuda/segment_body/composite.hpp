@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/segment_body/frame_types.hpp"
 
 namespace gp::segbody {
 

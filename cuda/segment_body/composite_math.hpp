@@ -6,7 +6,7 @@
 
 #include "core/views.hpp"
 #include "cuda/segment_body/composite.hpp"
-#include "cuda/segment_body/frame_math.hpp"
+#include "cuda/segment_body/frame_types.hpp"
 
 namespace gp::segbody::math {
 

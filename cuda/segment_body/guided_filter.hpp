@@ -22,7 +22,8 @@
 #include <cstddef>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/segment_body/frame_types.hpp"
+#include "cuda/segment_body/mask_output.hpp"
 
 namespace gp::segbody {
 

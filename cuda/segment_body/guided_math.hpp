@@ -4,7 +4,7 @@
 #include <cuda_runtime_api.h>  // float2, float4
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame_math.hpp"
+#include "cuda/segment_body/frame_types.hpp"
 #include "cuda/segment_body/guided_filter.hpp"
 
 namespace gp::segbody::math {

@@ -11,7 +11,8 @@
 #include <cuda_runtime_api.h>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/segment_body/frame_types.hpp"
+#include "cuda/segment_body/mask_output.hpp"
 
 namespace gp::segbody {
 

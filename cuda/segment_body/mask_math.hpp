@@ -1,7 +1,7 @@
 #pragma once
 // Per-pixel rules of the temporal smoothing and the mask upsampling (GPU and CPU alike).
 #include "core/views.hpp"
-#include "cuda/segment_body/frame_math.hpp"
+#include "cuda/segment_body/frame_types.hpp"
 #include "cuda/segment_body/mask.hpp"
 
 namespace gp::segbody::math {

@@ -11,7 +11,8 @@
 #include <cstddef>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/segment_body/frame_types.hpp"
+#include "cuda/segment_body/mask_output.hpp"
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"

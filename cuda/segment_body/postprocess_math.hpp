@@ -3,7 +3,8 @@
 #include <cstdint>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame_math.hpp"
+#include "cuda/segment_body/frame_types.hpp"
+#include "cuda/segment_body/mask_output.hpp"
 #include "cuda/segment_body/guided_math.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/postprocess.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/segment_body/checks.hpp"
+#include "cuda/frames/checks.hpp"
 
 namespace gp::track {
 namespace {
@@ -158,7 +158,7 @@ void detect_faces_gpu(const float* raw_boxes, const float* raw_scores, const flo
                       const DecodeOptions& decode, const NmsOptions& nms, int max_out, void* scratch,
                       std::size_t scratch_bytes, float* detections, int* counts, cudaStream_t stream) {
   const char* fn = "detect_faces_gpu";
-  using segbody::checks::require;
+  using frames::checks::require;
   const int nb = decode.num_boxes;
   require(batch >= 0 && batch <= 65535, fn, "batch must be in 0..65535, got " + std::to_string(batch));
   require(nb > 0 && nb <= kMaxDetectionBoxes, fn,

@@ -13,7 +13,7 @@
 namespace gp::track {
 namespace {
 
-__global__ void warp_rois_kernel(segbody::FrameSource frame, const FaceRoi* rois, RoiWarpParams p, void* tensor) {
+__global__ void warp_rois_kernel(frames::FrameSource frame, const FaceRoi* rois, RoiWarpParams p, void* tensor) {
   int u, v;
   if (!launch::pixel_of_thread(p.size, p.size, u, v)) return;
   const int item = int(blockIdx.z);
@@ -22,7 +22,7 @@ __global__ void warp_rois_kernel(segbody::FrameSource frame, const FaceRoi* rois
 
 }  // namespace
 
-void warp_rois_gpu(const segbody::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
+void warp_rois_gpu(const frames::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
                    void* tensor, cudaStream_t stream) {
   const char* fn = "warp_rois_gpu";
   checks::require_warp(frame, rois, count, p, tensor, fn);
@@ -31,7 +31,7 @@ void warp_rois_gpu(const segbody::FrameSource& frame, const FaceRoi* rois, int c
   grid.z = unsigned(count);
   warp_rois_kernel<<<grid, launch::pixel_block(), 0, stream>>>(frame, rois, p, tensor);
   GP_CUDA_CHECK_LAUNCH("warp_rois_kernel " + std::to_string(count) + " ROIs of " + std::to_string(p.size) +
-                       " px from a " + segbody::checks::size_text(frame.width, frame.height) + " frame");
+                       " px from a " + frames::checks::size_text(frame.width, frame.height) + " frame");
 }
 
 }  // namespace gp::track

@@ -15,8 +15,8 @@
 // *_cpu: the same on host memory (the reference the GPU test compares with, and the CPU path).
 #include <cuda_runtime_api.h>
 
-#include "cuda/segment_body/frame.hpp"
-#include "cuda/segment_body/preprocess.hpp"  // segbody::TensorType
+#include "cuda/frames/frame.hpp"
+#include "cuda/frames/preprocess.hpp"  // frames::TensorType
 #include "cuda/track_faces/face_roi.hpp"
 
 namespace gp::track {
@@ -25,13 +25,13 @@ struct RoiWarpParams {
   int size = 192;  // S: face_landmark's input is 192 x 192
   // value = rgb / 255 * scale + offset (rgb in [0, 255]); face_landmark wants [0, 1].
   float scale = 1.0f, offset = 0.0f;
-  segbody::TensorType type = segbody::TensorType::f32;
+  frames::TensorType type = frames::TensorType::f32;
 };
 
 // Items 0..count-1 of `tensor` ([count][S][S][3] of p.type, packed). count may be 0.
-void warp_rois_gpu(const segbody::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
+void warp_rois_gpu(const frames::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
                    void* tensor, cudaStream_t stream);
-void warp_rois_cpu(const segbody::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
+void warp_rois_cpu(const frames::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
                    void* tensor);
 
 }  // namespace gp::track

@@ -3,15 +3,15 @@
 // a gp::Error naming the function, not a bad result or a fault.
 #include <string>
 
-#include "cuda/segment_body/checks.hpp"
+#include "cuda/frames/checks.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
 
 namespace gp::track::checks {
 
-inline void require_warp(const segbody::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
+inline void require_warp(const frames::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
                          const void* tensor, const char* function) {
-  using segbody::checks::require;
-  segbody::checks::require_frame(frame, function);
+  using frames::checks::require;
+  frames::checks::require_frame(frame, function);
   require(p.size > 0 && p.size <= 4096, function, "crop size must be in 1..4096, got " + std::to_string(p.size));
   require(count >= 0 && count <= 65535, function, "ROI count must be in 0..65535, got " + std::to_string(count));
   require(count == 0 || (rois != nullptr && tensor != nullptr), function, "no ROIs or no tensor");

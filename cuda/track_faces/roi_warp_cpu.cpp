@@ -11,13 +11,13 @@
 
 namespace gp::track {
 
-void warp_rois_cpu(const segbody::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
+void warp_rois_cpu(const frames::FrameSource& frame, const FaceRoi* rois, int count, const RoiWarpParams& p,
                    void* tensor) {
   const char* fn = "warp_rois_cpu";
   checks::require_warp(frame, rois, count, p, tensor, fn);
   for (int i = 0; i < count; ++i) {
     const FaceRoi& r = rois[i];
-    segbody::checks::require(std::isfinite(r.cx) && std::isfinite(r.cy) && std::isfinite(r.rotation) &&
+    frames::checks::require(std::isfinite(r.cx) && std::isfinite(r.cy) && std::isfinite(r.rotation) &&
                                  std::isfinite(r.size) && r.size > 0.0f,
                              fn, "ROI " + std::to_string(i) + " is not finite or has no size");
   }

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cuda/segment_body/frame_math.hpp"
-#include "cuda/segment_body/preprocess_math.hpp"  // half_bits
+#include "cuda/frames/frame_math.hpp"
+#include "cuda/frames/preprocess_math.hpp"  // half_bits
 #include "cuda/track_faces/face_roi.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
 
@@ -15,28 +15,28 @@ namespace gp::track::warp {
 // outside the frame read the edge (replicate). Clamping the point to [0, width] x [0, height]
 // first changes nothing (beyond it both taps are the edge pixel already) but keeps floor() in
 // range for ROIs far outside, and turns NaN into the edge (fmaxf/fminf drop NaN).
-GP_HD segbody::math::Rgb sample_point(const segbody::FrameSource& f, float x, float y) {
-  namespace m = segbody::math;
+GP_HD frames::math::Rgb sample_point(const frames::FrameSource& f, float x, float y) {
+  namespace m = frames::math;
   x = fminf(fmaxf(x, 0.0f), float(f.width));
   y = fminf(fmaxf(y, 0.0f), float(f.height));
   return m::sample_frame(f, m::axis_footprint(x, x, false), m::axis_footprint(y, y, false));
 }
 
 // Writes pixel (u, v) of item `item`.
-GP_HD void warp_pixel(const segbody::FrameSource& f, const FaceRoi& roi, const RoiWarpParams& p, void* tensor,
+GP_HD void warp_pixel(const frames::FrameSource& f, const FaceRoi& roi, const RoiWarpParams& p, void* tensor,
                       int item, int u, int v) {
   const RoiPoint q = tensor_to_frame(roi, p.size, float(u) + 0.5f, float(v) + 0.5f);
-  const segbody::math::Rgb rgb = sample_point(f, q.x, q.y);
+  const frames::math::Rgb rgb = sample_point(f, q.x, q.y);
   const float value[3] = {rgb.r / 255.0f * p.scale + p.offset, rgb.g / 255.0f * p.scale + p.offset,
                           rgb.b / 255.0f * p.scale + p.offset};
   const std::size_t at =
       ((std::size_t(item) * std::size_t(p.size) + std::size_t(v)) * std::size_t(p.size) + std::size_t(u)) * 3;
-  if (p.type == segbody::TensorType::f32) {
+  if (p.type == frames::TensorType::f32) {
     float* out = static_cast<float*>(tensor) + at;
     for (int c = 0; c < 3; ++c) out[c] = value[c];
   } else {
     std::uint16_t* out = static_cast<std::uint16_t*>(tensor) + at;
-    for (int c = 0; c < 3; ++c) out[c] = segbody::math::half_bits(value[c]);
+    for (int c = 0; c < 3; ++c) out[c] = frames::math::half_bits(value[c]);
   }
 }
 

@@ -8,12 +8,12 @@
 #include "core/trace.hpp"
 #include "cuda/segment_body/composite.hpp"
 #include "cuda/segment_body/postprocess.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/preprocess.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
 #include "infer/tflite_model.hpp"
-#include "segment_body/frame_packing.hpp"
-#include "segment_body/rgb_image.hpp"
+#include "frames/frame_packing.hpp"
+#include "frames/rgb_image.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -68,7 +68,7 @@ struct MaskProcessor::Impl {
   };
   std::vector<Slot> slots;
   Memory scratch, guide, blur_small, blur_out, blur_scratch, background_image;
-  RgbImage background_host;
+  gp::frames::RgbImage background_host;
 
   Impl(Runtime& runtime, const Settings& settings, int batch_size)
       : rt(runtime), s(settings), gpu(runtime.gpu()), batch(gpu ? batch_size : 1) {
@@ -107,7 +107,7 @@ struct MaskProcessor::Impl {
     slots.resize(std::size_t(batch));
     if (s.background && s.background_kind == "image") {
       try {
-        background_host = load_rgb_image(s.background_image);
+        background_host = gp::frames::load_rgb_image(s.background_image);
       } catch (const std::exception& e) {
         throw UsageError(std::string("/output/background/image: ") + e.what());
       }
@@ -145,7 +145,7 @@ struct MaskProcessor::Impl {
     std::size_t n = std::size_t(w) * h;
     if (wants.rgba) n += std::size_t(w) * h * 4;
     if (wants.background_rgb) n += std::size_t(w) * h * 3;
-    if (wants.background_yuv) n += yuv420_bytes(w, h);
+    if (wants.background_yuv) n += gp::frames::yuv420_bytes(w, h);
     return n;
   }
 
@@ -166,10 +166,10 @@ struct MaskProcessor::Impl {
       ensure(slot.mask, pixels, "mask");
       if (wants.rgba) ensure(slot.rgba, pixels * 4, "rgba");
       if (wants.background_rgb) ensure(slot.background, pixels * 3, "background");
-      if (wants.background_yuv) ensure(slot.background, yuv420_bytes(w, h), "background");
+      if (wants.background_yuv) ensure(slot.background, gp::frames::yuv420_bytes(w, h), "background");
       if (gpu) {
-        ensure(slot.frame, frame_bytes(f), "frame");
-        ensure_pinned(slot.up, frame_bytes(f));
+        ensure(slot.frame, gp::frames::frame_bytes(f), "frame");
+        ensure_pinned(slot.up, gp::frames::frame_bytes(f));
         ensure_pinned(slot.down, result_bytes(w, h, wants));
       }
     }
@@ -268,7 +268,7 @@ struct MaskProcessor::Impl {
     if (wants.rgba) take(r.rgba, pixels * 4);
     else r.rgba.clear();
     if (wants.background_rgb) take(r.background, pixels * 3);
-    else if (wants.background_yuv) take(r.background, yuv420_bytes(w, h));
+    else if (wants.background_yuv) take(r.background, gp::frames::yuv420_bytes(w, h));
     else r.background.clear();
   }
 
@@ -300,7 +300,7 @@ struct MaskProcessor::Impl {
       if (wants.rgba) r.rgba.assign(rgba, rgba + pixels * 4);
       const auto* bg = static_cast<const std::uint8_t*>(slot.background.data);
       if (wants.background_rgb) r.background.assign(bg, bg + pixels * 3);
-      if (wants.background_yuv) r.background.assign(bg, bg + yuv420_bytes(f.width, f.height));
+      if (wants.background_yuv) r.background.assign(bg, bg + gp::frames::yuv420_bytes(f.width, f.height));
     }
   }
 
@@ -330,9 +330,9 @@ struct MaskProcessor::Impl {
       for (std::size_t i = 0; i < n; ++i) {
         Slot& slot = slots[i];
         auto* staged = slot.up.as<std::uint8_t>();
-        pack_frame(frames[i], staged);
-        stream.copy_to_device(slot.frame.data, staged, frame_bytes(frames[i]));
-        device_frames[i] = frame_at(frames[i], static_cast<std::uint8_t*>(slot.frame.data));
+        gp::frames::pack_frame(frames[i], staged);
+        stream.copy_to_device(slot.frame.data, staged, gp::frames::frame_bytes(frames[i]));
+        device_frames[i] = gp::frames::frame_at(frames[i], static_cast<std::uint8_t*>(slot.frame.data));
         const ImageView luma = model_view(slot.luma.data);
         content[i] = preprocess_gpu(device_frames[i], pre, cuda->input_device(0), int(i), &luma, stream.get());
       }
@@ -356,7 +356,7 @@ struct MaskProcessor::Impl {
         dst += pixels;
         if (wants.rgba) stream.copy_to_host(dst, slot.rgba.data, pixels * 4), dst += pixels * 4;
         if (wants.background_rgb) stream.copy_to_host(dst, slot.background.data, pixels * 3);
-        if (wants.background_yuv) stream.copy_to_host(dst, slot.background.data, yuv420_bytes(w, h));
+        if (wants.background_yuv) stream.copy_to_host(dst, slot.background.data, gp::frames::yuv420_bytes(w, h));
       }
     }
     {

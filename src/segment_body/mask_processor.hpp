@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 #include "segment_body/segment_settings.hpp"
 
 namespace gp::segbody {

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/outputs.hpp"
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -25,7 +25,7 @@ std::string frame_file(const Settings& s, const ImageOutput& output, const std::
 
 InputPlan plan_input(const Settings& s, const InputItem& item) {
   InputPlan plan;
-  plan.video = !is_image_file(item.path);
+  plan.video = !gp::frames::is_image_file(item.path);
   const auto vars = naming_variables(item);
   if (plan.video) {
     if (s.mask_video.enabled) plan.mask_video = path_for(s, item, s.mask_video.name, "/output/mask_video/name", vars);

@@ -20,7 +20,7 @@
 #include "io/image_io.hpp"
 #include "segment_body/mask_processor.hpp"
 #include "segment_body/output_plan.hpp"
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 #include "segment_body/segment_settings.hpp"
 #include "segment_body/video_job.hpp"
 
@@ -28,7 +28,7 @@ namespace gp::segbody {
 namespace {
 
 struct ImageItem : PipelineItem {
-  RgbImage image;
+  gp::frames::RgbImage image;
   InputPlan plan;
   FrameResult result;
   std::vector<std::string> written;
@@ -115,7 +115,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
   outcome.work_unit_name = "frames";
   std::mutex outcome_mutex;
   std::vector<std::size_t> images, videos;
-  for (std::size_t i = 0; i < inputs.size(); ++i) (is_image_file(inputs[i].path) ? images : videos).push_back(i);
+  for (std::size_t i = 0; i < inputs.size(); ++i) (gp::frames::is_image_file(inputs[i].path) ? images : videos).push_back(i);
   // Several devices: images go to one compute worker per device through the pipeline's shared
   // queue, videos (one video is one stream of frames) to one lane per device, each taking the
   // next video.
@@ -152,7 +152,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
     stages.load = [&](ImageItem& item) {
       ScopedStage span("read+decode");
       item.plan = plan_input(s, inputs[images[item.index]]);
-      item.image = load_rgb_image(item.name);
+      item.image = gp::frames::load_rgb_image(item.name);
     };
     stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
     stages.compute_batch = [&](const std::vector<ImageItem*>& items, int w) {

@@ -7,7 +7,7 @@
 #include "core/output_naming.hpp"
 #include "cuda/segment_body/composite.hpp"
 #include "cuda/segment_body/postprocess.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/preprocess.hpp"
 
 namespace gp::segbody {
 

@@ -17,7 +17,7 @@
 #include "core/trace.hpp"
 #include "io/image_io.hpp"
 #include "io/video_writer.hpp"
-#include "segment_body/video_frame_source.hpp"
+#include "frames/video_frame_source.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -192,7 +192,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
       throw_if_stop_requested(path, "compute");
       const std::int64_t taken_us = Trace::now_us();
       sources.clear();
-      for (const DecodedFrame& d : frames) sources.push_back(video_frame_source(d.frame));
+      for (const DecodedFrame& d : frames) sources.push_back(gp::frames::video_frame_source(d.frame));
       processor.run(sources, temporal.get(), wants, results);
       const std::int64_t ready_us = Trace::now_us();
       for (std::size_t i = 0; i < frames.size(); ++i) {

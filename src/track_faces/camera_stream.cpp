@@ -10,8 +10,8 @@
 #include "core/trace.hpp"
 #include "io/video_reader.hpp"
 #include "io/video_writer.hpp"
-#include "segment_body/frame_packing.hpp"
-#include "segment_body/video_frame_source.hpp"
+#include "frames/frame_packing.hpp"
+#include "frames/video_frame_source.hpp"
 #include "track_faces/face_preview.hpp"
 #include "track_faces/image_sequence.hpp"
 #include "track_faces/result_writers.hpp"
@@ -56,8 +56,8 @@ std::optional<ItemFailure> Camera::failure_copy() {
 namespace {
 
 // Packs the decoded frame into a free pinned slot (waiting for one); false when the camera stopped.
-bool stage_in_slot(Camera& cam, Runtime& rt, const segbody::FrameSource& src, DecodedFrame& d) {
-  const std::size_t bytes = segbody::frame_bytes(src);
+bool stage_in_slot(Camera& cam, Runtime& rt, const frames::FrameSource& src, DecodedFrame& d) {
+  const std::size_t bytes = frames::frame_bytes(src);
   if (!cam.slab.get()) {
     cam.slot_bytes = (bytes + 4095) / 4096 * 4096;
     cam.slab = rt.pinned_alloc(cam.slot_bytes * Camera::kSlots);
@@ -76,8 +76,8 @@ bool stage_in_slot(Camera& cam, Runtime& rt, const segbody::FrameSource& src, De
     data = buffer.as<std::uint8_t>();
   }
   ScopedStage span("stage frame");
-  segbody::pack_frame(src, data);
-  d.source = segbody::frame_at(src, data);
+  frames::pack_frame(src, data);
+  d.source = frames::frame_at(src, data);
   d.slot = *slot;
   return true;
 }
@@ -131,20 +131,20 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
     };
     for (std::int64_t index = 0;; ++index) {
       DecodedFrame d;
-      segbody::FrameSource source;
+      frames::FrameSource source;
       double seconds = 0;
       {
         ScopedStage span("decode");
         if (images) {
-          std::shared_ptr<segbody::RgbImage> image = images->read();
+          std::shared_ptr<frames::RgbImage> image = images->read();
           if (!image) break;
-          source = segbody::packed_frame(segbody::FrameFormat::rgb, image->pixels.data(), std::size_t(image->width) * 3,
+          source = frames::packed_frame(frames::FrameFormat::rgb, image->pixels.data(), std::size_t(image->width) * 3,
                                          image->width, image->height);
           seconds = images->seconds_of(index);
           d.image = std::move(image);
         } else {
           if (!video->read(d.frame)) break;
-          source = segbody::video_frame_source(d.frame);
+          source = frames::video_frame_source(d.frame);
           seconds = d.frame.seconds();
         }
       }

@@ -18,9 +18,9 @@
 #include "core/bounded_queue.hpp"
 #include "core/gpu_runtime.hpp"
 #include "core/pipeline.hpp"  // ItemFailure
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 #include "io/video_frame.hpp"
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 #include "track_faces/camera_tracker.hpp"
 #include "track_faces/face_frame.hpp"
 #include "track_faces/track_settings.hpp"
@@ -46,8 +46,8 @@ class StartGate {
 
 struct DecodedFrame {
   io::VideoFrame frame;         // kept when the preview needs it, or on the CPU path
-  std::shared_ptr<const segbody::RgbImage> image;  // an image-sequence camera's frame (instead of `frame`)
-  segbody::FrameSource source;  // the frame's pixels: a pinned slot (GPU path) or `frame` itself
+  std::shared_ptr<const frames::RgbImage> image;  // an image-sequence camera's frame (instead of `frame`)
+  frames::FrameSource source;  // the frame's pixels: a pinned slot (GPU path) or `frame` itself
   int slot = -1;                // the pinned slot, returned with Camera::release_slot
   std::int64_t index = 0;
   double time_s = 0;
@@ -57,7 +57,7 @@ struct DecodedFrame {
 struct SaveItem {
   CameraFrame result;
   io::VideoFrame frame;  // for the preview; empty without one
-  std::shared_ptr<const segbody::RgbImage> image;  // the same for an image-sequence camera
+  std::shared_ptr<const frames::RgbImage> image;  // the same for an image-sequence camera
   std::int64_t due_us = 0;
 };
 

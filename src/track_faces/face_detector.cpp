@@ -22,10 +22,10 @@ const char* detector_model_file(DetectorModel model) {
 
 int detector_input_size(DetectorModel model) { return model == DetectorModel::short_range ? 128 : 192; }
 
-segbody::PreprocessParams detector_preprocess(DetectorModel model, segbody::TensorType type) {
-  segbody::PreprocessParams p;
+frames::PreprocessParams detector_preprocess(DetectorModel model, frames::TensorType type) {
+  frames::PreprocessParams p;
   p.width = p.height = detector_input_size(model);
-  p.mode = segbody::ResizeMode::letterbox;
+  p.mode = frames::ResizeMode::letterbox;
   for (int c = 0; c < 3; ++c) {
     p.scale[c] = 2.0f / 255.0f;
     p.offset[c] = -1.0f;
@@ -54,7 +54,7 @@ NmsOptions detector_nms_options(const DetectorOptions& options) {
   return nms;
 }
 
-FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const segbody::Rect& content, int frame_width,
+FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const frames::Rect& content, int frame_width,
                         int frame_height) {
   // Model-input normalized coordinates -> frame pixels: undo the letterbox.
   const float input = float(detector_input_size(model));
@@ -70,7 +70,7 @@ FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const segbo
 }
 
 std::vector<FrameFace> faces_from_outputs(const float* raw_boxes, const float* raw_scores, const DetectorOptions& options,
-                                          const segbody::Rect& content, int frame_width, int frame_height) {
+                                          const frames::Rect& content, int frame_width, int frame_height) {
   const std::vector<FaceDetection> decoded =
       decode_face_detections(raw_boxes, raw_scores, detector_anchors(options.model), detector_decode_options(options));
   std::vector<FrameFace> faces;
@@ -103,9 +103,9 @@ CpuFaceDetector::CpuFaceDetector(const std::string& model_path, const DetectorOp
 
 CpuFaceDetector::~CpuFaceDetector() = default;
 
-std::vector<FrameFace> CpuFaceDetector::detect(const segbody::FrameSource& frame) {
-  const segbody::PreprocessParams p = detector_preprocess(options_.model, segbody::TensorType::f32);
-  const segbody::Rect content = segbody::preprocess_cpu(frame, p, input_.data(), 0, nullptr);
+std::vector<FrameFace> CpuFaceDetector::detect(const frames::FrameSource& frame) {
+  const frames::PreprocessParams p = detector_preprocess(options_.model, frames::TensorType::f32);
+  const frames::Rect content = frames::preprocess_cpu(frame, p, input_.data(), 0, nullptr);
   engine_->run({input_.data()}, {boxes_.data(), scores_.data()});
   return faces_from_outputs(boxes_.data(), scores_.data(), options_, content, frame.width, frame.height);
 }

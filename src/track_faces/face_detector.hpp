@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/segment_body/frame.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/frame.hpp"
+#include "cuda/frames/preprocess.hpp"
 #include "track_faces/detection_decode.hpp"
 #include "track_faces/tracker.hpp"
 
@@ -45,7 +45,7 @@ struct FrameFace {
 };
 
 // The model input's preprocessing: letterbox, rgb / 127.5 - 1, padding -1 (black).
-segbody::PreprocessParams detector_preprocess(DetectorModel model, segbody::TensorType type);
+frames::PreprocessParams detector_preprocess(DetectorModel model, frames::TensorType type);
 
 // The model's SSD anchors, decoding options (min_score applied) and suppression options.
 const std::vector<Anchor>& detector_anchors(DetectorModel model);
@@ -53,14 +53,14 @@ DecodeOptions detector_decode_options(const DetectorOptions& options);
 NmsOptions detector_nms_options(const DetectorOptions& options);
 
 // A detection (model-input normalized) in frame pixels, the letterbox undone. content: where
-// preprocessing put the frame in the model input (segbody::content_rect).
-FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const segbody::Rect& content, int frame_width,
+// preprocessing put the frame in the model input (frames::content_rect).
+FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const frames::Rect& content, int frame_width,
                         int frame_height);
 
 // Raw model outputs of one frame -> its faces in frame pixels (decoding, suppression, face_in_frame):
 // the CPU path; the GPU path decodes and suppresses on the device (cuda/track_faces/detection_gpu.hpp).
 std::vector<FrameFace> faces_from_outputs(const float* raw_boxes, const float* raw_scores, const DetectorOptions& options,
-                                          const segbody::Rect& content, int frame_width, int frame_height);
+                                          const frames::Rect& content, int frame_width, int frame_height);
 
 class CpuFaceDetector {
  public:
@@ -69,7 +69,7 @@ class CpuFaceDetector {
   CpuFaceDetector(const std::string& model_path, const DetectorOptions& options);
   ~CpuFaceDetector();
 
-  std::vector<FrameFace> detect(const segbody::FrameSource& frame);
+  std::vector<FrameFace> detect(const frames::FrameSource& frame);
 
  private:
   DetectorOptions options_;

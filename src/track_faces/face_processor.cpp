@@ -11,7 +11,7 @@
 #include "infer/cuda_engine.hpp"
 #include "infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
-#include "segment_body/frame_packing.hpp"
+#include "frames/frame_packing.hpp"
 
 namespace gp::track {
 namespace {
@@ -98,12 +98,12 @@ struct FaceProcessor::Impl {
   int det_batch = 1, mesh_batch = 1;
   std::size_t det_boxes_per_item = 0, det_scores_per_item = 0;
   LandmarkOutputs mesh_out;
-  segbody::PreprocessParams det_pre;
+  frames::PreprocessParams det_pre;
   RoiWarpParams warp;
   bool warmed = false;
 
   // The step's frames: host views, and on the GPU their packed copies on the device.
-  std::vector<segbody::FrameSource> host_frames, frames;
+  std::vector<frames::FrameSource> host_frames, frames;
   PinnedBuffer frames_up;
   DeviceBuffer frames_device;
   std::size_t frames_capacity = 0;
@@ -125,11 +125,11 @@ struct FaceProcessor::Impl {
       : rt(runtime), o(options), gpu(runtime.gpu()) {
     infer::Model det_model = load_model(o.detector_path, "face detector");
     const int size = detector_input_size(o.detector.model);
-    det_pre = detector_preprocess(o.detector.model, segbody::TensorType::f32);
+    det_pre = detector_preprocess(o.detector.model, frames::TensorType::f32);
     warp.size = kLandmarkInput;
     warp.scale = 1.0f;
     warp.offset = 0.0f;
-    warp.type = segbody::TensorType::f32;
+    warp.type = frames::TensorType::f32;
     if (gpu) {
       rt.bind_thread();
       stream = rt.make_stream();
@@ -225,12 +225,12 @@ struct FaceProcessor::Impl {
   // neither happens in the first timed steps.
   void warm_up_step() {
     constexpr int kWidth = 1280, kHeight = 720;
-    std::vector<std::uint8_t> grey(segbody::yuv420_bytes(kWidth, kHeight), 128);
-    const int cw = segbody::chroma_size(kWidth), ch = segbody::chroma_size(kHeight);
+    std::vector<std::uint8_t> grey(frames::yuv420_bytes(kWidth, kHeight), 128);
+    const int cw = frames::chroma_size(kWidth), ch = frames::chroma_size(kHeight);
     std::uint8_t* u = grey.data() + std::size_t(kWidth) * kHeight;
-    const segbody::FrameSource frame = segbody::yuv420_frame(grey.data(), kWidth, u, std::size_t(cw),
+    const frames::FrameSource frame = frames::yuv420_frame(grey.data(), kWidth, u, std::size_t(cw),
                                                              u + std::size_t(cw) * ch, std::size_t(cw), kWidth, kHeight);
-    const std::vector<segbody::FrameSource> step(std::size_t(std::max(1, o.max_frames)), frame);
+    const std::vector<frames::FrameSource> step(std::size_t(std::max(1, o.max_frames)), frame);
     set_frames(step, true);  // the copies finish within detect()'s synchronisation, before `grey` goes
     detect(std::vector<bool>(step.size(), true));
     std::vector<std::vector<FaceRoi>> rois(step.size());
@@ -239,7 +239,7 @@ struct FaceProcessor::Impl {
     stream.synchronize("track-faces warm-up step");
   }
 
-  void set_frames(const std::vector<segbody::FrameSource>& in, bool packed_pinned) {
+  void set_frames(const std::vector<frames::FrameSource>& in, bool packed_pinned) {
     if (int(in.size()) > std::max(1, o.max_frames))
       throw Error("track-faces: " + std::to_string(in.size()) + " frames in one step, the processor takes " +
                   std::to_string(o.max_frames));
@@ -250,7 +250,7 @@ struct FaceProcessor::Impl {
     }
     ScopedStage span("upload");
     std::size_t total = 0;
-    for (const auto& f : in) total += (segbody::frame_bytes(f) + 255) / 256 * 256;
+    for (const auto& f : in) total += (frames::frame_bytes(f) + 255) / 256 * 256;
     if (total > frames_capacity) {
       frames_device.reset();
       frames_capacity = total + total / 4;
@@ -264,13 +264,13 @@ struct FaceProcessor::Impl {
     std::size_t offset = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
       auto* device = static_cast<std::uint8_t*>(frames_device.get()) + offset;
-      const std::size_t bytes = segbody::frame_bytes(in[i]);
+      const std::size_t bytes = frames::frame_bytes(in[i]);
       if (packed_pinned) {
         stream.copy_to_device(device, in[i].planes[0], bytes);
       } else {
-        segbody::pack_frame(in[i], frames_up.as<std::uint8_t>() + offset);
+        frames::pack_frame(in[i], frames_up.as<std::uint8_t>() + offset);
       }
-      frames[i] = segbody::frame_at(in[i], device);
+      frames[i] = frames::frame_at(in[i], device);
       offset += (bytes + 255) / 256 * 256;
     }
     if (!packed_pinned) stream.copy_to_device(frames_device.get(), frames_up.get(), offset);
@@ -283,11 +283,11 @@ struct FaceProcessor::Impl {
       if (wanted[i]) which.push_back(i);
     if (which.empty()) return faces;
     ScopedStage span("detect");
-    std::vector<segbody::Rect> content(which.size());
+    std::vector<frames::Rect> content(which.size());
     if (!gpu) {
       for (std::size_t k = 0; k < which.size(); ++k) {
-        const segbody::FrameSource& f = frames[which[k]];
-        content[k] = segbody::preprocess_cpu(f, det_pre, cpu_input.data(), 0, nullptr);
+        const frames::FrameSource& f = frames[which[k]];
+        content[k] = frames::preprocess_cpu(f, det_pre, cpu_input.data(), 0, nullptr);
         det_cpu->run({cpu_input.data()}, {cpu_boxes.data(), cpu_scores.data()});
         faces[which[k]] = faces_from_outputs(cpu_boxes.data(), cpu_scores.data(), o.detector, content[k], f.width, f.height);
       }
@@ -296,7 +296,7 @@ struct FaceProcessor::Impl {
     const int n = int(which.size());
     infer::CudaEngine& engine = det_gpu.fitting(n);
     for (std::size_t k = 0; k < which.size(); ++k)
-      content[k] = segbody::preprocess_gpu(frames[which[k]], det_pre, engine.input_device(0), int(k), nullptr, stream.get());
+      content[k] = frames::preprocess_gpu(frames[which[k]], det_pre, engine.input_device(0), int(k), nullptr, stream.get());
     float* boxes = const_cast<float*>(engine.output_device(0));
     float* scores = const_cast<float*>(engine.output_device(1));
     engine.run({engine.input_device(0)}, {boxes, scores}, stream);
@@ -311,7 +311,7 @@ struct FaceProcessor::Impl {
     stream.copy_to_host(host_counts, counts, std::size_t(n) * sizeof(int));
     stream.synchronize("track-faces detection");
     for (int k = 0; k < n; ++k) {
-      const segbody::FrameSource& f = host_frames[which[std::size_t(k)]];
+      const frames::FrameSource& f = host_frames[which[std::size_t(k)]];
       for (int i = 0; i < host_counts[k]; ++i) {
         const float* r = host_records + (std::size_t(k) * det_max_out + std::size_t(i)) * kDetectionFloats;
         detmath::Record record;
@@ -398,7 +398,7 @@ FaceProcessor::~FaceProcessor() = default;
 bool FaceProcessor::gpu() const { return impl_->gpu; }
 bool FaceProcessor::has_landmarks() const { return bool(impl_->mesh_gpu) || impl_->mesh_cpu; }
 void FaceProcessor::warm_up() { impl_->warm_up(); }
-void FaceProcessor::set_frames(const std::vector<segbody::FrameSource>& frames, bool packed_pinned) {
+void FaceProcessor::set_frames(const std::vector<frames::FrameSource>& frames, bool packed_pinned) {
   impl_->set_frames(frames, packed_pinned);
 }
 void FaceProcessor::wait_uploads() {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 #include "cuda/track_faces/face_roi.hpp"
 #include "track_faces/face_detector.hpp"
 #include "track_faces/face_frame.hpp"  // kFaceLandmarks
@@ -50,9 +50,9 @@ class FaceProcessor {
 
   // The step's frames (host memory, at most max_frames, any sizes): uploaded (GPU) or kept (CPU).
   // They must stay valid until the step's landmarks() returns, and (packed_pinned) until
-  // wait_uploads(). packed_pinned: each frame's planes lie packed (segbody::frame_at's layout) in
+  // wait_uploads(). packed_pinned: each frame's planes lie packed (frames::frame_at's layout) in
   // pinned memory, so they go up as they are, without the staging copy.
-  void set_frames(const std::vector<segbody::FrameSource>& frames, bool packed_pinned = false);
+  void set_frames(const std::vector<frames::FrameSource>& frames, bool packed_pinned = false);
   // Returns once the step's uploads are done (the GPU no longer reads the host frames).
   void wait_uploads();
   // Faces (frame pixels) of the frames whose `detect` flag is set; others get none.

@@ -31,9 +31,9 @@ ImageSequence::ImageSequence(const std::string& folder, double fps) : fps_(fps) 
   std::sort(files_.begin(), files_.end());
 }
 
-std::shared_ptr<segbody::RgbImage> ImageSequence::read() {
+std::shared_ptr<frames::RgbImage> ImageSequence::read() {
   if (next_ >= files_.size()) return nullptr;
-  return std::make_shared<segbody::RgbImage>(segbody::load_rgb_image(files_[next_++]));
+  return std::make_shared<frames::RgbImage>(frames::load_rgb_image(files_[next_++]));
 }
 
 }  // namespace gp::track

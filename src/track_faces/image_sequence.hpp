@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 
 namespace gp::track {
 
@@ -20,7 +20,7 @@ class ImageSequence {
   std::size_t size() const { return files_.size(); }
   const std::vector<std::string>& files() const { return files_; }
   // The next frame as packed RGB, or null after the last. Throws ItemError(file, "decode", ...).
-  std::shared_ptr<segbody::RgbImage> read();
+  std::shared_ptr<frames::RgbImage> read();
   double seconds_of(std::int64_t index) const { return double(index) / fps_; }
 
  private:

@@ -118,7 +118,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
       const auto t0 = std::chrono::steady_clock::now();
       for (std::size_t first = 0; first < step.size(); first += kMaxStepFrames) {
         const std::size_t last = std::min(step.size(), first + kMaxStepFrames);
-        std::vector<segbody::FrameSource> sources;
+        std::vector<frames::FrameSource> sources;
         std::vector<bool> detect;
         for (std::size_t k = first; k < last; ++k) {
           sources.push_back(frames[k].source);

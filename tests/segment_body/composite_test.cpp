@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "cuda/segment_body/composite.hpp"
-#include "cuda/segment_body/frame_math.hpp"
-#include "cuda/segment_body/preprocess.hpp"
-#include "segment_body/test_frames.hpp"
+#include "cuda/frames/frame_math.hpp"
+#include "cuda/frames/preprocess.hpp"
+#include "support/test_frames.hpp"
 
 using namespace gp::segbody;
 using gp::PixelType;

@@ -9,7 +9,7 @@
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
-#include "segment_body/test_frames.hpp"
+#include "support/test_frames.hpp"
 
 using namespace gp::segbody;
 using gp::PixelType;

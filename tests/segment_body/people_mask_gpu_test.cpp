@@ -14,7 +14,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "cuda/segment_body/mask.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/preprocess.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
 #include "infer/model_files.hpp"

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/segment_body/frame.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/frame.hpp"
+#include "cuda/frames/preprocess.hpp"
 #include "io/file_bytes.hpp"
 #include "io/jpeg_codec.hpp"
 #include "io/video_reader.hpp"

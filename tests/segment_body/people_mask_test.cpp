@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cuda/segment_body/mask.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/preprocess.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/model_files.hpp"
 #include "segment_body/people_mask_measure.hpp"

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cuda/segment_body/postprocess.hpp"
-#include "cuda/segment_body/preprocess.hpp"
-#include "segment_body/test_frames.hpp"
+#include "cuda/frames/preprocess.hpp"
+#include "support/test_frames.hpp"
 
 using namespace gp::segbody;
 using gp::PixelType;

@@ -20,9 +20,9 @@
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
 #include "cuda/segment_body/postprocess.hpp"
-#include "cuda/segment_body/preprocess.hpp"
-#include "segment_body/device_frames.hpp"
-#include "segment_body/test_frames.hpp"
+#include "cuda/frames/preprocess.hpp"
+#include "support/device_frames.hpp"
+#include "support/test_frames.hpp"
 
 using namespace gp::segbody;
 using gp::ImageView;

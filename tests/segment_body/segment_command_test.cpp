@@ -11,7 +11,7 @@
 #include "core/batch_job.hpp"
 #include "infer/model_files.hpp"
 #include "io/video_reader.hpp"
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 #include "segment_body/segment_command.hpp"
 #include "support/test_data.hpp"
 
@@ -41,7 +41,7 @@ int run_cpu(const std::vector<std::string>& inputs, const std::vector<std::strin
 
 // Fraction of pixels >= 128 of a grey PNG (read as RGB, grey repeated) and its size.
 double coverage(const std::string& png, int& width, int& height) {
-  gp::segbody::RgbImage image = gp::segbody::load_rgb_image(png);
+  gp::frames::RgbImage image = gp::frames::load_rgb_image(png);
   width = image.width;
   height = image.height;
   std::size_t on = 0;
@@ -86,7 +86,7 @@ TEST_CASE("segment-body CPU: the sample video to an FFV1 mask video equal to its
   while (reader.read(frame)) {
     char name[32];
     std::snprintf(name, sizeof name, "%05d.png", frames);
-    const gp::segbody::RgbImage png = gp::segbody::load_rgb_image((out / "moving_shapes_mask" / name).string());
+    const gp::frames::RgbImage png = gp::frames::load_rgb_image((out / "moving_shapes_mask" / name).string());
     REQUIRE(png.width == 320);
     REQUIRE(png.height == 240);
     for (int y = 0; y < 240; ++y)
@@ -116,7 +116,7 @@ TEST_CASE("segment-body CPU: a person photo gives a mask over the person, RGBA a
   // The player fills about a fifth of the photo (21% with the raw model mask, engine tests).
   CHECK(covered > 0.10);
   CHECK(covered < 0.50);
-  const gp::segbody::RgbImage background = gp::segbody::load_rgb_image((out / "messi5_background.png").string());
+  const gp::frames::RgbImage background = gp::frames::load_rgb_image((out / "messi5_background.png").string());
   // Top-left corner: grass and stands, replaced by the default green.
   CHECK(int(background.pixels[0]) == 0);
   CHECK(int(background.pixels[1]) == 255);

@@ -15,7 +15,7 @@
 #include "infer/model_files.hpp"
 #include "io/video_reader.hpp"
 #include "segment_body/mask_processor.hpp"
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 #include "segment_body/segment_settings.hpp"
 #include "support/test_data.hpp"
 
@@ -127,7 +127,7 @@ TEST_CASE("segment-body GPU path vs CPU path: video with temporal state (batches
       WARN("skipped the photo: " << messi << " not found (opencv-doc)");
       continue;
     }
-    RgbImage photo = load_rgb_image(messi);
+    gp::frames::RgbImage photo = gp::frames::load_rgb_image(messi);
     const std::vector<FrameSource> one{
         packed_frame(FrameFormat::rgb, photo.pixels.data(), std::size_t(photo.width) * 3, photo.width, photo.height)};
     FrameWants image_wants;

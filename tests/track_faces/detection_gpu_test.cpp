@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cuda/track_faces/detection_gpu.hpp"
-#include "segment_body/device_frames.hpp"
+#include "support/device_frames.hpp"
 #include "track_faces/detection_scene.hpp"
 
 using namespace gp::track;

@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "infer/model_files.hpp"
 #include "io/video_reader.hpp"
-#include "segment_body/video_frame_source.hpp"
+#include "frames/video_frame_source.hpp"
 #include "track_faces/face_detector.hpp"
 
 namespace {
@@ -36,7 +36,7 @@ TEST_CASE("CpuFaceDetector finds Megamind's face in the sample clip", "[track_fa
     while (reader.read(frame)) {
       if (frame.index() % 10 != 0) continue;
       ++frames;
-      const std::vector<gp::track::FrameFace> faces = detector.detect(gp::segbody::video_frame_source(frame));
+      const std::vector<gp::track::FrameFace> faces = detector.detect(gp::frames::video_frame_source(frame));
       INFO("frame " << frame.index());
       if (faces.empty()) continue;
       ++with_face;
@@ -82,7 +82,7 @@ TEST_CASE("CpuFaceDetector finds nothing in a grey frame and rejects a model of 
   gp::track::CpuFaceDetector detector(short_path, options);
   const int w = 320, h = 240;
   std::vector<std::uint8_t> grey(std::size_t(w) * h * 3, 128);
-  CHECK(detector.detect(gp::segbody::packed_frame(gp::segbody::FrameFormat::rgb, grey.data(), std::size_t(w) * 3, w, h))
+  CHECK(detector.detect(gp::frames::packed_frame(gp::frames::FrameFormat::rgb, grey.data(), std::size_t(w) * 3, w, h))
             .empty());
 
   options.model = gp::track::DetectorModel::full_range;  // the short-range file is 128x128

@@ -13,7 +13,7 @@
 #include "core/gpu_runtime.hpp"
 #include "infer/model_files.hpp"
 #include "io/video_reader.hpp"
-#include "segment_body/video_frame_source.hpp"
+#include "frames/video_frame_source.hpp"
 #include "track_faces/face_processor.hpp"
 
 using namespace gp::track;
@@ -38,7 +38,7 @@ struct Agreement {
   double worst_landmark_error = 0, landmark_error_sum = 0;
 };
 
-Agreement compare(FaceProcessor& gpu, FaceProcessor& cpu, const std::vector<gp::segbody::FrameSource>& frames) {
+Agreement compare(FaceProcessor& gpu, FaceProcessor& cpu, const std::vector<gp::frames::FrameSource>& frames) {
   Agreement a;
   gpu.set_frames(frames);
   cpu.set_frames(frames);
@@ -103,9 +103,9 @@ TEST_CASE("FaceProcessor: GPU detections and landmarks equal the CPU's on Megami
     Agreement total;
     double step_ms = 0;
     for (std::size_t first = 0; first < decoded.size(); first += 8) {
-      std::vector<gp::segbody::FrameSource> frames;
+      std::vector<gp::frames::FrameSource> frames;
       for (std::size_t i = first; i < std::min(decoded.size(), first + 8); ++i)
-        frames.push_back(gp::segbody::video_frame_source(decoded[i]));
+        frames.push_back(gp::frames::video_frame_source(decoded[i]));
       const Agreement a = compare(gpu, cpu, frames);
       total.faces += a.faces;
       total.landmark_faces += a.landmark_faces;

@@ -10,12 +10,12 @@
 #include "cuda/track_faces/face_roi.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
 #include "infer/half.hpp"
-#include "segment_body/test_frames.hpp"
+#include "support/test_frames.hpp"
 #include "track_faces/roi_test_scene.hpp"
 
 using namespace gp::track;
-using gp::segbody::FrameFormat;
-using gp::segbody::TensorType;
+using gp::frames::FrameFormat;
+using gp::frames::TensorType;
 using gp::test::FaceScene;
 using gp::test::HostPackedFrame;
 using gp::test::HostYuvFrame;
@@ -24,7 +24,7 @@ namespace {
 
 constexpr float kPi = 3.14159265358979f;
 
-std::vector<float> warp(const gp::segbody::FrameSource& frame, const std::vector<FaceRoi>& rois, int S = 192) {
+std::vector<float> warp(const gp::frames::FrameSource& frame, const std::vector<FaceRoi>& rois, int S = 192) {
   RoiWarpParams p;
   p.size = S;
   std::vector<float> out(rois.size() * S * S * 3, -1.0f);

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/segment_body/frame_math.hpp"
-#include "segment_body/test_frames.hpp"
+#include "cuda/frames/frame_math.hpp"
+#include "support/test_frames.hpp"
 #include "track_faces/detection_decode.hpp"
 
 namespace gp::test {
@@ -24,12 +24,12 @@ struct FaceScene {
     ey_y = std::cos(roll_ccw);
   }
   // Pattern colour at pattern coordinates (lx, ly), pixels from the centre.
-  static segbody::math::Rgb pattern(double lx, double ly) {
+  static frames::math::Rgb pattern(double lx, double ly) {
     const double blob = std::exp(-((lx - 30) * (lx - 30) + (ly + 25) * (ly + 25)) / 300.0);
-    return segbody::math::Rgb{float(128 + 100 * std::tanh(lx / 20)), float(128 + 100 * std::tanh(ly / 20)),
+    return frames::math::Rgb{float(128 + 100 * std::tanh(lx / 20)), float(128 + 100 * std::tanh(ly / 20)),
                               float(40 + 180 * blob)};
   }
-  segbody::math::Rgb colour_at(double x, double y) const {  // frame point
+  frames::math::Rgb colour_at(double x, double y) const {  // frame point
     float ex_x, ex_y, ey_x, ey_y;
     axes(ex_x, ex_y, ey_x, ey_y);
     const double dx = x - cx, dy = y - cy;
@@ -38,7 +38,7 @@ struct FaceScene {
   void draw(HostPackedFrame& f) const {
     for (int y = 0; y < f.height; ++y)
       for (int x = 0; x < f.width; ++x) {
-        const segbody::math::Rgb c = colour_at(x + 0.5, y + 0.5);
+        const frames::math::Rgb c = colour_at(x + 0.5, y + 0.5);
         f.set(x, y, byte_of(c.r), byte_of(c.g), byte_of(c.b));
       }
   }
@@ -46,14 +46,14 @@ struct FaceScene {
   void draw(HostYuvFrame& f) const {
     for (int y = 0; y < f.height; ++y)
       for (int x = 0; x < f.width; ++x)
-        f.y(x, y) = byte_of(segbody::math::rgb_to_yuv(colour_at(x + 0.5, y + 0.5), f.matrix, f.full_range).r);
-    for (int y = 0; y < segbody::chroma_size(f.height); ++y)
-      for (int x = 0; x < segbody::chroma_size(f.width); ++x) {
+        f.y(x, y) = byte_of(frames::math::rgb_to_yuv(colour_at(x + 0.5, y + 0.5), f.matrix, f.full_range).r);
+    for (int y = 0; y < frames::chroma_size(f.height); ++y)
+      for (int x = 0; x < frames::chroma_size(f.width); ++x) {
         double u = 0, v = 0;
         for (int j = 0; j < 2; ++j)
           for (int i = 0; i < 2; ++i) {
-            const segbody::math::Rgb yuv =
-                segbody::math::rgb_to_yuv(colour_at(2 * x + i + 0.5, 2 * y + j + 0.5), f.matrix, f.full_range);
+            const frames::math::Rgb yuv =
+                frames::math::rgb_to_yuv(colour_at(2 * x + i + 0.5, 2 * y + j + 0.5), f.matrix, f.full_range);
             u += yuv.g / 4;
             v += yuv.b / 4;
           }

@@ -17,14 +17,14 @@
 
 #include "cuda/track_faces/roi_warp.hpp"
 #include "infer/half.hpp"
-#include "segment_body/device_frames.hpp"
-#include "segment_body/test_frames.hpp"
+#include "support/device_frames.hpp"
+#include "support/test_frames.hpp"
 #include "track_faces/roi_test_scene.hpp"
 
 using namespace gp::track;
-using gp::segbody::FrameFormat;
-using gp::segbody::FrameSource;
-using gp::segbody::TensorType;
+using gp::frames::FrameFormat;
+using gp::frames::FrameSource;
+using gp::frames::TensorType;
 using gp::test::HostPackedFrame;
 using gp::test::HostYuvFrame;
 

@@ -13,9 +13,9 @@
 #include <cuda_runtime_api.h>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 
-namespace gp::segbody {
+namespace gp::frames {
 
 enum class ResizeMode : std::uint8_t { stretch, letterbox };
 enum class TensorType : std::uint8_t { f32, f16 };
@@ -54,4 +54,4 @@ void resize_frame_cpu(const FrameSource& frame, const ImageView& out);
 void frame_luma_gpu(const FrameSource& frame, const ImageView& out, cudaStream_t stream);
 void frame_luma_cpu(const FrameSource& frame, const ImageView& out);
 
-}  // namespace gp::segbody
+}  // namespace gp::frames

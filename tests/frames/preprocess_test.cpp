@@ -1,4 +1,4 @@
-// CPU references of the segment-body preprocess (cuda/segment_body/preprocess.hpp) on hand-made
+// CPU references of the shared frame preprocess (cuda/frames/preprocess.hpp) on hand-made
 // frames with known answers: letterbox geometry and padding, YUV -> RGB of known colours, exact
 // pixels at scale 1, area averaging against aliasing, normalisation, FP16 and batch placement.
 #include <catch2/catch.hpp>
@@ -6,12 +6,12 @@
 #include <cmath>
 #include <vector>
 
-#include "cuda/segment_body/frame_math.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/frame_math.hpp"
+#include "cuda/frames/preprocess.hpp"
 #include "infer/half.hpp"
-#include "segment_body/test_frames.hpp"
+#include "support/test_frames.hpp"
 
-using namespace gp::segbody;
+using namespace gp::frames;
 using gp::test::HostImage;
 using gp::test::HostPackedFrame;
 using gp::test::HostYuvFrame;
@@ -219,7 +219,7 @@ TEST_CASE("frame_luma and resize_frame on the CPU", "[segment_body]") {
 TEST_CASE("preprocess: bad arguments are errors naming the function", "[segment_body]") {
   HostPackedFrame f(FrameFormat::rgb, 4, 4);
   std::vector<float> tensor(16 * 3);
-  gp::segbody::FrameSource bad = f.frame();
+  gp::frames::FrameSource bad = f.frame();
   bad.pitches[0] = 5;
   CHECK_THROWS_WITH(preprocess_cpu(bad, params(4, 4, ResizeMode::stretch), tensor.data(), 0, nullptr),
                     Catch::Contains("preprocess_cpu") && Catch::Contains("pitch"));

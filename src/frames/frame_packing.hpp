@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 
-namespace gp::segbody {
+namespace gp::frames {
 
 inline std::size_t frame_bytes(const FrameSource& f) {
   const std::size_t w = std::size_t(f.width), h = std::size_t(f.height);
@@ -50,4 +50,4 @@ inline FrameSource frame_at(const FrameSource& f, std::uint8_t* data) {
   return out;
 }
 
-}  // namespace gp::segbody
+}  // namespace gp::frames

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 #include "cuda/common/host_device.hpp"  // GP_HD
 
-namespace gp::segbody::math {
+namespace gp::frames::math {
 
 struct Rgb {
   float r, g, b;  // 0..255
@@ -150,18 +150,4 @@ GP_HD AxisFootprint resize_footprint(int o, int n_out, int n_src) {
   return axis_footprint(float(o) * scale, float(o + 1) * scale, scale > 2.0f);
 }
 
-// A mask value in [0, 1] as 8 bits.
-GP_HD std::uint8_t mask_to_u8(float v, const MaskOutput& out) {
-  if (out.kind == MaskOutput::Kind::binary) return v >= out.threshold ? 255 : 0;
-  return std::uint8_t(floorf(clampf(v, 0.0f, 1.0f) * 255.0f + 0.5f));
-}
-
-// Stores v into a 1-channel f32 (clamped to [0, 1]) or u8 (mask_to_u8) view.
-GP_HD void store_mask(const ImageView& out, int x, int y, float v, const MaskOutput& mode) {
-  if (out.type == PixelType::f32)
-    out.row<float>(y)[x] = clampf(v, 0.0f, 1.0f);
-  else
-    out.row<std::uint8_t>(y)[x] = mask_to_u8(v, mode);
-}
-
-}  // namespace gp::segbody::math
+}  // namespace gp::frames::math

@@ -2,15 +2,15 @@
 // One output pixel of the preprocess kernel and of its CPU reference.
 #include <cstdint>
 
-#include "cuda/segment_body/frame_math.hpp"
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/frame_math.hpp"
+#include "cuda/frames/preprocess.hpp"
 
 #ifdef __CUDACC__
 #include <cuda_fp16.h>
 #endif
 #include "infer/half.hpp"  // float_to_half on the host
 
-namespace gp::segbody::math {
+namespace gp::frames::math {
 
 struct ModelPixel {
   float value[3];  // normalised R, G, B
@@ -59,4 +59,4 @@ GP_HD void store_model_pixel(const ModelPixel& px, const PreprocessParams& p, vo
   }
 }
 
-}  // namespace gp::segbody::math
+}  // namespace gp::frames::math

@@ -7,7 +7,7 @@
 
 #include "core/views.hpp"  // GP_VIEW_HD
 
-namespace gp::segbody {
+namespace gp::frames {
 
 enum class FrameFormat : std::uint8_t { yuv420, rgb, rgba, bgr, bgra };
 // Y'CbCr matrix of a YUV frame (and of the luma the kernels compute from RGB).
@@ -72,10 +72,4 @@ struct Yuv420Planes {
   int width = 0, height = 0;
 };
 
-// How a mask value in [0, 1] becomes 8-bit: soft = round(255 v); binary = 255 where v >= threshold.
-struct MaskOutput {
-  enum class Kind : std::uint8_t { soft, binary } kind = Kind::soft;
-  float threshold = 0.5f;
-};
-
-}  // namespace gp::segbody
+}  // namespace gp::frames

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/views.hpp"
-#include "cuda/segment_body/frame.hpp"
+#include "cuda/frames/frame.hpp"
 
 namespace gp::test {
 
@@ -17,11 +17,11 @@ struct HostYuvFrame {
   int width, height;
   std::size_t pitch[3];
   std::vector<std::uint8_t> planes[3];
-  segbody::YuvMatrix matrix = segbody::YuvMatrix::bt601;
+  frames::YuvMatrix matrix = frames::YuvMatrix::bt601;
   bool full_range = false;
 
   HostYuvFrame(int w, int h, std::size_t row_padding = 0) : width(w), height(h) {
-    const int cw = segbody::chroma_size(w), ch = segbody::chroma_size(h);
+    const int cw = frames::chroma_size(w), ch = frames::chroma_size(h);
     pitch[0] = std::size_t(w) + row_padding;
     pitch[1] = pitch[2] = std::size_t(cw) + row_padding;
     planes[0].assign(pitch[0] * h, 0);
@@ -34,39 +34,39 @@ struct HostYuvFrame {
   void fill(std::uint8_t yv, std::uint8_t uv, std::uint8_t vv) {
     for (int j = 0; j < height; ++j)
       for (int i = 0; i < width; ++i) y(i, j) = yv;
-    for (int j = 0; j < segbody::chroma_size(height); ++j)
-      for (int i = 0; i < segbody::chroma_size(width); ++i) {
+    for (int j = 0; j < frames::chroma_size(height); ++j)
+      for (int i = 0; i < frames::chroma_size(width); ++i) {
         u(i, j) = uv;
         v(i, j) = vv;
       }
   }
-  segbody::FrameSource frame() const {
-    return segbody::yuv420_frame(planes[0].data(), pitch[0], planes[1].data(), pitch[1], planes[2].data(), pitch[2],
+  frames::FrameSource frame() const {
+    return frames::yuv420_frame(planes[0].data(), pitch[0], planes[1].data(), pitch[1], planes[2].data(), pitch[2],
                                  width, height, matrix, full_range);
   }
 };
 
 struct HostPackedFrame {
-  segbody::FrameFormat format;
+  frames::FrameFormat format;
   int width, height, channels;
   std::size_t pitch;
   std::vector<std::uint8_t> data;
 
-  HostPackedFrame(segbody::FrameFormat f, int w, int h, std::size_t row_padding = 0)
+  HostPackedFrame(frames::FrameFormat f, int w, int h, std::size_t row_padding = 0)
       : format(f), width(w), height(h),
-        channels(f == segbody::FrameFormat::rgba || f == segbody::FrameFormat::bgra ? 4 : 3),
+        channels(f == frames::FrameFormat::rgba || f == frames::FrameFormat::bgra ? 4 : 3),
         pitch(std::size_t(w) * channels + row_padding), data(pitch * h, 0) {}
   std::uint8_t* px(int x, int y) { return &data[pitch * y + std::size_t(x) * channels]; }
   // Sets pixel (x, y) to the colour r, g, b in this frame's channel order.
   void set(int x, int y, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
     std::uint8_t* p = px(x, y);
-    const bool bgr = format == segbody::FrameFormat::bgr || format == segbody::FrameFormat::bgra;
+    const bool bgr = format == frames::FrameFormat::bgr || format == frames::FrameFormat::bgra;
     p[0] = bgr ? b : r;
     p[1] = g;
     p[2] = bgr ? r : b;
     if (channels == 4) p[3] = 7;  // ignored by every kernel
   }
-  segbody::FrameSource frame() const { return segbody::packed_frame(format, data.data(), pitch, width, height); }
+  frames::FrameSource frame() const { return frames::packed_frame(format, data.data(), pitch, width, height); }
 };
 
 // A host image with its own storage (16-byte aligned rows when padded to a multiple of 16).
@@ -109,8 +109,8 @@ inline void fill_realistic(HostYuvFrame& f, unsigned seed, int noise = 12) {
       const bool disc = dx * dx + dy * dy < 0.09 * f.height * f.height;
       f.y(x, y) = byte_of((disc ? 190 : 30 + 180.0 * x / f.width) + n(rng));
     }
-  for (int y = 0; y < segbody::chroma_size(f.height); ++y)
-    for (int x = 0; x < segbody::chroma_size(f.width); ++x) {
+  for (int y = 0; y < frames::chroma_size(f.height); ++y)
+    for (int x = 0; x < frames::chroma_size(f.width); ++x) {
       f.u(x, y) = byte_of(128 + 60.0 * std::sin(0.01 * x) + n(rng));
       f.v(x, y) = byte_of(128 - 50.0 * std::cos(0.013 * y) + n(rng));
     }

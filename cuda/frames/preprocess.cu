@@ -1,16 +1,16 @@
 // Preprocess on the GPU: one thread per model-input pixel filters the frame over its footprint,
 // normalises and stores; neighbouring threads read neighbouring source pixels (L1/L2 reuse), a
 // warp writes 32 consecutive NHWC pixels.
-#include "cuda/segment_body/preprocess.hpp"
+#include "cuda/frames/preprocess.hpp"
 
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/segment_body/checks.hpp"
+#include "cuda/frames/checks.hpp"
 #include "cuda/common/pixel_launch.cuh"
-#include "cuda/segment_body/preprocess_math.hpp"
+#include "cuda/frames/preprocess_math.hpp"
 
-namespace gp::segbody {
+namespace gp::frames {
 namespace {
 
 __global__ void preprocess_kernel(FrameSource frame, PreprocessParams p, Rect content, void* tensor, int batch_index,
@@ -77,4 +77,4 @@ void frame_luma_gpu(const FrameSource& frame, const ImageView& out, cudaStream_t
   GP_CUDA_CHECK_LAUNCH("frame_luma_kernel " + checks::size_text(frame.width, frame.height));
 }
 
-}  // namespace gp::segbody
+}  // namespace gp::frames

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
-#include "segment_body/test_frames.hpp"
+#include "support/test_frames.hpp"
 
 namespace gp::test {
 
@@ -31,16 +31,16 @@ class DeviceFrameBench {
     stream_.copy_2d(d, pitch, host.data(), host_pitch, std::size_t(row_bytes), std::size_t(rows));
     return static_cast<const std::uint8_t*>(d);
   }
-  segbody::FrameSource upload(const HostYuvFrame& f) {
-    segbody::FrameSource d = f.frame();
-    const int cw = segbody::chroma_size(f.width), ch = segbody::chroma_size(f.height);
+  frames::FrameSource upload(const HostYuvFrame& f) {
+    frames::FrameSource d = f.frame();
+    const int cw = frames::chroma_size(f.width), ch = frames::chroma_size(f.height);
     d.planes[0] = upload_plane(f.planes[0], f.pitch[0], f.width, f.height, d.pitches[0]);
     d.planes[1] = upload_plane(f.planes[1], f.pitch[1], cw, ch, d.pitches[1]);
     d.planes[2] = upload_plane(f.planes[2], f.pitch[2], cw, ch, d.pitches[2]);
     return d;
   }
-  segbody::FrameSource upload(const HostPackedFrame& f) {
-    segbody::FrameSource d = f.frame();
+  frames::FrameSource upload(const HostPackedFrame& f) {
+    frames::FrameSource d = f.frame();
     d.planes[0] = upload_plane(f.data, f.pitch, f.width * f.channels, f.height, d.pitches[0]);
     return d;
   }

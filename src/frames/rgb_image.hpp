@@ -7,7 +7,7 @@
 
 #include "core/views.hpp"
 
-namespace gp::segbody {
+namespace gp::frames {
 
 struct RgbImage {
   std::vector<std::uint8_t> pixels;  // packed RGB
@@ -21,4 +21,4 @@ RgbImage load_rgb_image(const std::string& path);
 // Whether segment-body treats the file as an image (by extension); everything else is a video.
 bool is_image_file(const std::string& path);
 
-}  // namespace gp::segbody
+}  // namespace gp::frames

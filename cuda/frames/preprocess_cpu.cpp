@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda/segment_body/checks.hpp"
-#include "cuda/segment_body/preprocess.hpp"
-#include "cuda/segment_body/preprocess_math.hpp"
+#include "cuda/frames/checks.hpp"
+#include "cuda/frames/preprocess.hpp"
+#include "cuda/frames/preprocess_math.hpp"
 #include "core/parallel_for.hpp"
 
-namespace gp::segbody {
+namespace gp::frames {
 
 Rect content_rect(int frame_width, int frame_height, const PreprocessParams& p) {
   if (p.mode == ResizeMode::stretch || frame_width <= 0 || frame_height <= 0) return Rect{0, 0, p.width, p.height};
@@ -66,4 +66,4 @@ void frame_luma_cpu(const FrameSource& frame, const ImageView& out) {
   });
 }
 
-}  // namespace gp::segbody
+}  // namespace gp::frames

@@ -1,4 +1,4 @@
-#include "segment_body/rgb_image.hpp"
+#include "frames/rgb_image.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "io/jpeg_codec.hpp"
 #include "io/oiio_module.hpp"
 
-namespace gp::segbody {
+namespace gp::frames {
 
 bool is_image_file(const std::string& path) {
   const std::string ext = lowercase_extension(path);
@@ -58,4 +58,4 @@ RgbImage load_rgb_image(const std::string& path) {
   return image;
 }
 
-}  // namespace gp::segbody
+}  // namespace gp::frames
