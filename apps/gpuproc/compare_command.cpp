@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "core/error.hpp"
-#include "io/compare.hpp"
+#include "tools/compare.hpp"
 
 namespace gp::app {
 
@@ -27,12 +27,12 @@ void add_compare_options(CLI::App& sub, CompareArgs& args) {
 }
 
 int run_compare(const CompareArgs& args) {
-  io::CompareOptions options;
+  tools::CompareOptions options;
   options.tolerance = args.tolerance;
   options.relative_tolerance = args.relative_tolerance;
   options.min_psnr_db = args.min_psnr_db;
   options.ignored_keys = args.ignored_keys;
-  const io::CompareResult result = io::compare_paths(args.a, args.b, options);
+  const tools::CompareResult result = tools::compare_paths(args.a, args.b, options);
   if (args.json) std::cout << result.details.dump(2) << "\n";
   for (const auto& d : result.differences) std::cout << d << "\n";
   for (const auto& e : result.errors) std::cerr << "gpuproc: compare: cannot compare " << e << "\n";

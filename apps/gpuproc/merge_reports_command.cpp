@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/file_checks.hpp"
 #include "core/outputs.hpp"
-#include "core/report_merge.hpp"
+#include "tools/report_merge.hpp"
 
 namespace gp::app {
 
@@ -26,7 +26,7 @@ int run_merge_reports(const MergeReportsArgs& args) {
       throw UsageError(path + ": not JSON: " + e.what());
     }
   }
-  const ReportMerge m = merge_reports(reports, args.reports);
+  const tools::ReportMerge m = tools::merge_reports(reports, args.reports);
   const std::string text = m.report.dump(2) + "\n";
   if (args.out.empty()) {
     std::cout << text;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"
-#include "core/report_merge.hpp"
+#include "tools/report_merge.hpp"
 
 using nlohmann::json;
 
@@ -29,7 +29,7 @@ json shard_report(int index, int count, std::vector<std::string> inputs, int fai
 }  // namespace
 
 TEST_CASE("merge_reports: complete shards sum up, the slowest shard is the job's time", "[report_merge]") {
-  const auto m = gp::merge_reports({shard_report(0, 3, {"a", "d"}), shard_report(1, 3, {"b"}), shard_report(2, 3, {"c"}, 1)},
+  const auto m = gp::tools::merge_reports({shard_report(0, 3, {"a", "d"}), shard_report(1, 3, {"b"}), shard_report(2, 3, {"c"}, 1)},
                                    {"r0.json", "r1.json", "r2.json"});
   CHECK(m.problems.empty());
   CHECK(m.items_failed);  // shard 2 had a failed item
@@ -48,28 +48,28 @@ TEST_CASE("merge_reports: complete shards sum up, the slowest shard is the job's
 }
 
 TEST_CASE("merge_reports: missing and repeated shards, inputs in two shards", "[report_merge]") {
-  const auto missing = gp::merge_reports({shard_report(0, 3, {"a"}), shard_report(2, 3, {"c"})}, {"r0", "r2"});
+  const auto missing = gp::tools::merge_reports({shard_report(0, 3, {"a"}), shard_report(2, 3, {"c"})}, {"r0", "r2"});
   REQUIRE(missing.problems.size() == 1);
   CHECK(missing.problems[0] == "shard 1/3 missing");
   CHECK(missing.report["status"] == "incomplete");
 
-  const auto twice = gp::merge_reports({shard_report(0, 2, {"a"}), shard_report(0, 2, {"a"}), shard_report(1, 2, {"b"})},
+  const auto twice = gp::tools::merge_reports({shard_report(0, 2, {"a"}), shard_report(0, 2, {"a"}), shard_report(1, 2, {"b"})},
                                        {"x", "y", "z"});
   CHECK(std::find(twice.problems.begin(), twice.problems.end(), "shard 0 twice: x and y") != twice.problems.end());
   CHECK(std::find(twice.problems.begin(), twice.problems.end(), "a: in two shards (x and y)") != twice.problems.end());
   CHECK(twice.report["inputs"]["count"] == 2);
 
-  const auto ok = gp::merge_reports({shard_report(1, 2, {"b"}), shard_report(0, 2, {"a"})}, {"r1", "r0"});
+  const auto ok = gp::tools::merge_reports({shard_report(1, 2, {"b"}), shard_report(0, 2, {"a"})}, {"r1", "r0"});
   CHECK(ok.problems.empty());
   CHECK_FALSE(ok.items_failed);
   CHECK(ok.report["status"] == "ok");
 }
 
 TEST_CASE("merge_reports refuses what cannot be merged", "[report_merge]") {
-  CHECK_THROWS_AS(gp::merge_reports({}, {}), gp::UsageError);
+  CHECK_THROWS_AS(gp::tools::merge_reports({}, {}), gp::UsageError);
   json other = shard_report(1, 2, {"b"});
   other["command"] = "stitch-360";
-  CHECK_THROWS_WITH(gp::merge_reports({shard_report(0, 2, {"a"}), other}, {"r0", "r1"}),
+  CHECK_THROWS_WITH(gp::tools::merge_reports({shard_report(0, 2, {"a"}), other}, {"r0", "r1"}),
                     Catch::Contains("r1: a stitch-360 report"));
-  CHECK_THROWS_AS(gp::merge_reports({json{{"x", 1}}}, {"bad.json"}), gp::UsageError);
+  CHECK_THROWS_AS(gp::tools::merge_reports({json{{"x", 1}}}, {"bad.json"}), gp::UsageError);
 }

@@ -1,4 +1,4 @@
-// gp::io::compare_paths: every format gpuproc writes (images with their subimages and MIP levels,
+// gp::tools::compare_paths: every format gpuproc writes (images with their subimages and MIP levels,
 // videos, NRRD volumes, VTP, Statoil and text files, CSV, JSON), folders, what is reported, and
 // what cannot be compared.
 #include <catch2/catch.hpp>
@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "io/compare.hpp"
+#include "tools/compare.hpp"
 #include "io/image_io.hpp"
 #include "io/video_writer.hpp"
 #include "pnm/network_writers.hpp"
@@ -23,8 +23,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using gp::io::CompareOptions;
-using gp::io::compare_paths;
+using gp::tools::CompareOptions;
+using gp::tools::compare_paths;
 using Catch::Matchers::Contains;
 
 // A 4x3 RGB image, each sample distinct.
@@ -78,7 +78,7 @@ CompareOptions tolerance(double absolute, double relative = 0) {
 }
 
 // The result says "cannot compare" and names the file and why.
-void check_cannot_compare(const gp::io::CompareResult& r, const std::string& what) {
+void check_cannot_compare(const gp::tools::CompareResult& r, const std::string& what) {
   CHECK_FALSE(r.comparable);
   CHECK_FALSE(r.equal);
   CHECK(r.details["comparable"] == false);

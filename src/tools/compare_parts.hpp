@@ -9,14 +9,16 @@
 #include <string_view>
 #include <vector>
 
-#include "io/compare.hpp"
+#include "tools/compare.hpp"
 
 namespace gp::io {
 class FloatImage;
 }
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 
+// The comparisons read every file through io's readers.
+using namespace gp::io;
 using json = nlohmann::ordered_json;
 
 // A file that cannot be compared (unreadable, unparseable, of a variant compare does not read):
@@ -113,4 +115,4 @@ json image_metrics(const FloatImage& image, const ImageDifference& d);
 // "12 of 100 pixels differ by more than 0 (max abs difference R 0.1, ...; worst at x= y=; PSNR ..)".
 std::string describe_image_difference(const FloatImage& image, const ImageDifference& d, const CompareOptions& o);
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

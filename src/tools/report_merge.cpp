@@ -1,4 +1,4 @@
-#include "core/report_merge.hpp"
+#include "tools/report_merge.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/report_numbers.hpp"
 
-namespace gp {
+namespace gp::tools {
 namespace {
 
 using json = nlohmann::json;
@@ -150,4 +150,4 @@ ReportMerge merge_reports(const std::vector<json>& reports, const std::vector<st
   return m;
 }
 
-}  // namespace gp
+}  // namespace gp::tools

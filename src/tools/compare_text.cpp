@@ -4,9 +4,9 @@
 // equals "1" and a float's last digit may move within them) and other tokens exactly.
 #include <fmt/format.h>
 
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 // Lines without their terminator ("\n" or "\r\n"); a final terminator ends the last line.
@@ -63,4 +63,4 @@ FileComparison compare_text(const std::string& a, const std::string& b, const Co
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

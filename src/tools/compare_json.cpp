@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "core/text.hpp"
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 // Deeper documents are refused: comparing and printing them recurses once per level.
@@ -117,4 +117,4 @@ FileComparison compare_json(const std::string& a, const std::string& b, const Co
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

@@ -11,9 +11,9 @@
 #include <map>
 #include <memory>
 
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 struct DataArray {
@@ -200,4 +200,4 @@ FileComparison compare_vtp(const std::string& a, const std::string& b, const Com
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

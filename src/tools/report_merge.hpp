@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace gp {
+namespace gp::tools {
 
 struct ReportMerge {
   nlohmann::ordered_json report;  // the combined report
@@ -22,4 +22,4 @@ struct ReportMerge {
 // (none, not gpuproc reports, different commands).
 ReportMerge merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& names);
 
-}  // namespace gp
+}  // namespace gp::tools

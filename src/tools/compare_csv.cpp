@@ -2,9 +2,9 @@
 // under the same header, numbers within the tolerances, other cells exactly.
 #include <fmt/format.h>
 
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 struct CsvRecord {
@@ -93,4 +93,4 @@ FileComparison compare_csv(const std::string& a, const std::string& b, const Com
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

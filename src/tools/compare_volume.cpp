@@ -11,10 +11,10 @@
 #include <map>
 #include <memory>
 
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 #include "io/file_bytes.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 // An NRRD sample type under its canonical name (the spec's aliases map to it).
@@ -243,4 +243,4 @@ FileComparison compare_nrrd(const std::string& a, const std::string& b, const Co
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

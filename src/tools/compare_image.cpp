@@ -5,10 +5,10 @@
 #include <limits>
 #include <memory>
 
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 #include "io/oiio_module.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 // Integer samples come out as k / (2^bits - 1) in float, so the same value stored at two bit
@@ -155,4 +155,4 @@ FileComparison compare_images(const std::string& a, const std::string& b, const 
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

@@ -4,11 +4,11 @@
 
 #include <limits>
 
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 #include "io/oiio_module.hpp"
 #include "io/video_reader.hpp"
 
-namespace gp::io::compare {
+namespace gp::tools::compare {
 namespace {
 
 // A decoded 8-bit frame as an integer-format image (samples k / 255, as a PNG reads).
@@ -111,4 +111,4 @@ FileComparison compare_videos(const std::string& a, const std::string& b, const 
   return result;
 }
 
-}  // namespace gp::io::compare
+}  // namespace gp::tools::compare

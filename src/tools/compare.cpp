@@ -1,6 +1,6 @@
 // compare_paths: which comparer reads a file (by extension), folders, and the result. The
 // comparers of each format family are in compare_<family>.cpp (see compare_parts.hpp).
-#include "io/compare.hpp"
+#include "tools/compare.hpp"
 
 #include <fmt/format.h>
 
@@ -10,10 +10,10 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "io/compare_parts.hpp"
+#include "tools/compare_parts.hpp"
 #include "io/file_bytes.hpp"
 
-namespace gp::io {
+namespace gp::tools {
 namespace fs = std::filesystem;
 
 namespace compare {
@@ -193,4 +193,4 @@ CompareResult compare_paths(const std::string& a, const std::string& b, const Co
   return r;
 }
 
-}  // namespace gp::io
+}  // namespace gp::tools

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gp::io {
+namespace gp::tools {
 
 struct CompareOptions {
   // Largest allowed |a-b| of a number: image and video samples in units where integer formats
@@ -69,4 +69,4 @@ struct CompareResult {
 // when two files are of different kinds, or when an option is negative or not a number.
 CompareResult compare_paths(const std::string& a, const std::string& b, const CompareOptions& options = {});
 
-}  // namespace gp::io
+}  // namespace gp::tools
