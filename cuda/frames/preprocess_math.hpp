@@ -8,7 +8,7 @@
 #ifdef __CUDACC__
 #include <cuda_fp16.h>
 #endif
-#include "infer/half.hpp"  // float_to_half on the host
+#include "cuda/common/half.hpp"  // float_to_half on the host
 
 namespace gp::frames::math {
 
@@ -35,13 +35,13 @@ GP_HD ModelPixel preprocess_pixel(const FrameSource& f, const PreprocessParams& 
   return out;
 }
 
-// binary16 bits of v, round to nearest even (the hardware conversion and infer::float_to_half
+// binary16 bits of v, round to nearest even (the hardware conversion and gp::float_to_half
 // agree on every non-NaN value).
 GP_HD std::uint16_t half_bits(float v) {
 #ifdef __CUDA_ARCH__
   return __half_as_ushort(__float2half_rn(v));
 #else
-  return infer::float_to_half(v);
+  return gp::float_to_half(v);
 #endif
 }
 

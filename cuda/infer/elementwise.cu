@@ -7,7 +7,7 @@
 
 #include "cuda/infer/device_math.cuh"
 #include "cuda/infer/ops.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 
 namespace gp::infer::gpu {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "core/parallel_for.hpp"
 #include "infer/cpu_ops.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 
 namespace gp::infer::cpu {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "cuda/infer/ops.hpp"
 #include "infer/cuda_gemm.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 
 namespace gp::infer {
 

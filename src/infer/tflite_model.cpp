@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "gpuproc/infer/tflite_schema_generated.h"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 
 namespace gp::infer {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 #include "infer/tflite_model.hpp"
 
 namespace gp::infer {

@@ -8,7 +8,7 @@
 
 #include "cuda/frames/frame_math.hpp"
 #include "cuda/frames/preprocess.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 #include "support/test_frames.hpp"
 
 using namespace gp::frames;
@@ -159,7 +159,7 @@ TEST_CASE("preprocess: scale/offset, FP16 storage and batch items", "[segment_bo
   preprocess_cpu(f.frame(), p, f16.data(), 1, nullptr);
   for (std::size_t i = 0; i < 12 * 6 * 3; ++i) {
     CHECK(f16[i] == 0x7777);
-    CHECK(f16[12 * 6 * 3 + i] == gp::infer::float_to_half(f32[12 * 6 * 3 + i]));
+    CHECK(f16[12 * 6 * 3 + i] == gp::float_to_half(f32[12 * 6 * 3 + i]));
   }
 }
 

@@ -8,10 +8,12 @@
 #include <random>
 
 #include "infer/cpu_ops.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 #include "infer/op_geometry.hpp"
 
 using namespace gp::infer;
+using gp::float_to_half;
+using gp::half_to_float;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -24,9 +24,11 @@
 #include "cuda/infer/ops.hpp"
 #include "infer/cpu_ops.hpp"
 #include "infer/cuda_gemm.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 
 using namespace gp::infer;
+using gp::float_to_half;
+using gp::half_to_float;
 
 namespace {
 

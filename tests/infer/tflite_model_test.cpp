@@ -13,11 +13,13 @@
 #include <random>
 
 #include "gpuproc/infer/tflite_schema_generated.h"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 #include "infer/model_files.hpp"
 #include "infer/tflite_model.hpp"
 
 using namespace gp::infer;
+using gp::float_to_half;
+using gp::half_to_float;
 namespace tfl = gp::infer::tfl;
 using Catch::Matchers::Contains;
 

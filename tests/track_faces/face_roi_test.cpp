@@ -9,7 +9,7 @@
 
 #include "cuda/track_faces/face_roi.hpp"
 #include "cuda/track_faces/roi_warp.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 #include "support/test_frames.hpp"
 #include "track_faces/roi_test_scene.hpp"
 
@@ -219,7 +219,7 @@ TEST_CASE("warp_rois_cpu: several ROIs in one call, replicate border, f16, scale
   warp_rois_cpu(f.frame(), rois.data(), 3, p, half.data());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const float expect = all[i] * 2.0f - 1.0f;
-    REQUIRE(gp::infer::half_to_float(half[i]) == Approx(expect).margin(std::fabs(expect) / 2048 + 1e-6));
+    REQUIRE(gp::half_to_float(half[i]) == Approx(expect).margin(std::fabs(expect) / 2048 + 1e-6));
   }
 
   // Checks: bad ROI, bad size, missing tensor; zero ROIs is fine.

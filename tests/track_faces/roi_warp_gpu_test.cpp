@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cuda/track_faces/roi_warp.hpp"
-#include "infer/half.hpp"
+#include "cuda/common/half.hpp"
 #include "support/device_frames.hpp"
 #include "support/test_frames.hpp"
 #include "track_faces/roi_test_scene.hpp"
@@ -71,7 +71,7 @@ std::size_t count_mismatches(const std::vector<std::uint8_t>& cpu, const std::ve
     const auto* a = reinterpret_cast<const std::uint16_t*>(cpu.data());
     const auto* b = reinterpret_cast<const std::uint16_t*>(gpu.data());
     for (std::size_t i = 0; i < cpu.size() / 2; ++i) {
-      const float fa = gp::infer::half_to_float(a[i]), fb = gp::infer::half_to_float(b[i]);
+      const float fa = gp::half_to_float(a[i]), fb = gp::half_to_float(b[i]);
       const double ulp = std::max(std::fabs(double(fa)), std::fabs(double(fb))) / 1024.0 + 6e-8;  // 1 ulp
       const double d = std::fabs(double(fa) - double(fb));
       if (!(d <= ulp)) ++bad;

@@ -6,17 +6,13 @@
 #include <cstdint>
 #include <cstring>
 
-#ifdef __CUDACC__
-#define GP_HALF_HD __host__ __device__
-#else
-#define GP_HALF_HD
-#endif
+#include "cuda/common/host_device.hpp"  // GP_HD
 
-namespace gp::infer {
+namespace gp {
 
 // Every half value has an exact float: zeros and subnormals (mantissa * 2^-24), normals,
 // infinities, and NaNs (payload kept in the top mantissa bits, quiet bit as stored).
-inline GP_HALF_HD float half_to_float(std::uint16_t h) {
+GP_HD float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t exponent = (h >> 10) & 0x1fu;
   std::uint32_t mantissa = h & 0x3ffu;
@@ -77,4 +73,4 @@ inline std::uint16_t float_to_half(float f) {
   return static_cast<std::uint16_t>(sign | result);
 }
 
-}  // namespace gp::infer
+}  // namespace gp
