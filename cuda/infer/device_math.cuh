@@ -13,8 +13,8 @@
 
 #include "core/error.hpp"
 #include "cuda/common/cuda_check.hpp"
-#include "infer/op_geometry.hpp"
-#include "infer/tflite_model.hpp"
+#include "cuda/infer/op_geometry.hpp"
+#include "cuda/infer/op_options.hpp"
 
 namespace gp::infer::gpu::detail {
 

@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "infer/op_geometry.hpp"
-#include "infer/tflite_model.hpp"
+#include "cuda/infer/op_geometry.hpp"
+#include "cuda/infer/op_options.hpp"
 
 namespace gp::infer::gpu {
 

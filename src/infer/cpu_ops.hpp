@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "infer/op_geometry.hpp"
+#include "cuda/infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
 
 namespace gp::infer::cpu {

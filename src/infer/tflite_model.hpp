@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "cuda/infer/op_geometry.hpp"  // Shape, the operators' options, shape_string
 #include "infer/tflite_ops.hpp"
 
 namespace gp::infer {
@@ -63,53 +64,6 @@ struct Tensor {
   std::int64_t element_count() const;  // product of the shape (1 for a scalar)
 };
 
-enum class Padding { same, valid };
-enum class Activation { none, relu, relu_n1_to_1, relu6, tanh, sign_bit };
-const char* padding_name(Padding padding);
-const char* activation_name(Activation activation);
-
-struct Conv2DOptions {
-  Padding padding = Padding::same;
-  int stride_w = 1, stride_h = 1;
-  int dilation_w = 1, dilation_h = 1;
-  Activation activation = Activation::none;
-};
-struct DepthwiseConv2DOptions {
-  Padding padding = Padding::same;
-  int stride_w = 1, stride_h = 1;
-  int dilation_w = 1, dilation_h = 1;
-  int depth_multiplier = 1;  // redundant in current TFLite (output channels / input channels)
-  Activation activation = Activation::none;
-};
-struct Pool2DOptions {  // AVERAGE_POOL_2D, MAX_POOL_2D
-  Padding padding = Padding::same;
-  int stride_w = 1, stride_h = 1;
-  int filter_w = 1, filter_h = 1;
-  Activation activation = Activation::none;
-};
-struct ActivationOptions {  // ADD, SUB, MUL
-  Activation activation = Activation::none;
-};
-struct ConcatenationOptions {
-  int axis = 0;  // may be negative (counted from the last dimension)
-  Activation activation = Activation::none;
-};
-struct ResizeBilinearOptions {
-  bool align_corners = false;
-  bool half_pixel_centers = false;
-};
-struct ReshapeOptions {  // the target shape may instead come from the second input
-  std::vector<int> new_shape;
-};
-struct ReducerOptions {  // MEAN
-  bool keep_dims = false;
-};
-// MediaPipe's Convolution2DTransposeBias: custom options are TFLite's TfLiteTransposeConvParams
-// as raw little-endian int32s {padding (1 same, 2 valid), stride_width, stride_height}.
-struct TransposeConvBiasOptions {
-  Padding padding = Padding::same;
-  int stride_w = 1, stride_h = 1;
-};
 using OperatorOptions =
     std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions, Pool2DOptions,
                  ActivationOptions, ConcatenationOptions, ResizeBilinearOptions, ReshapeOptions,
@@ -192,7 +146,6 @@ std::vector<float> constant_floats(const Model& model, const Tensor& tensor);
 std::vector<std::int32_t> constant_ints(const Model& model, const Tensor& tensor);
 
 // "1x256x256x3" ("scalar" for rank 0).
-std::string shape_string(const std::vector<int>& shape);
 // A readable summary: source, description, inputs/outputs with shapes and types, operator
 // counts; with per_operator, one line per operator (inputs, outputs, options).
 std::string describe(const Model& model, bool per_operator = false);

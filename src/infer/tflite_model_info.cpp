@@ -58,20 +58,6 @@ std::size_t element_size(TensorType type) {
   return 0;
 }
 
-const char* padding_name(Padding padding) { return padding == Padding::same ? "SAME" : "VALID"; }
-
-const char* activation_name(Activation activation) {
-  switch (activation) {
-    case Activation::none: return "NONE";
-    case Activation::relu: return "RELU";
-    case Activation::relu_n1_to_1: return "RELU_N1_TO_1";
-    case Activation::relu6: return "RELU6";
-    case Activation::tanh: return "TANH";
-    case Activation::sign_bit: return "SIGN_BIT";
-  }
-  return "?";
-}
-
 OperatorNameSet operator_names(const Model& model) {
   OperatorNameSet names;
   for (const Operator& op : model.operators()) names.insert(op.name());
@@ -138,13 +124,6 @@ std::vector<std::int32_t> constant_ints(const Model& model, const Tensor& tensor
   std::vector<std::int32_t> out(static_cast<std::size_t>(tensor.element_count()));
   std::memcpy(out.data(), tensor.data, out.size() * sizeof(std::int32_t));
   return out;
-}
-
-std::string shape_string(const std::vector<int>& shape) {
-  if (shape.empty()) return "scalar";
-  std::string s;
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s;
 }
 
 namespace {

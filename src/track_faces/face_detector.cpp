@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "infer/cpu_engine.hpp"
-#include "infer/op_geometry.hpp"
+#include "cuda/infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
 #include "track_faces/anchors.hpp"
 

@@ -9,7 +9,7 @@
 #include "cuda/track_faces/roi_warp.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
-#include "infer/op_geometry.hpp"
+#include "cuda/infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
 #include "frames/frame_packing.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "infer/cpu_ops.hpp"
 #include "cuda/common/half.hpp"
-#include "infer/op_geometry.hpp"
+#include "cuda/infer/op_geometry.hpp"
 
 using namespace gp::infer;
 using gp::float_to_half;

@@ -10,7 +10,7 @@
 #include <iterator>
 
 #include "infer/graph_plan.hpp"
-#include "infer/op_geometry.hpp"
+#include "cuda/infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
 #include "support/test_data.hpp"
 

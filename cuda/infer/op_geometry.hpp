@@ -1,18 +1,22 @@
 #pragma once
 // Output shapes and padding of the operators the engine runs, computed as TFLite computes them
 // (kernels/padding.h, the kernels' Prepare functions, MediaPipe's transpose_conv_bias.cc).
-// Backend-neutral: the CPU reference and the CUDA backend size their outputs with these.
+// Backend-neutral: the CPU reference and the CUDA backend size their outputs with these (written
+// once, beside the kernels; plain C++ built into gpuproc_infer_geometry).
 // Shape errors throw gp::Error; the engine adds the model and operator to the message.
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "infer/tflite_model.hpp"
+#include "cuda/infer/op_options.hpp"
 
 namespace gp::infer {
 
 using Shape = std::vector<int>;
 
 std::int64_t element_count(const Shape& shape);
+// "1x256x256x3", "scalar" for rank 0.
+std::string shape_string(const Shape& shape);
 
 // A rank-4 NHWC shape (also used for OHWI filters: n = output channels, c = input channels).
 struct Nhwc {

@@ -1,4 +1,4 @@
-#include "infer/op_geometry.hpp"
+#include "cuda/infer/op_geometry.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,30 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/error.hpp"
+
 namespace gp::infer {
+
+std::string shape_string(const Shape& shape) {
+  if (shape.empty()) return "scalar";
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+const char* padding_name(Padding padding) { return padding == Padding::same ? "SAME" : "VALID"; }
+
+const char* activation_name(Activation activation) {
+  switch (activation) {
+    case Activation::none: return "NONE";
+    case Activation::relu: return "RELU";
+    case Activation::relu_n1_to_1: return "RELU_N1_TO_1";
+    case Activation::relu6: return "RELU6";
+    case Activation::tanh: return "TANH";
+    case Activation::sign_bit: return "SIGN_BIT";
+  }
+  return "?";
+}
 
 std::int64_t element_count(const Shape& shape) {
   std::int64_t count = 1;
