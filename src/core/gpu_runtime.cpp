@@ -1,7 +1,5 @@
 #include "core/gpu_runtime.hpp"
 
-#include "core/parallel_for.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,14 +12,12 @@
 #include <tuple>
 #include <limits>
 
-#include "core/parallel_for.hpp"
+#include "core/text.hpp"
 #include "core/trace.hpp"
 #include "cuda/common/cuda_check.hpp"
 
 namespace gp {
 namespace {
-
-std::string mib(std::size_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
 
 void update_peak(std::atomic<std::size_t>& peak, std::size_t value) {
   std::size_t seen = peak.load();
@@ -30,193 +26,6 @@ void update_peak(std::atomic<std::size_t>& peak, std::size_t value) {
 }
 
 }  // namespace
-
-// ---- device choice --------------------------------------------------------------------------
-
-DeviceChoice DeviceChoice::parse(const std::string& text) {
-  DeviceChoice c;
-  if (text == "auto" || text.empty()) return c;
-  if (text == "cpu") {
-    c.kind = Kind::cpu;
-    return c;
-  }
-  if (text == "cuda" || text == "gpu") {
-    c.kind = Kind::cuda;
-    return c;
-  }
-  if (text.rfind("cuda:", 0) == 0) {
-    const std::string n = text.substr(5);
-    char* end = nullptr;
-    long v = std::strtol(n.c_str(), &end, 10);
-    if (!n.empty() && end && *end == '\0' && v >= 0 && v < 1024) {
-      c.kind = Kind::cuda;
-      c.index = int(v);
-      return c;
-    }
-  }
-  throw UsageError("--device: expected auto, cpu or cuda:N, got \"" + text + "\"");
-}
-
-std::string DeviceChoice::str() const {
-  switch (kind) {
-    case Kind::automatic: return "auto";
-    case Kind::cpu: return "cpu";
-    case Kind::cuda: return "cuda:" + std::to_string(index);
-  }
-  return "auto";
-}
-
-DeviceSelection DeviceSelection::parse(const std::string& text) {
-  auto bad = [&] {
-    return UsageError("--device: expected auto, cpu, cuda:N, a list of GPUs such as cuda:0,1, or all, got \"" + text + "\"");
-  };
-  DeviceSelection selection;
-  if (text == "all" || text == "cuda:all") {
-    selection.all_gpus = true;
-    return selection;
-  }
-  if (text.find(',') == std::string::npos) {
-    try {
-      selection.devices.push_back(DeviceChoice::parse(text));
-    } catch (const UsageError&) {
-      throw bad();
-    }
-    return selection;
-  }
-  // A list: "cuda:" then indices, each bare or as cuda:N ("cuda:0,1", "cuda:0,cuda:1").
-  if (text.rfind("cuda:", 0) != 0) throw bad();
-  const std::string list = text.substr(5);
-  for (std::size_t begin = 0;;) {
-    const std::size_t comma = list.find(',', begin);
-    std::string entry = list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-    if (entry.rfind("cuda:", 0) != 0) entry = "cuda:" + entry;
-    try {
-      selection.devices.push_back(DeviceChoice::parse(entry));  // "cuda:" alone (an empty entry) fails
-    } catch (const UsageError&) {
-      throw bad();
-    }
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
-  return selection;
-}
-
-std::vector<DeviceChoice> DeviceSelection::resolve(int gpu_count) const {
-  if (!all_gpus) return devices;
-  if (gpu_count <= 0) throw GpuError("--device all: no CUDA device (no GPU or no driver; use --device cpu)");
-  std::vector<DeviceChoice> out;
-  for (int i = 0; i < gpu_count; ++i) {
-    DeviceChoice gpu;
-    gpu.kind = DeviceChoice::Kind::cuda;
-    gpu.index = i;
-    out.push_back(gpu);
-  }
-  return out;
-}
-
-int cuda_device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no driver" error so later queries start clean
-    return 0;
-  }
-  return n;
-}
-
-std::vector<GpuInfo> list_gpus() {
-  std::vector<GpuInfo> gpus;
-  int count = cuda_device_count();
-  int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  for (int i = 0; i < count; ++i) {
-    cudaDeviceProp prop{};
-    GP_CUDA_CHECK(cudaGetDeviceProperties(&prop, i), "query GPU " + std::to_string(i));
-    GpuInfo g;
-    g.index = i;
-    g.name = prop.name;
-    g.cc_major = prop.major;
-    g.cc_minor = prop.minor;
-    g.sm_count = prop.multiProcessorCount;
-    g.total_bytes = prop.totalGlobalMem;
-    g.driver_version = driver;
-    g.runtime_version = runtime;
-    int previous = 0;
-    cudaGetDevice(&previous);
-    if (cudaSetDevice(i) == cudaSuccess) {
-      std::size_t free_b = 0, total_b = 0;
-      if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) g.free_bytes = free_b;
-      cudaSetDevice(previous);
-    }
-    gpus.push_back(g);
-  }
-  return gpus;
-}
-
-// ---- stream and event -----------------------------------------------------------------------
-
-Stream::Stream(int device) {
-  GP_CUDA_CHECK(cudaSetDevice(device), "select GPU " + std::to_string(device));
-  GP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "create stream");
-}
-
-Stream::~Stream() {
-  if (stream_) cudaStreamDestroy(stream_);
-}
-
-Stream::Stream(Stream&& o) noexcept : stream_(o.stream_) { o.stream_ = nullptr; }
-
-Stream& Stream::operator=(Stream&& o) noexcept {
-  if (this != &o) {
-    if (stream_) cudaStreamDestroy(stream_);
-    stream_ = o.stream_;
-    o.stream_ = nullptr;
-  }
-  return *this;
-}
-
-void Stream::synchronize(const std::string& context) const {
-  if (stream_) GP_CUDA_CHECK(cudaStreamSynchronize(stream_), context.empty() ? "stream synchronize" : context);
-}
-
-void Stream::copy_to_device(void* dst, const void* src, std::size_t bytes) const {
-  GP_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "upload " + mib(bytes));
-}
-
-void Stream::copy_to_host(void* dst, const void* src, std::size_t bytes) const {
-  GP_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "download " + mib(bytes));
-}
-
-void Stream::copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                     std::size_t row_bytes, std::size_t rows) const {
-  GP_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDefault, stream_),
-                fmt::format("2-D copy of {} rows x {} bytes", rows, row_bytes));
-}
-
-void Stream::memset(void* dst, int value, std::size_t bytes) const {
-  GP_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_), "memset " + mib(bytes));
-}
-
-Event::Event() { GP_CUDA_CHECK(cudaEventCreate(&event_), "create event"); }
-Event::~Event() {
-  if (event_) cudaEventDestroy(event_);
-}
-Event::Event(Event&& o) noexcept : event_(o.event_) { o.event_ = nullptr; }
-Event& Event::operator=(Event&& o) noexcept {
-  if (this != &o) {
-    if (event_) cudaEventDestroy(event_);
-    event_ = o.event_;
-    o.event_ = nullptr;
-  }
-  return *this;
-}
-void Event::record(const Stream& s) { GP_CUDA_CHECK(cudaEventRecord(event_, s.get()), "record event"); }
-void Event::synchronize() const { GP_CUDA_CHECK(cudaEventSynchronize(event_), "event synchronize"); }
-float Event::elapsed_ms_since(const Event& start) const {
-  float ms = 0;
-  GP_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_), "event elapsed time");
-  return ms;
-}
 
 // ---- buffers --------------------------------------------------------------------------------
 
@@ -393,8 +202,8 @@ DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, cons
   if (options_.gpu_memory_limit && in_use > options_.gpu_memory_limit) {
     device_in_use_ -= bytes;
     throw GpuOutOfMemory(fmt::format("GPU memory limit reached allocating {} for {} ({} in use of --gpu-memory-limit {})",
-                                     mib(bytes), what.empty() ? "a buffer" : what, mib(in_use - bytes),
-                                     mib(options_.gpu_memory_limit)),
+                                     mib_text(bytes), what.empty() ? "a buffer" : what, mib_text(in_use - bytes),
+                                     mib_text(options_.gpu_memory_limit)),
                          bytes);
   }
   void* ptr = nullptr;
@@ -403,8 +212,8 @@ DeviceBuffer Runtime::device_alloc(std::size_t bytes, const Stream& stream, cons
     device_in_use_ -= bytes;
     cudaGetLastError();
     if (err == cudaErrorMemoryAllocation)
-      throw GpuOutOfMemory(fmt::format("out of GPU memory allocating {} for {} ({} in use by this job)", mib(bytes),
-                                       what.empty() ? "a buffer" : what, mib(in_use - bytes)),
+      throw GpuOutOfMemory(fmt::format("out of GPU memory allocating {} for {} ({} in use by this job)", mib_text(bytes),
+                                       what.empty() ? "a buffer" : what, mib_text(in_use - bytes)),
                            bytes);
     throw_cuda_error(err, "cudaMallocFromPoolAsync", __FILE__, __LINE__, what);
   }
@@ -441,11 +250,11 @@ PinnedBuffer Runtime::pinned_alloc(std::size_t bytes) {
       if (err != cudaSuccess) {
         cudaGetLastError();
         b.ptr_ = nullptr;
-        throw GpuError(fmt::format("could not allocate {} of pinned host memory: {}", mib(bytes), cudaGetErrorString(err)));
+        throw GpuError(fmt::format("could not allocate {} of pinned host memory: {}", mib_text(bytes), cudaGetErrorString(err)));
       }
     } else {
       b.ptr_ = std::malloc(bytes ? bytes : 1);
-      if (!b.ptr_) throw Error(fmt::format("out of host memory allocating {}", mib(bytes)));
+      if (!b.ptr_) throw Error(fmt::format("out of host memory allocating {}", mib_text(bytes)));
     }
   }
   std::lock_guard<std::mutex> lock(pinned_mutex_);
@@ -464,85 +273,6 @@ void Runtime::pinned_release(void* ptr, std::size_t capacity) {
   } else {
     std::free(ptr);
   }
-}
-
-namespace {
-
-// Host copies into and out of the pinned chunks, on several cores for large chunks: one core
-// copies (and faults in fresh pages) at a few GB/s, well below what the DMA engine moves.
-void copy_host(void* dst, const void* src, std::size_t bytes) {
-  constexpr long piece = long(4) << 20;
-  parallel_for((long(bytes) + piece - 1) / piece, [&](long p0, long p1) {
-    const std::size_t begin = std::size_t(p0) * piece, end = std::min(bytes, std::size_t(p1) * piece);
-    std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin, end - begin);
-  }, 1);
-}
-
-}  // namespace
-
-StagingBuffer::StagingBuffer(Runtime& runtime, std::size_t chunk_bytes) : runtime_(&runtime), chunk_(chunk_bytes) {
-  for (int k = 0; k < 2; ++k) {
-    chunks_.push_back(runtime.pinned_alloc(chunk_bytes));
-    done_.emplace_back();
-  }
-}
-
-void StagingBuffer::grow(std::size_t bytes) {
-  if (bytes <= chunk_) return;
-  for (int k = 0; k < 2; ++k) {
-    done_[k].synchronize();
-    chunks_[k] = runtime_->pinned_alloc(bytes);
-  }
-  chunk_ = bytes;
-}
-
-void StagingBuffer::upload(const Stream& stream, void* device_dst, const void* host_src, std::size_t bytes) {
-  const auto* src = static_cast<const unsigned char*>(host_src);
-  upload_from(stream, device_dst, bytes, 1,
-              [&](void* chunk, std::size_t at, std::size_t n) { copy_host(chunk, src + at, n); });
-}
-
-void StagingBuffer::download(const Stream& stream, void* host_dst, const void* device_src, std::size_t bytes) {
-  auto* dst = static_cast<unsigned char*>(host_dst);
-  download_to(stream, device_src, bytes, 1,
-              [&](const void* chunk, std::size_t at, std::size_t n) { copy_host(dst + at, chunk, n); });
-}
-
-void StagingBuffer::upload_from(const Stream& stream, void* device_dst, std::size_t bytes, std::size_t unit,
-                                const Fill& fill) {
-  grow(unit);
-  const std::size_t chunk = chunk_for(std::max<std::size_t>(unit, 1));
-  auto* dst = static_cast<unsigned char*>(device_dst);
-  for (std::size_t at = 0, k = 0; at < bytes; at += chunk, ++k) {
-    const std::size_t n = std::min(chunk, bytes - at);
-    Event& free_again = done_[k % 2];
-    free_again.synchronize();  // this chunk's previous DMA has read it
-    fill(chunks_[k % 2].get(), at, n);
-    stream.copy_to_device(dst + at, chunks_[k % 2].get(), n);
-    free_again.record(stream);
-  }
-}
-
-void StagingBuffer::download_to(const Stream& stream, const void* device_src, std::size_t bytes, std::size_t unit,
-                                const Drain& drain) {
-  grow(unit);
-  const std::size_t chunk = chunk_for(std::max<std::size_t>(unit, 1));
-  const auto* src = static_cast<const unsigned char*>(device_src);
-  // Chunk k's DMA is queued before chunk k-1 is drained, so the two overlap.
-  std::size_t pending_at = 0, pending_n = 0, k = 0;
-  auto drain_slot = [&](std::size_t slot) {
-    done_[slot].synchronize();
-    drain(chunks_[slot].get(), pending_at, pending_n);
-  };
-  for (std::size_t at = 0; at < bytes; at += chunk, ++k) {
-    const std::size_t n = std::min(chunk, bytes - at);
-    done_[k % 2].synchronize();  // not still being filled for an earlier chunk
-    stream.copy_to_host(chunks_[k % 2].get(), src + at, n);
-    done_[k % 2].record(stream);
-    if (k > 0) drain_slot((k - 1) % 2);
-    pending_at = at, pending_n = n;
-  }
-  if (k > 0) drain_slot((k - 1) % 2);
 }
 
 MemoryStats Runtime::memory_stats() const {
@@ -578,67 +308,6 @@ std::size_t Runtime::device_bytes_available() {
   if (options_.gpu_memory_limit)
     available = std::min(available, options_.gpu_memory_limit - std::min(options_.gpu_memory_limit, m.device_in_use));
   return available;
-}
-
-// ---- CUDA graph -----------------------------------------------------------------------------
-
-CudaGraph::~CudaGraph() { reset(); }
-
-CudaGraph::CudaGraph(CudaGraph&& o) noexcept { *this = std::move(o); }
-
-CudaGraph& CudaGraph::operator=(CudaGraph&& o) noexcept {
-  if (this != &o) {
-    reset();
-    graph_ = o.graph_;
-    exec_ = o.exec_;
-    nodes_ = o.nodes_;
-    what_ = std::move(o.what_);
-    o.graph_ = nullptr;
-    o.exec_ = nullptr;
-    o.nodes_ = 0;
-  }
-  return *this;
-}
-
-void CudaGraph::reset() noexcept {
-  if (exec_) cudaGraphExecDestroy(exec_);
-  if (graph_) cudaGraphDestroy(graph_);
-  exec_ = nullptr;
-  graph_ = nullptr;
-  nodes_ = 0;
-}
-
-CudaGraph CudaGraph::capture(const Stream& stream, const std::function<void()>& enqueue, const std::string& what) {
-  if (!stream) throw GpuError("CUDA graph capture of " + what + " needs a GPU stream");
-  GP_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "begin capture of " + what);
-  CudaGraph out;
-  out.what_ = what;
-  try {
-    enqueue();
-  } catch (...) {
-    // End the capture so the stream is usable again; the partial graph is discarded.
-    cudaGraph_t partial = nullptr;
-    cudaStreamEndCapture(stream.get(), &partial);
-    if (partial) cudaGraphDestroy(partial);
-    cudaGetLastError();  // an invalidated capture leaves its error behind
-    throw;
-  }
-  // A failed capture (an unsupported call invalidates it) leaves its error as the last error;
-  // cleared here so that the caller's next launch check does not report it again.
-  auto check = [&](cudaError_t err, const char* call, const std::string& context) {
-    if (err == cudaSuccess) return;
-    cudaGetLastError();
-    throw_cuda_error(err, call, __FILE__, __LINE__, context);
-  };
-  check(cudaStreamEndCapture(stream.get(), &out.graph_), "cudaStreamEndCapture", "end capture of " + what);
-  check(cudaGraphGetNodes(out.graph_, nullptr, &out.nodes_), "cudaGraphGetNodes", "count nodes of " + what);
-  check(cudaGraphInstantiate(&out.exec_, out.graph_, 0), "cudaGraphInstantiate", "instantiate graph of " + what);
-  return out;
-}
-
-void CudaGraph::launch(const Stream& stream) const {
-  if (!exec_) throw GpuError("launch of an empty CUDA graph");
-  GP_CUDA_CHECK(cudaGraphLaunch(exec_, stream.get()), "launch graph of " + what_);
 }
 
 }  // namespace gp

@@ -1,6 +1,8 @@
 #pragma once
-// The one place that talks to the CUDA memory and stream API. Stages get views and a Stream;
-// buffers come from pools owned here so allocation cost and VRAM use are tracked in one place.
+// The one place that talks to the CUDA memory and stream API (with its neighbours: device
+// choice in gpu_devices.hpp, streams and events in gpu_stream.hpp, staging in staging_buffer.hpp,
+// graphs in cuda_graph.hpp). Stages get views and a Stream; buffers come from pools owned here so
+// allocation cost and VRAM use are tracked in one place.
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -15,85 +17,12 @@
 
 #include "core/block_cache.hpp"
 #include "core/error.hpp"
+#include "core/gpu_devices.hpp"
+#include "core/gpu_stream.hpp"
 
 namespace gp {
 
 class Runtime;
-
-// What --device asked for: auto (GPU when present), cpu, or cuda:N.
-struct DeviceChoice {
-  enum class Kind { automatic, cpu, cuda } kind = Kind::automatic;
-  int index = 0;
-  static DeviceChoice parse(const std::string& text);  // throws UsageError
-  std::string str() const;
-};
-
-// --device of the batch subcommands: one DeviceChoice as above, or several GPUs whose compute
-// workers share the job's queue: "cuda:0,1" (cuda:N entries or bare indices after "cuda:"; an
-// index may repeat, which gives one GPU two runtimes, as the tests do), or "cuda:all" / "all"
-// (every GPU the driver lists). "auto" stays one GPU.
-struct DeviceSelection {
-  std::vector<DeviceChoice> devices;  // as written; empty only when all_gpus
-  bool all_gpus = false;
-  static DeviceSelection parse(const std::string& text);  // throws UsageError naming --device
-  // The devices to run on; all_gpus: cuda:0 .. cuda:gpu_count-1 (GpuError when there is none).
-  std::vector<DeviceChoice> resolve(int gpu_count) const;
-};
-
-struct GpuInfo {
-  int index = -1;
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  std::size_t total_bytes = 0, free_bytes = 0;
-  int driver_version = 0, runtime_version = 0;
-};
-
-// Number of usable CUDA devices (0 without a driver or GPU; never throws).
-int cuda_device_count();
-std::vector<GpuInfo> list_gpus();
-
-// RAII CUDA stream. Copies go through here so only the runtime calls the memory API.
-class Stream {
- public:
-  Stream() = default;  // null: CPU mode
-  explicit Stream(int device);
-  ~Stream();
-  Stream(Stream&& o) noexcept;
-  Stream& operator=(Stream&& o) noexcept;
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-
-  cudaStream_t get() const { return stream_; }
-  explicit operator bool() const { return stream_ != nullptr; }
-  void synchronize(const std::string& context = {}) const;
-  void copy_to_device(void* dst, const void* src, std::size_t bytes) const;
-  void copy_to_host(void* dst, const void* src, std::size_t bytes) const;
-  void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-               std::size_t row_bytes, std::size_t rows) const;  // any direction
-  void memset(void* dst, int value, std::size_t bytes) const;
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-// RAII CUDA event with timing.
-class Event {
- public:
-  Event();
-  ~Event();
-  Event(Event&& o) noexcept;
-  Event& operator=(Event&& o) noexcept;
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  void record(const Stream& s);
-  void synchronize() const;
-  float elapsed_ms_since(const Event& start) const;  // both recorded and complete
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
 
 // Device memory from the stream-ordered pool; freed on the stream it was allocated on.
 class DeviceBuffer {
@@ -142,35 +71,6 @@ class PinnedBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
   std::size_t capacity_ = 0;
-};
-
-// Copies between pageable host memory and the device through two pinned chunks: the CPU copies
-// one chunk while the DMA engine moves the other. Per-item buffers can then stay pageable, which
-// matters because pinning memory (cudaHostAlloc) costs about as much as decoding it. One per
-// stream; both calls return when the host side of the copy is done.
-class StagingBuffer {
- public:
-  StagingBuffer() = default;
-  StagingBuffer(Runtime& runtime, std::size_t chunk_bytes);
-  void upload(const Stream& stream, void* device_dst, const void* host_src, std::size_t bytes);
-  void download(const Stream& stream, void* host_dst, const void* device_src, std::size_t bytes);
-  // The same with the host side given by callbacks, for data that is not in host memory (a file):
-  // fill(chunk, offset, n) puts bytes [offset, offset + n) of the transfer into a pinned chunk;
-  // drain(chunk, offset, n) takes them out. Chunks hold whole multiples of `unit` bytes (a
-  // slice), at least one.
-  using Fill = std::function<void(void* chunk, std::size_t offset, std::size_t bytes)>;
-  using Drain = std::function<void(const void* chunk, std::size_t offset, std::size_t bytes)>;
-  void upload_from(const Stream& stream, void* device_dst, std::size_t bytes, std::size_t unit, const Fill& fill);
-  void download_to(const Stream& stream, const void* device_src, std::size_t bytes, std::size_t unit, const Drain& drain);
-
- private:
-  std::size_t chunk_for(std::size_t unit) const { return unit >= chunk_ ? unit : chunk_ / unit * unit; }
-  void grow(std::size_t bytes);  // chunks of at least `bytes`
-
-  Runtime* runtime_ = nullptr;
-  std::size_t chunk_ = 0;
-  std::vector<PinnedBuffer> chunks_;
-  std::vector<Event> done_;  // chunk k's DMA finished
 };
 
 struct MemoryStats {
@@ -241,39 +141,6 @@ class Runtime {
   mutable std::mutex pinned_mutex_;
   BlockCache pinned_free_;
   std::size_t pinned_in_use_ = 0, pinned_peak_ = 0;
-};
-
-// A CUDA graph captured from the work one Stream enqueues, instantiated once and launched as often
-// as needed (on any stream of the same device): kernel launch overhead then costs one launch per
-// call instead of one per kernel. The captured work keeps the pointers it was recorded with, so
-// whatever it reads and writes must stay where it was. Capture uses the thread-local mode, so
-// other threads may allocate while one thread captures. Errors are GpuError with context.
-class CudaGraph {
- public:
-  CudaGraph() = default;  // empty: nothing to launch
-  ~CudaGraph();
-  CudaGraph(CudaGraph&& o) noexcept;
-  CudaGraph& operator=(CudaGraph&& o) noexcept;
-  CudaGraph(const CudaGraph&) = delete;
-  CudaGraph& operator=(const CudaGraph&) = delete;
-
-  // Runs `enqueue` with `stream` in capture mode (it must only enqueue work on that stream:
-  // kernel launches, async copies, no synchronisation), then instantiates the graph. If enqueue
-  // throws, the capture is ended and discarded and the exception goes on; a capture CUDA
-  // invalidated or cannot instantiate throws GpuError. `stream` is usable again either way.
-  static CudaGraph capture(const Stream& stream, const std::function<void()>& enqueue, const std::string& what);
-
-  // Enqueues the whole graph on `stream`.
-  void launch(const Stream& stream) const;
-  explicit operator bool() const { return exec_ != nullptr; }
-  std::size_t node_count() const { return nodes_; }
-
- private:
-  void reset() noexcept;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
-  std::size_t nodes_ = 0;
-  std::string what_;
 };
 
 }  // namespace gp

@@ -48,4 +48,10 @@ std::string gib_text(std::uint64_t bytes) {
   return text;
 }
 
+std::string mib_text(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1ull << 20));
+  return text;
+}
+
 }  // namespace gp

@@ -36,7 +36,8 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 // that a user's 10 MB value cannot flood stderr.
 std::string clipped(const std::string& text, std::size_t limit = 60);
 
-// A size for a message, in GiB with one decimal: "4.0 GiB".
+// A size for a message, in GiB or MiB with one decimal: "4.0 GiB", "64.0 MiB".
 std::string gib_text(std::uint64_t bytes);
+std::string mib_text(std::uint64_t bytes);
 
 }  // namespace gp

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_graph.hpp"
 #include "core/gpu_runtime.hpp"
 #include "infer/graph_plan.hpp"
 #include "infer/tflite_model.hpp"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/staging_buffer.hpp"
 #include "cuda/pnm/binarize.hpp"
 #include "cuda/pnm/components.hpp"
 #include "cuda/pnm/count.hpp"

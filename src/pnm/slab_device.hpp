@@ -19,6 +19,7 @@
 
 #include "core/error.hpp"
 #include "core/gpu_runtime.hpp"
+#include "core/staging_buffer.hpp"
 #include "cuda/pnm/volume_view.hpp"
 #include "io/volume.hpp"
 #include "pnm/volume_store.hpp"

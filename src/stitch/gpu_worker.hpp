@@ -12,6 +12,7 @@
 
 #include "core/byte_buffer_pool.hpp"
 #include "core/gpu_runtime.hpp"
+#include "core/staging_buffer.hpp"
 #include "stitch/projector.hpp"
 #include "stitch/stitch_item.hpp"
 #include "stitch/stitch_settings.hpp"

@@ -1,5 +1,6 @@
 #include <vector>
 
+#include "core/staging_buffer.hpp"
 #include "tonemap/compute_backend.hpp"
 
 namespace gp::tonemap {
