@@ -61,6 +61,15 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   return std::uint64_t(value * scale);
 }
 
+InputSpec SettingsCommand::input_spec(const config::json& config) const {
+  InputSpec spec;
+  spec.patterns = config.at("inputs").get<std::vector<std::string>>();
+  spec.extensions = extensions_;
+  const config::json::json_pointer recursive("/input/recursive");
+  spec.recursive = config.contains(recursive) && config.at(recursive).get<bool>();
+  return spec;
+}
+
 config::json load_job_config(const BatchCommand& command, const CommonOptions& options) {
   const auto& schema = command.schema();
   config::json user = options.config_path.empty() ? config::json::object() : config::load_file(options.config_path);

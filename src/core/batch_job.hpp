@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,6 +131,30 @@ class BatchCommand {
                                                                 const std::vector<InputItem>& items) const = 0;
   // Processes ctx.items, calling ctx.finish_item once for each item it started.
   virtual BatchOutcome run(BatchContext& ctx) = 0;
+};
+
+// What every subcommand shares: its schema, its one-line summary, its settings reader run on the
+// config as the semantic check, and its inputs (the "inputs" patterns, folders read for the
+// accepted extensions, recursively when the schema's input.recursive says so). A subcommand adds
+// its planned outputs and its run, and overrides input_spec where its inputs are special.
+class SettingsCommand : public BatchCommand {
+ public:
+  template <class ReadSettings>
+  SettingsCommand(const config::Schema& schema, std::string summary, std::vector<std::string> extensions,
+                  ReadSettings read_settings)
+      : schema_(schema), summary_(std::move(summary)), extensions_(std::move(extensions)),
+        check_([read_settings](const config::json& config) { read_settings(config); }) {}
+
+  const config::Schema& schema() const override { return schema_; }
+  std::string summary() const override { return summary_; }
+  void check_config(const config::json& config) const override { check_(config); }
+  InputSpec input_spec(const config::json& config) const override;
+
+ private:
+  const config::Schema& schema_;
+  std::string summary_;
+  std::vector<std::string> extensions_;
+  std::function<void(const config::json&)> check_;
 };
 
 // Loads and validates the config (file + overrides). Throws UsageError.

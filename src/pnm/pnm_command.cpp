@@ -33,18 +33,18 @@ std::string output_folder(const Settings& s, const InputItem& item) {
   return s.naming.path(item, expand_template(s.name_template, vars), "/output/name");
 }
 
-class PnmCommand final : public BatchCommand {
+class PnmCommand final : public SettingsCommand {
  public:
-  const config::Schema& schema() const override { return pnm::schema(); }
-  std::string summary() const override {
-    return "micro-CT volume (DICOM, TIFF, NRRD, MetaImage, raw) -> pore regions (snow2 watershed) -> pore network files";
-  }
-  void check_config(const config::json& config) const override { read_settings(config); }
+  PnmCommand()
+      : SettingsCommand(pnm::schema(),
+                        "micro-CT volume (DICOM, TIFF, NRRD, MetaImage, raw) -> pore regions (snow2 watershed) -> pore "
+                        "network files",
+                        {".dcm", ".dicom", ".ima", ".tif", ".tiff", ".raw", ".vol", ".bin", ".nrrd", ".nhdr", ".mhd", ".mha"},
+                        read_settings) {}
 
+  // A folder is one volume (a DICOM series or a TIFF stack), unless all inputs together are one.
   InputSpec input_spec(const config::json& config) const override {
-    InputSpec spec;
-    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".dcm", ".dicom", ".ima", ".tif", ".tiff", ".raw", ".vol", ".bin", ".nrrd", ".nhdr", ".mhd", ".mha"};
+    InputSpec spec = SettingsCommand::input_spec(config);
     spec.folders_are_items = !config.at("input").at("one_volume").get<bool>();
     return spec;
   }

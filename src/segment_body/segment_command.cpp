@@ -48,22 +48,14 @@ FrameWants image_wants(const Settings& s) {
   return w;
 }
 
-class SegmentBodyCommand final : public BatchCommand {
+class SegmentBodyCommand final : public SettingsCommand {
  public:
-  const config::Schema& schema() const override { return segbody::schema(); }
-  std::string summary() const override {
-    return "images/video -> person masks (MediaPipe selfie segmentation), RGBA, background replacement";
-  }
-  void check_config(const config::json& config) const override { read_settings(config); }
-
-  InputSpec input_spec(const config::json& config) const override {
-    InputSpec spec;
-    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts",
-                       ".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp"};
-    spec.recursive = config.at("input").at("recursive").get<bool>();
-    return spec;
-  }
+  SegmentBodyCommand()
+      : SettingsCommand(segbody::schema(),
+                        "images/video -> person masks (MediaPipe selfie segmentation), RGBA, background replacement",
+                        {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".jpg", ".jpeg", ".png",
+                         ".tif", ".tiff", ".bmp", ".webp"},
+                        read_settings) {}
 
   std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
                                                         const std::vector<InputItem>& items) const override {

@@ -181,21 +181,12 @@ void set_size_hints(const Settings& s, const InputItem& input, GpuWorkerShared& 
   }
 }
 
-class StitchCommand final : public BatchCommand {
+class StitchCommand final : public SettingsCommand {
  public:
-  const config::Schema& schema() const override { return stitch::schema(); }
-  std::string summary() const override {
-    return "equirect panoramas -> perspective views / cubemaps; dual-fisheye or cubemap -> equirect";
-  }
-  void check_config(const config::json& config) const override { read_settings(config); }
-
-  InputSpec input_spec(const config::json& config) const override {
-    InputSpec spec;
-    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff"};
-    spec.recursive = config.at("input").at("recursive").get<bool>();
-    return spec;
-  }
+  StitchCommand()
+      : SettingsCommand(stitch::schema(),
+                        "equirect panoramas -> perspective views / cubemaps; dual-fisheye or cubemap -> equirect",
+                        {".jpg", ".jpeg", ".png", ".tif", ".tiff"}, read_settings) {}
 
   std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
                                                         const std::vector<InputItem>& items) const override {

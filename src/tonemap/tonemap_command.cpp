@@ -15,22 +15,11 @@
 namespace gp::tonemap {
 namespace {
 
-class TonemapCommand final : public BatchCommand {
+class TonemapCommand final : public SettingsCommand {
  public:
-  const config::Schema& schema() const override { return tonemap::schema(); }
-  std::string summary() const override {
-    return "OpenEXR/HDR -> tonemapped 8/16-bit images with MIP chains and thumbnails";
-  }
-
-  void check_config(const config::json& config) const override { read_settings(config); }
-
-  InputSpec input_spec(const config::json& config) const override {
-    InputSpec spec;
-    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".exr", ".hdr", ".tif", ".tiff", ".pfm"};
-    spec.recursive = config.at("input").at("recursive").get<bool>();
-    return spec;
-  }
+  TonemapCommand()
+      : SettingsCommand(tonemap::schema(), "OpenEXR/HDR -> tonemapped 8/16-bit images with MIP chains and thumbnails",
+                        {".exr", ".hdr", ".tif", ".tiff", ".pfm"}, read_settings) {}
 
   std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
                                                         const std::vector<InputItem>& items) const override {

@@ -29,20 +29,17 @@ namespace {
 
 constexpr int kMaxStepFrames = 64;  // the engines' largest batch: more cameras run in groups
 
-class TrackFacesCommand final : public BatchCommand {
+class TrackFacesCommand final : public SettingsCommand {
  public:
-  const config::Schema& schema() const override { return track::schema(); }
-  std::string summary() const override {
-    return "multi-camera video -> face boxes, landmarks and stable track IDs (MediaPipe BlazeFace + face mesh, ByteTrack)";
-  }
-  void check_config(const config::json& config) const override { read_settings(config); }
+  TrackFacesCommand()
+      : SettingsCommand(track::schema(),
+                        "multi-camera video -> face boxes, landmarks and stable track IDs (MediaPipe BlazeFace + face "
+                        "mesh, ByteTrack)",
+                        {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts"}, read_settings) {}
 
   InputSpec input_spec(const config::json& config) const override {
-    InputSpec spec;
-    spec.patterns = config.at("inputs").get<std::vector<std::string>>();
-    spec.extensions = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts"};
+    InputSpec spec = SettingsCommand::input_spec(config);
     spec.sequence_extensions = image_sequence_extensions();  // a folder of images is one camera
-    spec.recursive = config.at("input").at("recursive").get<bool>();
     return spec;
   }
 
