@@ -218,24 +218,10 @@ void merge_region_stats(RegionStats& into, const RegionStats& part) {
   if (into.regions.size() != part.regions.size())
     throw Error("merge_region_stats: region counts differ (" + std::to_string(into.regions.size()) + " and " +
                 std::to_string(part.regions.size()) + ")");
-  for (std::size_t i = 0; i < part.regions.size(); ++i) stats::combine(into.regions[i], part.regions[i]);
-  std::vector<ThroatStat> merged;
-  merged.reserve(into.throats.size() + part.throats.size());
-  auto before = [](const ThroatStat& l, const ThroatStat& r) { return l.a != r.a ? l.a < r.a : l.b < r.b; };
-  std::size_t i = 0, j = 0;
-  while (i < into.throats.size() || j < part.throats.size()) {
-    if (j == part.throats.size() || (i < into.throats.size() && before(into.throats[i], part.throats[j]))) {
-      merged.push_back(into.throats[i++]);
-    } else if (i == into.throats.size() || before(part.throats[j], into.throats[i])) {
-      merged.push_back(part.throats[j++]);
-    } else {
-      merged.push_back(into.throats[i++]);
-      stats::combine(merged.back().on_a, part.throats[j].on_a);
-      stats::combine(merged.back().on_b, part.throats[j].on_b);
-      ++j;
-    }
-  }
-  into.throats = std::move(merged);
+  std::vector<RegionStats> both;
+  both.push_back(std::move(into));
+  both.push_back(part);
+  into = merge_region_stats(std::move(both));
 }
 
 RegionStats merge_region_stats(std::vector<RegionStats>&& parts) {
