@@ -1,9 +1,11 @@
-// The watershed over Z-slabs (slab_stages.hpp). Between runs only each slab's boundary slices of
-// the flooding state (key and label) are kept, and, where they fit, every slab's mask and flooded
-// map on the device. A slab runs from its initial state with its neighbours' latest boundary
-// slices as a fixed halo. When a slab's first or last slice changes, the neighbour across it runs
-// again. Relaxation only ever lowers keys towards the unique fixed point of watershed.hpp, so the
-// order of the runs does not matter and the result equals the in-core one.
+// The watershed over Z-slabs (slab_stages.hpp). Between runs each slab's boundary slices of the
+// flooding state (key and label) are kept on the host, and, where they fit, every slab's mask and
+// flooded map on the device, and where those leave room, its whole flooding state too ("warm").
+// A slab runs from its initial state (or, warm, from its latest state) with its neighbours'
+// latest boundary slices as a fixed halo. When a slab's first or last slice changes, the neighbour
+// across it runs again. Relaxation only ever lowers keys towards the unique fixed point of
+// watershed.hpp, and a halo only ever lowers them too, so the order of the runs and the state a run
+// starts from do not matter and the result equals the in-core one.
 #include <algorithm>
 #include <condition_variable>
 #include <functional>
@@ -97,11 +99,34 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
   }
   const std::vector<SlabRange>& slabs = plan.slabs;
   const std::size_t n = slabs.size();
+  // With the inputs kept, each slab's flooding state (markers, key, label) stays on its GPU too
+  // when every GPU's slabs have room for theirs beside the inputs and one relaxation's scratch: a
+  // slab then reruns from its latest state with its neighbours' new boundary slices, a few passes
+  // (the halo only ever lowers keys, so the fixed point is the same), instead of flooding the whole
+  // slab again from the initial state.
+  const double kept_state_bytes = 4 + 8 + 4, relax_scratch_bytes = 1;
+  bool warm = cached;
+  for (int g = 0; warm && g < device.gpus(); ++g) {
+    double held_voxels = 0, deepest = 0;
+    for (std::size_t k = plan.first_of_gpu[std::size_t(g)]; k < plan.first_of_gpu[std::size_t(g) + 1]; ++k) {
+      const double voxels = double(with_halo(plan.slabs[k], 1, nz).depth()) * double(plane);
+      held_voxels += voxels;
+      deepest = std::max(deepest, voxels);
+    }
+    warm = held_voxels * (input_bytes + kept_state_bytes) * 1.02 + deepest * (relax_scratch_bytes + smoothing_bytes) <=
+           double(device.budget_bytes());
+  }
   struct SlabInputs {
     VolumeView<std::uint8_t> mask;
     VolumeView<float> map;
   };
+  struct SlabState {  // warm: kept from run to run
+    VolumeView<std::uint32_t> markers, label;
+    VolumeView<std::uint64_t> key;
+    bool initialised = false;
+  };
   std::vector<SlabInputs> inputs(n);
+  std::vector<SlabState> states(n);
   if (cached)
     device.on_each_gpu([&](int g) {
       SlabLane& lane = device.lane(0, g);
@@ -110,6 +135,10 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
         const SlabRange held = with_halo(slabs[s], 1, nz);
         inputs[s] = {holder.allocate<std::uint8_t>(held, "segment-pnm mask slab (kept)"),
                      holder.allocate<float>(held, "segment-pnm flooded map slab (kept)")};
+        if (warm)
+          states[s] = {holder.allocate<std::uint32_t>(held, "segment-pnm markers slab (kept)"),
+                       holder.allocate<std::uint32_t>(held, "segment-pnm labels slab (kept)"),
+                       holder.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab (kept)")};
       }
       holder.synchronize();  // allocated in the holder's stream order; filled on the lane's
       for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1]; ++s) {
@@ -149,11 +178,15 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
     std::optional<ScopedStage> span(std::in_place, "watershed.init");
     const auto m = cached ? inputs[s].mask : lane.upload(mask, held, "segment-pnm mask slab");
     const auto d = cached ? inputs[s].map : flooded.upload(lane, held, "segment-pnm flooded map slab");
-    const auto mk = lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
-    place_slab_markers(lane, markers, held, mk, plane);
-    const auto key = lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
-    const auto label = lane.allocate<std::uint32_t>(held, "segment-pnm labels slab");
-    watershed_init_gpu(m, d, mk, key, label, lane.stream());
+    SlabState& state = states[s];
+    const auto mk = warm ? state.markers : lane.allocate<std::uint32_t>(held, "segment-pnm markers slab");
+    const auto key = warm ? state.key : lane.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab");
+    const auto label = warm ? state.label : lane.allocate<std::uint32_t>(held, "segment-pnm labels slab");
+    if (!state.initialised) {
+      place_slab_markers(lane, markers, held, mk, plane);
+      watershed_init_gpu(m, d, mk, key, label, lane.stream());
+      state.initialised = warm;
+    }
     // Before its first run a slab's boundary is its initial state (what init gives a neighbour's
     // halo too).
     auto initial_first = own_first, initial_last = own_last;
