@@ -62,20 +62,17 @@ class ValueSlabs {
     SlabPlan single = device.plan(4 + 1, 0, false);
     const std::size_t plane = values.dims().slice_voxels();
     for (int g = 0; g < device.gpus(); ++g) {
-      double kept = 0, deepest = 0;
-      for (std::size_t k = single.first_of_gpu[std::size_t(g)]; k < single.first_of_gpu[std::size_t(g) + 1]; ++k) {
-        kept += 4.0 * double(single.slabs[k].depth()) * double(plane);
-        deepest = std::max(deepest, double(single.slabs[k].depth()) * double(plane));
-      }
+      const SlabPlan::HeldVoxels held = single.held_voxels(g, 0, values.dims().nz, plane);
       // Beside the kept values: a mask slab and the count's scratch.
-      if (kept * 1.02 + 2 * deepest > double(device.budget_bytes())) return;
+      if (4.0 * held.total * 1.02 + 2 * held.deepest > double(device.budget_bytes())) return;
     }
     plan_ = std::move(single);
     kept_.resize(plan_.slabs.size());
     filled_.assign(plan_.slabs.size(), 0);
     device.on_each_gpu([&](int g) {
       SlabLane& holder = device.lane(1, g);
-      for (std::size_t k = plan_.first_of_gpu[std::size_t(g)]; k < plan_.first_of_gpu[std::size_t(g) + 1]; ++k)
+      const SlabPlan::Indices own = plan_.slabs_of(g);
+      for (std::size_t k = own.begin; k < own.end; ++k)
         kept_[k] = holder.allocate<float>(plan_.slabs[k], "segment-pnm volume slab (kept)");
       holder.synchronize();  // allocated in the holder's stream order; filled on the first lane's
     });

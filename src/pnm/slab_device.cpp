@@ -11,6 +11,17 @@ SlabRange with_halo(SlabRange r, int halo, int nz) {
   return {std::max(0, r.begin - halo), std::min(nz, r.end + halo), r.index};
 }
 
+SlabPlan::HeldVoxels SlabPlan::held_voxels(int gpu, int halo, int nz, std::size_t plane) const {
+  HeldVoxels held;
+  const Indices own = slabs_of(gpu);
+  for (std::size_t k = own.begin; k < own.end; ++k) {
+    const double voxels = double(with_halo(slabs[k], halo, nz).depth()) * double(plane);
+    held.total += voxels;
+    held.deepest = std::max(held.deepest, voxels);
+  }
+  return held;
+}
+
 SlabLane::SlabLane(Runtime& runtime, const io::Dims3& dims, const std::string& stage)
     : runtime_(runtime), dims_(dims), stage_(stage), stream_(runtime.make_stream()),
       staging_(runtime, std::size_t(64) << 20) {}

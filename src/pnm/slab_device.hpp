@@ -41,6 +41,17 @@ struct SlabPlan {
   std::vector<SlabRange> slabs;
   int in_flight = 1;
   std::vector<std::size_t> first_of_gpu;
+
+  struct Indices {
+    std::size_t begin, end;  // slab indices [begin, end)
+  };
+  Indices slabs_of(int gpu) const { return {first_of_gpu[std::size_t(gpu)], first_of_gpu[std::size_t(gpu) + 1]}; }
+  // Voxels of GPU `gpu`'s slabs with `halo` slices each side (clipped to nz slices of `plane`
+  // voxels): all of them together, and the deepest one's (what budgets of kept slabs weigh).
+  struct HeldVoxels {
+    double total = 0, deepest = 0;
+  };
+  HeldVoxels held_voxels(int gpu, int halo, int nz, std::size_t plane) const;
 };
 
 // A stream with its staging buffer and the device buffers of the slab it works on.
@@ -185,7 +196,7 @@ class SlabDevice {
     using Prepared = decltype(prepare(lane(0), SlabRange{}));
     std::atomic<std::size_t> done{0};
     on_each_gpu([&](int g) {
-      const std::size_t first = plan.first_of_gpu[std::size_t(g)], last = plan.first_of_gpu[std::size_t(g) + 1];
+      const std::size_t first = plan.slabs_of(g).begin, last = plan.slabs_of(g).end;
       const std::size_t lanes = plan.in_flight > 1 ? 2 : 1;
       std::optional<Prepared> prepared[2];
       for (std::size_t k = first; k < last && !stop_; ++k) {

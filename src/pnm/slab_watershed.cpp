@@ -84,12 +84,8 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
     try {
       SlabPlan thinner = device.plan(std::max(state_bytes, smoothing_bytes), halo, false, cache_bytes);
       bool fits = thinner.slabs.size() <= plan.slabs.size() + std::size_t(device.gpus());
-      for (int g = 0; g < device.gpus(); ++g) {
-        double held_bytes = 0;
-        for (std::size_t k = thinner.first_of_gpu[std::size_t(g)]; k < thinner.first_of_gpu[std::size_t(g) + 1]; ++k)
-          held_bytes += input_bytes * double(with_halo(thinner.slabs[k], 1, nz).depth()) * double(plane);
-        fits = fits && held_bytes <= double(cache_bytes);
-      }
+      for (int g = 0; g < device.gpus(); ++g)
+        fits = fits && input_bytes * thinner.held_voxels(g, 1, nz, plane).total <= double(cache_bytes);
       if (fits) {
         plan = std::move(thinner);
         cached = true;
@@ -107,13 +103,9 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
   const double kept_state_bytes = 4 + 8 + 4, relax_scratch_bytes = 1;
   bool warm = cached;
   for (int g = 0; warm && g < device.gpus(); ++g) {
-    double held_voxels = 0, deepest = 0;
-    for (std::size_t k = plan.first_of_gpu[std::size_t(g)]; k < plan.first_of_gpu[std::size_t(g) + 1]; ++k) {
-      const double voxels = double(with_halo(plan.slabs[k], 1, nz).depth()) * double(plane);
-      held_voxels += voxels;
-      deepest = std::max(deepest, voxels);
-    }
-    warm = held_voxels * (input_bytes + kept_state_bytes) * 1.02 + deepest * (relax_scratch_bytes + smoothing_bytes) <=
+    const SlabPlan::HeldVoxels held = plan.held_voxels(g, 1, nz, plane);
+    warm = held.total * (input_bytes + kept_state_bytes) * 1.02 +
+               held.deepest * (relax_scratch_bytes + smoothing_bytes) <=
            double(device.budget_bytes());
   }
   struct SlabInputs {
@@ -131,7 +123,8 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
     device.on_each_gpu([&](int g) {
       SlabLane& lane = device.lane(0, g);
       SlabLane& holder = device.lane(1, g);
-      for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1]; ++s) {
+      const SlabPlan::Indices own = plan.slabs_of(g);
+      for (std::size_t s = own.begin; s < own.end; ++s) {
         const SlabRange held = with_halo(slabs[s], 1, nz);
         inputs[s] = {holder.allocate<std::uint8_t>(held, "segment-pnm mask slab (kept)"),
                      holder.allocate<float>(held, "segment-pnm flooded map slab (kept)")};
@@ -141,7 +134,7 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
                        holder.allocate<std::uint64_t>(held, "segment-pnm flooding keys slab (kept)")};
       }
       holder.synchronize();  // allocated in the holder's stream order; filled on the lane's
-      for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1]; ++s) {
+      for (std::size_t s = own.begin; s < own.end; ++s) {
         lane.upload_into(mask, inputs[s].mask);
         flooded.fill(lane, inputs[s].map);
         lane.release();
@@ -221,7 +214,7 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
   // GPU g's slabs until no slab of any GPU waits or runs. Sweeps alternate direction so a basin
   // crossing many slabs propagates in few sweeps.
   auto relax = [&](int g) {
-    const std::size_t first = plan.first_of_gpu[std::size_t(g)], last = plan.first_of_gpu[std::size_t(g) + 1];
+    const std::size_t first = plan.slabs_of(g).begin, last = plan.slabs_of(g).end;
     auto own_pending = [&] {
       for (std::size_t s = first; s < last; ++s)
         if (pending[s]) return true;
@@ -266,7 +259,8 @@ int watershed_slabs(SlabDevice& device, const VolumeStore<std::uint8_t>& mask, c
     // ones (and the same boundaries: nothing becomes pending).
     guarded([&](int g) {
       std::unique_lock<std::mutex> lock(mutex);
-      for (std::size_t s = plan.first_of_gpu[std::size_t(g)]; s < plan.first_of_gpu[std::size_t(g) + 1] && !failed; ++s)
+      const SlabPlan::Indices own = plan.slabs_of(g);
+      for (std::size_t s = own.begin; s < own.end && !failed; ++s)
         if (!labels_current[s]) {
           running[s] = true;
           run(g, s, true, lock);
