@@ -111,12 +111,15 @@ float otsu_threshold(const HistogramCounts& counts, float lo, float hi) {
   // maximum. Splits with an empty class give NaN, which np.argmax would pick; they are skipped here
   // instead. A histogram of the data over its own range never has one (its first and last bins hold
   // the minimum and the maximum), so this only differs for hand-made histograms.
+  // numpy multiplies the two weights in int64, which wraps past about 6e9 voxels (a 2048^3 scan
+  // got a threshold above its solid phase); the product in double is the same correctly rounded
+  // number wherever int64 does not wrap, and right where it does.
   int best = 0;
   double best_value = -1;
   for (int i = 0; i < n - 1; ++i) {
-    const std::int64_t weights = std::int64_t(std::uint64_t(weight1[i]) * std::uint64_t(weight2[i + 1]));
+    const double weights = double(weight1[i]) * double(weight2[i + 1]);
     const double d = mean1[i] - mean2[i + 1];
-    const double v = double(weights) * (d * d);
+    const double v = weights * (d * d);
     if (v > best_value) {  // false for NaN
       best = i;
       best_value = v;

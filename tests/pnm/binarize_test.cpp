@@ -146,6 +146,23 @@ TEST_CASE("otsu_threshold of a bimodal volume agrees with the definition", "[pnm
   CHECK(t < 950.f);
 }
 
+TEST_CASE("otsu_threshold of a scan of billions of voxels: the class weights' product does not wrap", "[pnm][binarize]") {
+  // The bimodal histogram with every count times 2^20 (17 Gvoxel): scaling all counts by a power of
+  // two scales every between-class variance exactly, so the threshold is the same. numpy's int64
+  // product of the class weights wraps here (a 2048^3 benchmark scan got a threshold above its
+  // solid phase); ours must not.
+  const Dims d{32, 32, 16};
+  std::vector<float> v = gp::test::random_floats(d, 21, -1.f, 1.f);
+  const std::vector<float> pick = gp::test::random_floats(d, 22);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = (pick[i] < 0.4f ? -900.f : 1200.f) + 250.f * v[i];
+  const ValueRange range = value_range_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz));
+  const HistogramCounts counts = histogram_of(v, range.lo, range.hi);
+  HistogramCounts scaled = counts;
+  for (std::uint64_t& c : scaled) c <<= 20;
+  const float t = otsu_threshold(counts, range.lo, range.hi);
+  CHECK(otsu_threshold(scaled, range.lo, range.hi) == t);
+}
+
 TEST_CASE("threshold: pore = value <= t when pores are dark, value > t else; NaN is solid", "[pnm][binarize]") {
   const std::vector<float> v = {-1.f, 0.5f, 0.49999997f, 0.50000006f, 2.f, nan_value};
   std::vector<std::uint8_t> m(v.size());
