@@ -28,7 +28,7 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/pnm/markers_math.hpp"
 #include "cuda/pnm/slab_checks.hpp"
-#include "cuda/pnm/union_find.cuh"
+#include "cuda/labelling/union_find.cuh"
 
 namespace gp::pnm {
 namespace {
@@ -48,7 +48,7 @@ int bits_for(std::uint64_t max_value) {
 }
 
 // Union-find over list positions (union_find.cuh, in global memory).
-using namespace union_find;
+using namespace labelling::union_find;
 
 // First position in [lo, hi) of a sorted list whose entry is not below v.
 template <class T>

@@ -5,7 +5,7 @@
 #include "cuda/segment_body/islands.hpp"
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/pnm/components.hpp"
+#include "cuda/labelling/components.hpp"
 #include "cuda/segment_body/checks.hpp"
 #include "cuda/segment_body/islands_math.hpp"
 
@@ -16,9 +16,9 @@ constexpr int threads = 256;
 
 __global__ void __launch_bounds__(threads) count_kernel(const std::uint32_t* roots, std::size_t n, std::uint32_t* counts) {
   const std::size_t i = std::size_t(blockIdx.x) * threads + threadIdx.x;
-  const std::uint32_t r = i < n ? roots[i] : pnm::no_root;
-  const unsigned active = __ballot_sync(0xffffffffu, r != pnm::no_root);
-  if (r == pnm::no_root) return;
+  const std::uint32_t r = i < n ? roots[i] : labelling::no_root;
+  const unsigned active = __ballot_sync(0xffffffffu, r != labelling::no_root);
+  if (r == labelling::no_root) return;
   const unsigned peers = __match_any_sync(active, r);
   if (int(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&counts[r], std::uint32_t(__popc(peers)));
 }
@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(threads) flip_small_kernel(std::uint8_t* mask,
   const std::size_t i = std::size_t(blockIdx.x) * threads + threadIdx.x;
   if (i >= n) return;
   const std::uint32_t r = roots[i];
-  if (r != pnm::no_root && counts[r] < min_area) mask[i] = to;
+  if (r != labelling::no_root && counts[r] < min_area) mask[i] = to;
 }
 
 void remove_phase(const ImageView& mask, std::uint8_t phase, int min_area, const math::IslandScratch& s,
@@ -37,7 +37,7 @@ void remove_phase(const ImageView& mask, std::uint8_t phase, int min_area, const
   if (min_area <= 0) return;
   const std::size_t n = std::size_t(mask.width) * std::size_t(mask.height);
   const auto volume = math::mask_volume(mask);
-  pnm::component_roots_gpu(volume, phase, pnm::Connectivity::c26, pnm::whole_volume(s.roots, mask.width, mask.height, 1),
+  labelling::component_roots_gpu(volume, phase, Connectivity::c26, whole_volume(s.roots, mask.width, mask.height, 1),
                            stream);
   const std::string what = std::to_string(mask.width) + "x" + std::to_string(mask.height) + " mask";
   GP_CUDA_CHECK(cudaMemsetAsync(s.counts, 0, n * sizeof(std::uint32_t), stream), "island areas " + what);

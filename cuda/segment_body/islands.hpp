@@ -2,7 +2,7 @@
 // Small-island removal on a binary mask (0 / 255): 8-connected foreground components smaller than
 // min_foreground_area become background, then 8-connected background components (holes, and
 // background bays touching the edge) smaller than min_hole_area become foreground. 0 turns a step
-// off. Components come from segment-pnm's union-find labelling (cuda/pnm/components.hpp) run on a
+// off. Components come from the shared union-find labelling (cuda/labelling/components.hpp) run on a
 // one-slice volume, where 26-connectivity is 2-D 8-connectivity; its roots are canonical (smallest
 // pixel of the component), so GPU and CPU results are identical.
 #include <cuda_runtime_api.h>

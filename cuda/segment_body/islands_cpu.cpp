@@ -2,7 +2,7 @@
 // raster pass, flips by another.
 #include <algorithm>
 
-#include "cuda/pnm/components.hpp"
+#include "cuda/labelling/components.hpp"
 #include "cuda/segment_body/checks.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/islands_math.hpp"
@@ -18,15 +18,15 @@ namespace {
 void remove_phase(const ImageView& mask, std::uint8_t phase, int min_area, const math::IslandScratch& s) {
   if (min_area <= 0) return;
   const std::size_t n = std::size_t(mask.width) * std::size_t(mask.height);
-  pnm::component_roots_cpu(math::mask_volume(mask), phase, pnm::Connectivity::c26,
-                           pnm::whole_volume(s.roots, mask.width, mask.height, 1));
+  labelling::component_roots_cpu(math::mask_volume(mask), phase, Connectivity::c26,
+                           whole_volume(s.roots, mask.width, mask.height, 1));
   std::fill(s.counts, s.counts + n, 0u);
   for (std::size_t i = 0; i < n; ++i)
-    if (s.roots[i] != pnm::no_root) ++s.counts[s.roots[i]];
+    if (s.roots[i] != labelling::no_root) ++s.counts[s.roots[i]];
   auto* m = static_cast<std::uint8_t*>(mask.data);
   const std::uint8_t to = phase == math::foreground ? math::background : math::foreground;
   for (std::size_t i = 0; i < n; ++i)
-    if (s.roots[i] != pnm::no_root && s.counts[s.roots[i]] < std::uint32_t(min_area)) m[i] = to;
+    if (s.roots[i] != labelling::no_root && s.counts[s.roots[i]] < std::uint32_t(min_area)) m[i] = to;
 }
 
 }  // namespace

@@ -4,18 +4,18 @@
 #include <cstdint>
 
 #include "core/views.hpp"
-#include "cuda/pnm/volume_view.hpp"
+#include "cuda/common/volume_view.hpp"
 
 namespace gp::segbody::math {
 
 constexpr std::uint8_t foreground = 255, background = 0;
 
-inline pnm::VolumeView<const std::uint8_t> mask_volume(const ImageView& mask) {
-  return pnm::whole_volume(static_cast<const std::uint8_t*>(mask.data), mask.width, mask.height, 1);
+inline VolumeView<const std::uint8_t> mask_volume(const ImageView& mask) {
+  return whole_volume(static_cast<const std::uint8_t*>(mask.data), mask.width, mask.height, 1);
 }
 
 struct IslandScratch {
-  std::uint32_t* roots;   // per pixel: smallest pixel index of its component, pnm::no_root outside the phase
+  std::uint32_t* roots;   // per pixel: smallest pixel index of its component, labelling::no_root outside the phase
   std::uint32_t* counts;  // per pixel index: the area of the component rooted there
 };
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cuda/pnm/binarize.hpp"
-#include "pnm/random_volumes.hpp"
+#include "support/random_volumes.hpp"
 
 using namespace gp::pnm;
 using gp::test::Dims;

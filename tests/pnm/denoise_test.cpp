@@ -9,7 +9,7 @@
 
 #include "cuda/pnm/denoise.hpp"
 #include "cuda/pnm/denoise_math.hpp"
-#include "pnm/random_volumes.hpp"
+#include "support/random_volumes.hpp"
 
 using namespace gp::pnm;
 using gp::test::Dims;

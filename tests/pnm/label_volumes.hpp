@@ -30,14 +30,14 @@ struct LabelVolume {
         }
     if (label > regions) regions = label;
   }
-  pnm::VolumeView<const std::uint32_t> label_view() const { return pnm::whole_volume(labels.data(), nx, ny, nz); }
-  pnm::VolumeView<const float> distance_view() const { return pnm::whole_volume(distance.data(), nx, ny, nz); }
+  gp::VolumeView<const std::uint32_t> label_view() const { return gp::whole_volume(labels.data(), nx, ny, nz); }
+  gp::VolumeView<const float> distance_view() const { return gp::whole_volume(distance.data(), nx, ny, nz); }
 };
 
 // Views of slices [z_begin - 1, z_end + 1) (clipped to the volume) of a whole-volume view: what a
 // slab run hands over.
 template <class T>
-pnm::VolumeView<T> slab_view(const pnm::VolumeView<T>& whole, int z_begin, int z_end) {
+pnm::VolumeView<T> slab_view(const gp::VolumeView<T>& whole, int z_begin, int z_end) {
   const int first = z_begin > 0 ? z_begin - 1 : 0;
   const int end = z_end < whole.nz ? z_end + 1 : whole.nz;
   return {whole.data + std::size_t(first) * whole.slice_voxels(), whole.nx, whole.ny, whole.nz, first, end - first};

@@ -19,7 +19,7 @@
 #include "cuda/pnm/watershed.hpp"
 #include "io/volume_reader.hpp"
 #include "pnm/pnm_gpu_fixture.hpp"
-#include "pnm/random_volumes.hpp"
+#include "support/random_volumes.hpp"
 #include "pnm/segment_volumes.hpp"
 #include "pnm/segmentation.hpp"
 

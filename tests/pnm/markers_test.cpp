@@ -11,7 +11,7 @@
 #include "cuda/pnm/markers.hpp"
 #include "cuda/pnm/markers_math.hpp"
 #include "cuda/pnm/peaks.hpp"
-#include "pnm/random_volumes.hpp"
+#include "support/random_volumes.hpp"
 
 using namespace gp::pnm;
 

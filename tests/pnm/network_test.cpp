@@ -9,7 +9,7 @@
 #include "pnm/network.hpp"
 
 using Catch::Detail::Approx;
-using gp::pnm::Connectivity;
+using gp::Connectivity;
 using gp::pnm::PoreNetwork;
 using gp::test::LabelVolume;
 

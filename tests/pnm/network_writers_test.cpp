@@ -54,7 +54,7 @@ LabelVolume row_of_regions() {
 }
 
 PoreNetwork network_of(const LabelVolume& v) {
-  const auto stats = gp::pnm::region_stats_cpu(v.label_view(), v.distance_view(), v.regions, 0, v.nz, gp::pnm::Connectivity::c6);
+  const auto stats = gp::pnm::region_stats_cpu(v.label_view(), v.distance_view(), v.regions, 0, v.nz, gp::Connectivity::c6);
   gp::pnm::NetworkGeometry g;
   g.nx = v.nx, g.ny = v.ny, g.nz = v.nz;
   g.spacing = {0.5f, 0.5f, 0.5f};

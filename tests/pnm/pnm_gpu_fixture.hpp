@@ -22,20 +22,20 @@ class PnmGpu {
 
   // A device copy of `host` (kept alive by the fixture), seen as a view of an nx x ny x nz volume.
   template <class T>
-  pnm::VolumeView<T> upload(const std::vector<T>& host, int nx, int ny, int nz) {
+  gp::VolumeView<T> upload(const std::vector<T>& host, int nx, int ny, int nz) {
     keep_.push_back(alloc(host.size() * sizeof(T)));
     stream_.copy_to_device(keep_.back().get(), host.data(), host.size() * sizeof(T));
-    return pnm::whole_volume(keep_.back().as<T>(), nx, ny, nz);
+    return gp::whole_volume(keep_.back().as<T>(), nx, ny, nz);
   }
   template <class T>
-  pnm::VolumeView<T> zeros(int nx, int ny, int nz) {
+  gp::VolumeView<T> zeros(int nx, int ny, int nz) {
     const std::size_t bytes = std::size_t(nx) * ny * nz * sizeof(T);
     keep_.push_back(alloc(bytes));
     stream_.memset(keep_.back().get(), 0, bytes);
-    return pnm::whole_volume(keep_.back().as<T>(), nx, ny, nz);
+    return gp::whole_volume(keep_.back().as<T>(), nx, ny, nz);
   }
   template <class T>
-  std::vector<T> download(const pnm::VolumeView<T>& view) {
+  std::vector<T> download(const gp::VolumeView<T>& view) {
     std::vector<T> host(view.held_voxels());
     stream_.copy_to_host(host.data(), view.data, host.size() * sizeof(T));
     sync();
@@ -47,7 +47,7 @@ class PnmGpu {
     sync();
   }
 
-  pnm::ScratchAllocator scratch() {
+  gp::ScratchAllocator scratch() {
     return [this](std::size_t bytes) {
       scratch_.push_back(alloc(bytes));
       return scratch_.back().get();

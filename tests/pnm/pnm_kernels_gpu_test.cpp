@@ -1,5 +1,5 @@
 // Denoise, binarize and components kernels against their CPU references (themselves checked against
-// hand-made cases in denoise_test, binarize_test and components_test): bit for bit, on
+// hand-made cases in denoise_test, binarize_test, fill_enclosed_test and labelling/components_test): bit for bit, on
 // pseudo-random volumes of odd sizes that span several tiles, whole and in Z-slabs with halos.
 // The [.perf] case times the kernels on 512^3 (run it explicitly: gpuproc_gpu_tests "[.perf]").
 #include <catch2/catch.hpp>
@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "cuda/pnm/binarize.hpp"
-#include "cuda/pnm/components.hpp"
+#include "cuda/labelling/components.hpp"
+#include "cuda/pnm/fill_enclosed.hpp"
 #include "cuda/pnm/denoise.hpp"
 #include "pnm/pnm_gpu_fixture.hpp"
-#include "pnm/random_volumes.hpp"
+#include "support/random_volumes.hpp"
 
 using namespace gp::pnm;
+using namespace gp::labelling;
 using gp::test::Dims;
 using gp::test::PnmGpu;
 

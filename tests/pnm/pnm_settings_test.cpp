@@ -33,7 +33,7 @@ TEST_CASE("segment-pnm settings: semantic checks name the field", "[pnm][config]
   CHECK(s.read.spacing_given);
   CHECK(s.read.spacing.z == 0.025);
   CHECK_FALSE(s.pore_is_dark);
-  CHECK(s.connectivity == gp::pnm::Connectivity::c6);
+  CHECK(s.connectivity == gp::Connectivity::c6);
   const auto files = gp::pnm::output_files(s);
   CHECK(files.back() == "summary.json");
   CHECK(files.size() == 11);  // 2 CSV, JSON, VTP, 4 Statoil, NRRD, PNG, summary

@@ -9,7 +9,7 @@
 #include "pnm/label_volumes.hpp"
 #include "pnm/pnm_gpu_fixture.hpp"
 
-using gp::pnm::Connectivity;
+using gp::Connectivity;
 using gp::pnm::RegionStats;
 using gp::test::LabelVolume;
 

@@ -12,7 +12,7 @@
 #include "cuda/pnm/region_stats.hpp"
 #include "pnm/label_volumes.hpp"
 
-using gp::pnm::Connectivity;
+using gp::Connectivity;
 using gp::pnm::InterfaceStat;
 using gp::pnm::RegionStat;
 using gp::pnm::RegionStats;

@@ -58,7 +58,7 @@ TEST_CASE("segment-pnm in Z-slabs equals the in-core GPU and the CPU paths", "[p
   SECTION("defaults: Otsu, both fills, 26-connected, sigma 0.4") {}
   SECTION("median denoise, 6-connected fills, unsmoothed flooding") {
     s.denoise = "median";
-    s.connectivity = pnm::Connectivity::c6;
+    s.connectivity = gp::Connectivity::c6;
     s.sigma = 0;
   }
   SECTION("gaussian denoise, fixed threshold, fewer fills") {

@@ -7,7 +7,7 @@
 // The union-find (union_find.cuh) makes the final root of a set its smallest voxel whatever the
 // scheduling, so the result is canonical; its races are the algorithm's. The tile kernel uses it
 // in shared memory with atomics only, so that racecheck checks the rest of that kernel.
-#include "cuda/pnm/components.hpp"
+#include "cuda/labelling/components.hpp"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -17,12 +17,14 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/pnm/components_math.hpp"
-#include "cuda/pnm/slab_checks.hpp"
-#include "cuda/pnm/union_find.cuh"
+#include "cuda/common/volume_checks.hpp"
+#include "cuda/labelling/components_math.hpp"
+#include "cuda/labelling/union_find.cuh"
 
-namespace gp::pnm {
+namespace gp::labelling {
 namespace {
+
+namespace checks = gp::volume_checks;
 
 constexpr int tile_x = 32, tile_y = 8, tile_z = 8;
 constexpr int block_z = 4;  // threads along z; each thread takes tile_z / block_z voxels
@@ -161,39 +163,6 @@ __global__ void relabel_kernel(std::uint32_t* labels, const std::uint32_t* befor
   labels[i] = r == no_root ? 0u : before[r] + 1u;
 }
 
-// flags[key] = 1 for the keys (roots or labels) of voxels on a face of the volume: x or y at their
-// ends, or the volume's first or last slice where the view holds it.
-__global__ void mark_face_keys_kernel(VolumeView<const std::uint32_t> keys, std::uint32_t background,
-                                      std::uint8_t* flags) {
-  const int x = int(blockIdx.x) * 32 + int(threadIdx.x), y = int(blockIdx.y) * 8 + int(threadIdx.y);
-  const int z = int(blockIdx.z), z_volume = keys.z_first + z;
-  if (x >= keys.nx || y >= keys.ny) return;
-  if (!(x == 0 || x == keys.nx - 1 || y == 0 || y == keys.ny - 1 || z_volume == 0 || z_volume == keys.nz - 1)) return;
-  const std::uint32_t k = keys.data[view_index(x, y, z, keys.nx, keys.ny)];
-  if (k != background) flags[k] = 1;
-}
-
-constexpr int change_threads = 256;
-
-// mask = other where the voxel's key is not background and not kept; counts the changes.
-__global__ void __launch_bounds__(change_threads)
-    change_unkept_kernel(std::uint8_t* mask, const std::uint32_t* keys, std::uint32_t background,
-                         const std::uint8_t* keep, std::size_t n, std::uint8_t other, unsigned long long* changed) {
-  const std::size_t i = std::size_t(blockIdx.x) * change_threads + threadIdx.x;
-  std::uint32_t mine = 0;
-  if (i < n) {
-    const std::uint32_t k = keys[i];
-    if (k != background && !keep[k]) {
-      mask[i] = other;
-      mine = 1;
-    }
-  }
-  using Reduce = cub::BlockReduce<std::uint32_t, change_threads>;
-  __shared__ typename Reduce::TempStorage storage;
-  const std::uint32_t total = Reduce(storage).Sum(mine);
-  if (threadIdx.x == 0 && total > 0) atomicAdd(changed, static_cast<unsigned long long>(total));
-}
-
 constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
 
 unsigned flat_blocks(std::size_t n, int threads) { return unsigned((n + threads - 1) / threads); }
@@ -203,20 +172,8 @@ dim3 voxel_grid(const VolumeView<T>& v) {
   return dim3(unsigned(v.nx + 31) / 32, unsigned(v.ny + 7) / 8, unsigned(v.z_count));
 }
 
-// A mask or label view the union-find kernels can index: fewer than 2^32 - 1 voxels (no_root) and
-// at most 65535 slices (the grid's z).
-template <class T>
-void check_indexable(const char* op, VolumeView<const T> view, const char* what) {
-  checks::require_view(view, op, what);
-  checks::require(view.held_voxels() < std::size_t(no_root), op,
-                  "views of 2^32 - 1 voxels or more are not supported: " + checks::describe(view));
-  checks::require(view.z_count <= 65535, op, "more than 65535 slices in one view: " + checks::describe(view));
-}
-
-void check_mask(const char* op, VolumeView<const std::uint8_t> mask) { check_indexable(op, mask, "mask"); }
-
 void check_roots_args(const char* op, VolumeView<const std::uint8_t> mask, VolumeView<std::uint32_t> out) {
-  check_mask(op, mask);
+  require_indexable<std::uint8_t>(mask, op, "mask");
   checks::require_view(out, op, "output");
   checks::require_same_slices(mask, out, op);
 }
@@ -286,70 +243,4 @@ std::uint32_t label_components_gpu(VolumeView<const std::uint8_t> mask, std::uin
   return k;
 }
 
-std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phase, Connectivity connectivity,
-                                const ScratchAllocator& scratch, cudaStream_t stream) {
-  const char* op = "fill_enclosed_gpu";
-  VolumeView<const std::uint8_t> in = mask;
-  checks::require(phase <= 1, op, "phase must be 0 or 1, not " + std::to_string(int(phase)));
-  check_mask(op, in);
-  checks::require(mask.z_first == 0 && mask.z_count == mask.nz, op,
-                  "the mask must hold the whole volume: " + checks::describe(mask));
-  const std::size_t n = mask.held_voxels();
-  const std::size_t keep_at = align_up(n * sizeof(std::uint32_t)), changed_at = keep_at + align_up(n);
-  auto* base = static_cast<char*>(scratch(changed_at + sizeof(unsigned long long)));
-  auto* roots = reinterpret_cast<std::uint32_t*>(base);
-  auto* keep = reinterpret_cast<std::uint8_t*>(base + keep_at);
-  auto* changed = reinterpret_cast<unsigned long long*>(base + changed_at);
-  const std::string size = checks::describe(mask);
-  roots_gpu(in, phase, connectivity, roots, stream);
-  GP_CUDA_CHECK(cudaMemsetAsync(keep, 0, n, stream), "fill_enclosed keep flags " + size);
-  GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "fill_enclosed count " + size);
-  const VolumeView<const std::uint32_t> keys{roots, mask.nx, mask.ny, mask.nz, 0, mask.nz};
-  mark_face_keys_kernel<<<voxel_grid(keys), dim3(32, 8), 0, stream>>>(keys, no_root, keep);
-  GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
-  change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(
-      mask.data, roots, no_root, keep, n, std::uint8_t(1 - phase), changed);
-  GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
-  unsigned long long host = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "fill_enclosed " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "fill_enclosed_gpu " + size);
-  return host;
-}
-
-namespace {
-
-
-}  // namespace
-
-void mark_face_labels_gpu(VolumeView<const std::uint32_t> labels, std::uint32_t count, std::uint8_t* flags,
-                          cudaStream_t stream) {
-  check_indexable("mark_face_labels_gpu", labels, "labels");
-  const std::string size = checks::describe(labels);
-  GP_CUDA_CHECK(cudaMemsetAsync(flags, 0, std::size_t(count) + 1, stream), "face flags " + size);
-  if (labels.held_voxels() == 0) return;
-  mark_face_keys_kernel<<<voxel_grid(labels), dim3(32, 8), 0, stream>>>(labels, 0, flags);
-  GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
-}
-
-std::uint64_t change_unkept_labels_gpu(VolumeView<std::uint8_t> mask, VolumeView<const std::uint32_t> labels,
-                                       const std::uint8_t* keep, std::uint8_t value, const ScratchAllocator& scratch,
-                                       cudaStream_t stream) {
-  const char* op = "change_unkept_labels_gpu";
-  check_indexable(op, labels, "labels");
-  checks::require_view(mask, op, "mask");
-  checks::require_same_slices(mask, labels, op);
-  const std::size_t n = labels.held_voxels();
-  if (n == 0) return 0;
-  const std::string size = checks::describe(labels);
-  auto* changed = static_cast<unsigned long long*>(scratch(sizeof(unsigned long long)));
-  GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "changed count " + size);
-  change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(mask.data, labels.data, 0, keep,
-                                                                                         n, value, changed);
-  GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
-  unsigned long long host = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "changed count " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), std::string(op) + " " + size);
-  return host;
-}
-
-}  // namespace gp::pnm
+}  // namespace gp::labelling

@@ -1,6 +1,6 @@
 #pragma once
-// Pseudo-random host volumes (fixed seeds) and Z-slab views of them, for the denoise, binarize and
-// components tests.
+// Pseudo-random host volumes (fixed seeds) and Z-slab views of them, for the volume kernels' tests
+// (segment-pnm's denoise, binarize, fill; the shared component labelling).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "cuda/pnm/volume_view.hpp"
+#include "cuda/common/volume_view.hpp"
 
 namespace gp::test {
 
@@ -85,11 +85,11 @@ inline std::vector<std::uint8_t> blobby_mask(const Dims& d, double level, std::u
 
 // A view of slices [first, first + count) of a whole host volume, without copying.
 template <class T>
-pnm::VolumeView<T> slab_of(std::vector<T>& whole, const Dims& d, int first, int count) {
+VolumeView<T> slab_of(std::vector<T>& whole, const Dims& d, int first, int count) {
   return {whole.data() + d.slice() * std::size_t(first), d.nx, d.ny, d.nz, first, count};
 }
 template <class T>
-pnm::VolumeView<const T> slab_of(const std::vector<T>& whole, const Dims& d, int first, int count) {
+VolumeView<const T> slab_of(const std::vector<T>& whole, const Dims& d, int first, int count) {
   return {whole.data() + d.slice() * std::size_t(first), d.nx, d.ny, d.nz, first, count};
 }
 

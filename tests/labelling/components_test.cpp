@@ -1,4 +1,4 @@
-// CPU references of the components kernels: hand-made cases with known answers, a flood-fill
+// CPU reference of the shared component labelling: hand-made cases with known answers, a flood-fill
 // labelling as independent reference, and slab roots merged on the host into the whole volume's
 // labels (what an out-of-core caller does).
 #include <catch2/catch.hpp>
@@ -10,10 +10,11 @@
 #include <numeric>
 #include <vector>
 
-#include "cuda/pnm/components.hpp"
-#include "pnm/random_volumes.hpp"
+#include "cuda/labelling/components.hpp"
+#include "support/random_volumes.hpp"
 
-using namespace gp::pnm;
+using namespace gp;
+using namespace gp::labelling;
 using gp::test::Dims;
 
 namespace {
@@ -109,7 +110,7 @@ std::vector<std::uint32_t> labels_from_slabs(const std::vector<std::uint8_t>& m,
 
 }  // namespace
 
-TEST_CASE("components: diagonal contacts split under 6- and join under 26-connectivity", "[pnm][components]") {
+TEST_CASE("components: diagonal contacts split under 6- and join under 26-connectivity", "[labelling][components]") {
   const Dims d{3, 3, 3};
   std::vector<std::uint8_t> m(d.voxels(), 0);
   m[index(d, 0, 0, 0)] = 1;
@@ -133,7 +134,7 @@ TEST_CASE("components: diagonal contacts split under 6- and join under 26-connec
   CHECK(label(m, d, Connectivity::c6, l, 0) == 1);
 }
 
-TEST_CASE("components are numbered by their first voxel in raster order; roots are minima", "[pnm][components]") {
+TEST_CASE("components are numbered by their first voxel in raster order; roots are minima", "[labelling][components]") {
   // Slice z = 0 (y down, x across):   A is a U opening upwards whose left arm starts the volume;
   //   A . A . B                       B starts at (4,0), before A's bottom row but after A's start;
   //   A . A . B                       C is a single voxel at (3,2) after A's bottom started.
@@ -160,7 +161,7 @@ TEST_CASE("components are numbered by their first voxel in raster order; roots a
   CHECK(roots[index(d, 1, 0, 0)] == no_root);
 }
 
-TEST_CASE("components match a flood fill on random masks", "[pnm][components]") {
+TEST_CASE("components match a flood fill on random masks", "[labelling][components]") {
   const Dims d{23, 17, 19};
   for (double density : {0.2, 0.5, 0.75}) {
     auto m = gp::test::random_mask(d, density, 100 + unsigned(density * 100));
@@ -175,7 +176,7 @@ TEST_CASE("components match a flood fill on random masks", "[pnm][components]") 
   }
 }
 
-TEST_CASE("slab roots merged across slab boundaries give the whole volume's labels", "[pnm][components]") {
+TEST_CASE("slab roots merged across slab boundaries give the whole volume's labels", "[labelling][components]") {
   const Dims d{19, 13, 17};
   auto m = gp::test::blobby_mask(d, 0.5, 8);
   for (Connectivity c : {Connectivity::c6, Connectivity::c26}) {
@@ -184,68 +185,4 @@ TEST_CASE("slab roots merged across slab boundaries give the whole volume's labe
     CHECK(labels_from_slabs(m, d, c, {0, 5, 6, 12}) == whole);
     CHECK(labels_from_slabs(m, d, c, {0}) == whole);
   }
-}
-
-TEST_CASE("fill_enclosed fills closed voids and keeps what touches the border", "[pnm][components]") {
-  // A 7^3 solid cube with a closed 2x2x2 pore cavity, a pore channel from the x = 0 face, and a
-  // pore voxel touching both only at corners.
-  const Dims d{7, 7, 7};
-  std::vector<std::uint8_t> m(d.voxels(), 0);
-  for (int z = 3; z <= 4; ++z)
-    for (int y = 3; y <= 4; ++y)
-      for (int x = 3; x <= 4; ++x) m[index(d, x, y, z)] = 1;  // cavity: 8 voxels
-  for (int x = 0; x <= 1; ++x) m[index(d, x, 1, 1)] = 1;       // channel from the face x = 0
-  m[index(d, 2, 2, 2)] = 1;  // corner contact with the channel's end (1,1,1) only
-
-  SECTION("6-connected pores: the cavity and the diagonal voxel are closed") {
-    auto filled = m;
-    CHECK(fill_enclosed_cpu(whole_volume(filled.data(), 7, 7, 7), 1, Connectivity::c6) == 9);
-    CHECK(filled[index(d, 3, 3, 3)] == 0);
-    CHECK(filled[index(d, 2, 2, 2)] == 0);
-    CHECK(filled[index(d, 0, 1, 1)] == 1);
-    CHECK(filled[index(d, 1, 1, 1)] == 1);
-  }
-  SECTION("26-connected pores: the diagonal voxel joins the open channel, and the cavity through it") {
-    // (2,2,2) touches the cavity's corner (3,3,3) too, so everything is open.
-    auto filled = m;
-    CHECK(fill_enclosed_cpu(whole_volume(filled.data(), 7, 7, 7), 1, Connectivity::c26) == 0);
-    CHECK(filled == m);
-  }
-  SECTION("phase 0: a floating solid island inside a pore is removed, solid on the border kept") {
-    std::vector<std::uint8_t> p(d.voxels(), 1);
-    for (int i = 0; i < 7; ++i) p[index(d, i, 0, 0)] = 0;  // solid along an edge: on the border
-    p[index(d, 3, 3, 3)] = 0;
-    p[index(d, 3, 4, 3)] = 0;  // a 2-voxel island
-    CHECK(fill_enclosed_cpu(whole_volume(p.data(), 7, 7, 7), 0, Connectivity::c6) == 2);
-    CHECK(p[index(d, 3, 3, 3)] == 1);
-    CHECK(p[index(d, 3, 4, 3)] == 1);
-    CHECK(p[index(d, 6, 0, 0)] == 0);
-  }
-  SECTION("a slab is refused: the border is the whole volume's") {
-    CHECK_THROWS(fill_enclosed_cpu(gp::test::slab_of(m, d, 0, 3), 1, Connectivity::c6));
-  }
-}
-
-TEST_CASE("face flags and the change of unkept labels (the out-of-core fill's pieces)", "[pnm][components]") {
-  // 6x5x4: label 1 fills x = 0 (on a face), label 2 a voxel inside, label 3 the last slice's
-  // centre (on a face only when the view holds the volume's last slice).
-  const Dims d{6, 5, 4};
-  std::vector<std::uint32_t> labels(d.voxels(), 0);
-  for (int z = 0; z < d.nz; ++z)
-    for (int y = 0; y < d.ny; ++y) labels[index(d, 0, y, z)] = 1;
-  labels[index(d, 2, 2, 1)] = 2;
-  labels[index(d, 3, 2, 3)] = 3;
-  std::vector<std::uint8_t> flags(4, 9);
-  mark_face_labels_cpu(whole_volume(labels.data(), d.nx, d.ny, d.nz), 3, flags.data());
-  CHECK(flags == std::vector<std::uint8_t>{0, 1, 0, 1});
-  // Slices 1..2 only: label 3 is not there, and z = 1 is no face of the volume.
-  mark_face_labels_cpu(gp::test::slab_of(labels, d, 1, 2), 3, flags.data());
-  CHECK(flags == std::vector<std::uint8_t>{0, 1, 0, 0});
-
-  std::vector<std::uint8_t> mask(d.voxels(), 1);
-  const std::vector<std::uint8_t> keep{0, 1, 0, 1};
-  CHECK(change_unkept_labels_cpu(whole_volume(mask.data(), d.nx, d.ny, d.nz),
-                                 whole_volume(labels.data(), d.nx, d.ny, d.nz), keep.data(), 0) == 1);
-  CHECK(mask[index(d, 2, 2, 1)] == 0);
-  CHECK(std::count(mask.begin(), mask.end(), 0) == 1);
 }

@@ -2,7 +2,7 @@
 // What the components kernels and their CPU references share: which neighbours a voxel joins.
 #include "cuda/common/host_device.hpp"  // GP_HD
 
-namespace gp::pnm::math {
+namespace gp::labelling::math {
 
 // The neighbours that come before a voxel in raster order (z, then y, then x): 3 of the 6 face
 // neighbours, 13 of the 26. Joining every voxel with these joins every adjacent pair once.
@@ -33,4 +33,4 @@ struct BackwardNeighbours {
   }
 };
 
-}  // namespace gp::pnm::math
+}  // namespace gp::labelling::math

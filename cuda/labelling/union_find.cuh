@@ -1,6 +1,6 @@
 #pragma once
 // Lock-free union-find on the GPU over 32-bit indices, shared by the connected components
-// (components.cu) and the marker selection's clusters (markers.cu). Linking always hangs the
+// (components.cu) and segment-pnm's marker clusters (cuda/pnm/markers.cu). Linking always hangs the
 // larger root under the smaller with atomicMin, so the final root of a set is its smallest index
 // whatever the scheduling: the result is canonical. A failed atomicMin (the root was linked
 // meanwhile) retries from the new parent. find_root() splits paths with stores of an ancestor,
@@ -10,7 +10,7 @@
 // atomic, so that racecheck (which sees shared memory only) checks the rest of a kernel.
 #include <cstdint>
 
-namespace gp::pnm::union_find {
+namespace gp::labelling::union_find {
 
 // A parent read that is never served from a register copy.
 __device__ __forceinline__ std::uint32_t load_parent(const std::uint32_t* p) {
@@ -68,4 +68,4 @@ __device__ __forceinline__ std::uint32_t chase_root(const std::uint32_t* parent,
   return i;
 }
 
-}  // namespace gp::pnm::union_find
+}  // namespace gp::labelling::union_find
