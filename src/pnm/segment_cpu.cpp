@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "cuda/pnm/binarize.hpp"
-#include "cuda/pnm/components.hpp"
+#include "cuda/pnm/fill_enclosed.hpp"
 #include "cuda/pnm/count.hpp"
 #include "cuda/pnm/denoise.hpp"
 #include "cuda/pnm/edt.hpp"

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "core/staging_buffer.hpp"
 #include "cuda/pnm/binarize.hpp"
-#include "cuda/pnm/components.hpp"
+#include "cuda/pnm/fill_enclosed.hpp"
 #include "cuda/pnm/count.hpp"
 #include "cuda/pnm/denoise.hpp"
 #include "cuda/pnm/edt.hpp"

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "cuda/pnm/components.hpp"
+#include "cuda/labelling/components.hpp"
+#include "cuda/pnm/fill_enclosed.hpp"
 #include "pnm/slab_stages.hpp"
 
 namespace gp::pnm {
@@ -58,7 +59,7 @@ void fill_enclosed_slabs(SlabDevice& device, VolumeStore<std::uint8_t>& mask, st
   auto label_slab = [&](SlabLane& lane, SlabRange r, VolumeView<std::uint8_t>& m) {
     m = lane.upload(mask, r, "segment-pnm mask slab");
     const auto l = lane.allocate<std::uint32_t>(r, "segment-pnm component labels slab");
-    const std::uint32_t count = label_components_gpu(m, phase, connectivity, l, lane.scratch(), lane.stream());
+    const std::uint32_t count = labelling::label_components_gpu(m, phase, connectivity, l, lane.scratch(), lane.stream());
     return Labelled{l, count, nullptr};
   };
 

@@ -34,7 +34,7 @@ class FloodedMap {
   int halo_;
 };
 
-// fill_enclosed (components.hpp) of the mask: each slab's components are labelled on the GPU and
+// fill_enclosed (cuda/pnm/fill_enclosed.hpp) of the mask: each slab's components are labelled on the GPU and
 // joined across slab boundaries and to the volume's faces on the host (union-find over the slabs'
 // labels, from their boundary slices and face flags only); a second pass labels each slab again
 // and changes the enclosed components on the GPU. Adds the voxels changed to `changed` as their
