@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/outputs.hpp"
 
@@ -85,11 +84,9 @@ std::string OutputNaming::path(const InputItem& item, const std::string& relativ
   return output_path(dir, (fs::path(item.folder) / checked_relative_name(relative_name, field)).string(), field);
 }
 
-void declare_mirror_inputs(config::Schema& schema) {
-  schema.boolean("/output/mirror_inputs", false,
-                 "write each input's outputs under output.dir in the input's folder relative to the inputs' common "
-                 "folder (shots/a/f1.exr -> out/a/..., shots/b/f1.exr -> out/b/...)");
-}
+const char* const mirror_inputs_doc =
+    "write each input's outputs under output.dir in the input's folder relative to the inputs' common folder "
+    "(shots/a/f1.exr -> out/a/..., shots/b/f1.exr -> out/b/...)";
 
 void check_planned_outputs(const std::vector<InputItem>& items, const std::vector<std::vector<PlannedFile>>& plans,
                            const nlohmann::ordered_json& config) {

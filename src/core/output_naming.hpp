@@ -11,10 +11,6 @@
 
 namespace gp {
 
-namespace config {
-class Schema;
-}
-
 // One input of a job as the naming templates see it.
 struct InputItem {
   std::string path;       // as expanded (lexically normal)
@@ -33,6 +29,8 @@ std::vector<InputItem> make_input_items(const std::vector<std::string>& paths);
 std::map<std::string, std::string> naming_variables(const InputItem& item);
 // The line listing them, for --print-config docs.
 extern const char* const naming_variables_doc;
+// The doc of output.mirror_inputs, a field of every batch command.
+extern const char* const mirror_inputs_doc;
 
 // The output folder and its mirroring rule, from a validated config's /output/dir and
 // /output/mirror_inputs.
@@ -45,8 +43,6 @@ struct OutputNaming {
   std::string path(const InputItem& item, const std::string& relative_name, const std::string& field) const;
 };
 
-// Declares /output/mirror_inputs (every batch subcommand has /output/dir).
-void declare_mirror_inputs(config::Schema& schema);
 
 // One file an input will produce. A file per video frame or per MIP level is planned once, with
 // "{frame}" or "{level}" left in its name (planning reads no input): two items whose files share

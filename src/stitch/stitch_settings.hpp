@@ -37,6 +37,13 @@ struct Settings {
   bool recursive = false;
   std::string mode = "views";    // views, cubemap, equirect_from_cubemap, equirect_from_dual_fisheye
 
+  // Mode views: the views as the config gives them (read_settings resolves them into `views`).
+  struct ViewRequest {
+    std::string preset = "ring8";  // ring8, ring8+zenith+nadir, cube, custom
+    int width = 1920, height = 1920;
+    double hfov_deg = 90;
+    std::vector<std::string> custom;  // "name=... yaw=... ..." per view (preset custom)
+  } view_request;
   std::vector<ViewSpec> views;   // mode views
   std::string cube_layout = "faces";  // faces (6 files), 3x2, 1x6
   int cube_face_size = 0;        // 0 = panorama width / 4

@@ -17,6 +17,7 @@ struct TrackSettings {
   CameraTrackerOptions tracking;
   std::map<std::string, double> time_offsets;  // camera id -> seconds added to its timestamps
   std::string out_dir, jsonl_name, csv_name, summary_name, preview_name;  // names: "" = not written
+  bool preview = false;  // output.preview.enabled (preview_name is "" when off)
   bool write_landmarks = false;
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
