@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "core/stream_ops.hpp"
 #include "cuda/infer/device_math.cuh"
 #include "cuda/infer/ops.hpp"
 
@@ -99,10 +100,8 @@ __global__ void concatenate_kernel(const T* __restrict__ input, std::int64_t blo
 template <typename T>
 void copy_elements(const T* input, std::int64_t count, T* output, cudaStream_t stream) {
   if (count <= 0) return;
-  GP_CUDA_CHECK(cudaMemcpyAsync(output, input, static_cast<std::size_t>(count) * sizeof(T),
-                                cudaMemcpyDeviceToDevice, stream),
-                std::string("RESHAPE") + detail::storage_suffix<T>() + " copy of " + std::to_string(count) +
-                    " elements");
+  stream_ops::copy(output, input, static_cast<std::size_t>(count), stream,
+                   std::string("RESHAPE") + detail::storage_suffix<T>() + " copy of " + std::to_string(count) + " elements");
 }
 
 template <typename T>

@@ -7,6 +7,7 @@
 // The union-find (union_find.cuh) makes the final root of a set its smallest voxel whatever the
 // scheduling, so the result is canonical; its races are the algorithm's. The tile kernel uses it
 // in shared memory with atomics only, so that racecheck checks the rest of that kernel.
+#include "core/stream_ops.hpp"
 #include "cuda/labelling/components.hpp"
 
 #include <cub/block/block_reduce.cuh>
@@ -237,10 +238,7 @@ std::uint32_t label_components_gpu(VolumeView<const std::uint8_t> mask, std::uin
   GP_CUDA_CHECK_LAUNCH("count_kernel " + size);
   relabel_kernel<<<flat_blocks(n, 256), 256, 0, stream>>>(labels.data, before, n);
   GP_CUDA_CHECK_LAUNCH("relabel_kernel " + size);
-  std::uint32_t k = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&k, count, sizeof k, cudaMemcpyDeviceToHost, stream), "label count " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "label_components_gpu " + size);
-  return k;
+  return stream_ops::read_back(count, stream, "label_components_gpu count " + size);
 }
 
 }  // namespace gp::labelling

@@ -2,6 +2,7 @@
 // one atomicMin/atomicMax per block), so its result does not depend on scheduling; the histogram is
 // CUB's DeviceHistogram::HistogramRange over numpy's edges, whose binary search over the levels is
 // what the CPU side does (math::bin_of).
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/binarize.hpp"
 
 #include <cub/block/block_reduce.cuh>
@@ -59,14 +60,13 @@ ValueRange value_range_gpu(VolumeView<const float> view, const ScratchAllocator&
   if (n == 0) return r;
   auto* keys = static_cast<std::uint32_t*>(scratch(2 * sizeof(std::uint32_t)));
   const std::string size = checks::describe(view);
-  GP_CUDA_CHECK(cudaMemsetAsync(keys, 0xff, sizeof(std::uint32_t), stream), "value range init " + size);
-  GP_CUDA_CHECK(cudaMemsetAsync(keys + 1, 0, sizeof(std::uint32_t), stream), "value range init " + size);
+  stream_ops::fill(keys, 0xff, 1, stream, "value range init " + size);
+  stream_ops::fill(keys + 1, 0, 1, stream, "value range init " + size);
   const std::size_t blocks = std::min<std::size_t>((n + range_threads * 16 - 1) / (range_threads * 16), 8192);
   value_range_kernel<<<unsigned(blocks), range_threads, 0, stream>>>(view.data, n, keys);
   GP_CUDA_CHECK_LAUNCH("value_range_kernel " + size);
   std::uint32_t host[2];
-  GP_CUDA_CHECK(cudaMemcpyAsync(host, keys, sizeof host, cudaMemcpyDeviceToHost, stream), "value range " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "value range " + size);
+  stream_ops::read_back(host, keys, 2, stream, "value range " + size);
   if (host[0] != math::min_key_start) r = {math::key_value(host[0]), math::key_value(host[1])};
   return r;
 }
@@ -93,14 +93,12 @@ void histogram_gpu(VolumeView<const float> view, float lo, float hi, HistogramCo
   d_levels = reinterpret_cast<const float*>(base);
   bins = reinterpret_cast<std::uint32_t*>(base + bins_at);
   // From pageable memory: the copy is staged before this call returns, so `levels` may go.
-  GP_CUDA_CHECK(cudaMemcpyAsync(base, levels.data(), sizeof levels, cudaMemcpyHostToDevice, stream),
-                "histogram levels " + size);
+  stream_ops::copy(reinterpret_cast<float*>(base), levels.data(), levels.size(), stream, "histogram levels " + size);
   GP_CUDA_CHECK(cub::DeviceHistogram::HistogramRange(base + temp_at, temp_bytes, samples, bins, histogram_bins + 1,
                                                      d_levels, std::uint64_t(n), stream),
                 "histogram " + size);
   std::array<std::uint32_t, histogram_bins> host{};
-  GP_CUDA_CHECK(cudaMemcpyAsync(host.data(), bins, sizeof host, cudaMemcpyDeviceToHost, stream), "histogram " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "histogram " + size);
+  stream_ops::read_back(host.data(), bins, host.size(), stream, "histogram " + size);
   for (int b = 0; b < histogram_bins; ++b) counts[b] += host[b];
 }
 

@@ -1,3 +1,4 @@
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/count.hpp"
 
 #include <cub/device/device_reduce.cuh>
@@ -27,10 +28,7 @@ std::uint64_t count_equal_gpu(VolumeView<const std::uint8_t> mask, std::uint8_t 
   std::size_t temp_bytes = 0;
   GP_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, ones, sum, n, stream), what);
   GP_CUDA_CHECK(cub::DeviceReduce::Sum(scratch(temp_bytes), temp_bytes, ones, sum, n, stream), what);
-  std::uint64_t host = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&host, sum, sizeof(host), cudaMemcpyDeviceToHost, stream), what);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
-  return host;
+  return stream_ops::read_back(sum, stream, what);
 }
 
 }  // namespace gp::pnm

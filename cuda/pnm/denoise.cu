@@ -3,6 +3,7 @@
 // shared-memory tiles: a block loads the input lines its outputs need, extended by reflection at the
 // volume's borders, once, and every thread sums its taps from there; loads and stores are
 // coalesced along x in every pass.
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/denoise.hpp"
 
 #include <algorithm>
@@ -167,9 +168,8 @@ void gaussian_filter_gpu(VolumeView<const float> in, VolumeView<float> out, Gaus
   }
   if (out.z_count == 0) return;
   if (passes.empty()) {
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.data, &in.at(0, 0, out.z_first), out.held_voxels() * sizeof(float),
-                                  cudaMemcpyDeviceToDevice, stream),
-                  "gaussian_filter_gpu copy " + checks::describe(out));
+    stream_ops::copy(out.data, &in.at(0, 0, out.z_first), out.held_voxels(), stream,
+                     "gaussian_filter_gpu copy " + checks::describe(out));
     return;
   }
   VolumeView<float> tmp = out;

@@ -1,6 +1,7 @@
 // segment-pnm's fill of enclosed components on the GPU (fill_enclosed.hpp): component roots from
 // the shared labelling (cuda/labelling), then the components touching a face are flagged and the
 // others change phase.
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/fill_enclosed.hpp"
 
 #include <cub/block/block_reduce.cuh>
@@ -80,25 +81,22 @@ std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phas
   auto* changed = reinterpret_cast<unsigned long long*>(base + changed_at);
   const std::string size = checks::describe(mask);
   labelling::component_roots_gpu(in, phase, connectivity, {roots, mask.nx, mask.ny, mask.nz, 0, mask.nz}, stream);
-  GP_CUDA_CHECK(cudaMemsetAsync(keep, 0, n, stream), "fill_enclosed keep flags " + size);
-  GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "fill_enclosed count " + size);
+  stream_ops::fill(keep, 0, n, stream, "fill_enclosed keep flags " + size);
+  stream_ops::fill(changed, 0, 1, stream, "fill_enclosed count " + size);
   const VolumeView<const std::uint32_t> keys{roots, mask.nx, mask.ny, mask.nz, 0, mask.nz};
   mark_face_keys_kernel<<<voxel_grid(keys), dim3(32, 8), 0, stream>>>(keys, no_root, keep);
   GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
   change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(
       mask.data, roots, no_root, keep, n, std::uint8_t(1 - phase), changed);
   GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
-  unsigned long long host = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "fill_enclosed " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), "fill_enclosed_gpu " + size);
-  return host;
+  return stream_ops::read_back(changed, stream, "fill_enclosed_gpu " + size);
 }
 
 void mark_face_labels_gpu(VolumeView<const std::uint32_t> labels, std::uint32_t count, std::uint8_t* flags,
                           cudaStream_t stream) {
   labelling::require_indexable<std::uint32_t>(labels, "mark_face_labels_gpu", "labels");
   const std::string size = checks::describe(labels);
-  GP_CUDA_CHECK(cudaMemsetAsync(flags, 0, std::size_t(count) + 1, stream), "face flags " + size);
+  stream_ops::fill(flags, 0, std::size_t(count) + 1, stream, "face flags " + size);
   if (labels.held_voxels() == 0) return;
   mark_face_keys_kernel<<<voxel_grid(labels), dim3(32, 8), 0, stream>>>(labels, 0, flags);
   GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
@@ -115,14 +113,11 @@ std::uint64_t change_unkept_labels_gpu(VolumeView<std::uint8_t> mask, VolumeView
   if (n == 0) return 0;
   const std::string size = checks::describe(labels);
   auto* changed = static_cast<unsigned long long*>(scratch(sizeof(unsigned long long)));
-  GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, sizeof(unsigned long long), stream), "changed count " + size);
+  stream_ops::fill(changed, 0, 1, stream, "changed count " + size);
   change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(mask.data, labels.data, 0, keep,
                                                                                          n, value, changed);
   GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
-  unsigned long long host = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&host, changed, sizeof host, cudaMemcpyDeviceToHost, stream), "changed count " + size);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), std::string(op) + " " + size);
-  return host;
+  return stream_ops::read_back(changed, stream, std::string(op) + " " + size);
 }
 
 }  // namespace gp::pnm

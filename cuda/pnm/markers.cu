@@ -13,6 +13,7 @@
 //   - trim_nearby_peaks: cluster centres hashed into a grid (radix sort by cell), the nearest
 //     other centre from markers_math.hpp, the same function the CPU runs.
 // Only counts come back to the host, to size the next step's arrays.
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/markers.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -353,19 +354,16 @@ class Gpu {
   }
   template <class T>
   void zero(T* p, std::size_t n) {
-    if (n > 0) GP_CUDA_CHECK(cudaMemsetAsync(p, 0, n * sizeof(T), stream_), what_);
+    stream_ops::fill(p, 0, n, stream_, what_);
   }
   template <class T>
   void copy(T* to, const T* from, std::size_t n) {
-    if (n > 0) GP_CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(T), cudaMemcpyDeviceToDevice, stream_), what_);
+    stream_ops::copy(to, from, n, stream_, what_);
   }
   template <class T>
   std::vector<T> read(const T* p, std::size_t n) {
     std::vector<T> values(n);
-    if (n > 0) {
-      GP_CUDA_CHECK(cudaMemcpyAsync(values.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost, stream_), what_);
-      GP_CUDA_CHECK(cudaStreamSynchronize(stream_), what_);
-    }
+    if (n > 0) stream_ops::read_back(values.data(), p, n, stream_, what_);
     return values;
   }
   template <class T>
@@ -466,7 +464,7 @@ std::size_t trim_saddles(Gpu& gpu, const std::uint64_t* peaks, const std::uint32
                          std::uint32_t clusters, VolumeView<const float> distance, int max_iterations,
                          std::size_t chunk_neighbours, std::uint8_t* keep) {
   const int nx = distance.nx, ny = distance.ny, nz = distance.nz;
-  GP_CUDA_CHECK(cudaMemsetAsync(keep, 1, clusters, gpu.stream()), gpu.what());
+  stream_ops::fill(keep, 1, clusters, gpu.stream(), gpu.what());
   if (max_iterations <= 0 || clusters == 0) return 0;
   auto* removed = gpu.zeros<unsigned long long>(1);
 
@@ -700,11 +698,8 @@ Markers download_markers(const DeviceMarkers& markers, cudaStream_t stream) {
   out.labels.resize(markers.voxel_count);
   if (markers.voxel_count == 0) return out;
   const std::string what = "download " + std::to_string(markers.voxel_count) + " marker voxels";
-  GP_CUDA_CHECK(cudaMemcpyAsync(out.voxels.data(), markers.voxels, markers.voxel_count * sizeof(std::uint64_t),
-                                cudaMemcpyDeviceToHost, stream), what);
-  GP_CUDA_CHECK(cudaMemcpyAsync(out.labels.data(), markers.labels, markers.voxel_count * sizeof(std::uint32_t),
-                                cudaMemcpyDeviceToHost, stream), what);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+  stream_ops::copy(out.voxels.data(), markers.voxels, markers.voxel_count, stream, what);
+  stream_ops::read_back(out.labels.data(), markers.labels, markers.voxel_count, stream, what);
   return out;
 }
 

@@ -1,3 +1,4 @@
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/peaks.hpp"
 
 #include <cub/device/device_select.cuh>
@@ -43,7 +44,7 @@ DevicePeaks find_peaks_device(VolumeView<const std::uint8_t> mask, VolumeView<co
                            std::to_string(z_end) + ")";
   auto* flags = static_cast<std::uint8_t*>(scratch(voxels));
   auto* counts = static_cast<unsigned long long*>(scratch(2 * sizeof(unsigned long long)));  // found, selected
-  GP_CUDA_CHECK(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), stream), what);
+  stream_ops::fill(counts, 0, 2, stream, what);
   const auto ball = peak_detail::make_ball(spacing, r_max);
   const int slices = z_end - z_begin, max_grid_z = 65535;
   for (int first = 0; first < slices; first += max_grid_z) {
@@ -52,9 +53,7 @@ DevicePeaks find_peaks_device(VolumeView<const std::uint8_t> mask, VolumeView<co
     peak_flags_kernel<<<grid, block, 0, stream>>>(mask, distance, ball, z_begin, first, flags, counts);
     GP_CUDA_CHECK_LAUNCH(what);
   }
-  unsigned long long found = 0;
-  GP_CUDA_CHECK(cudaMemcpyAsync(&found, counts, sizeof(found), cudaMemcpyDeviceToHost, stream), what);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+  const unsigned long long found = stream_ops::read_back(counts, stream, what);
   if (found == 0) return {};
 
   // Global indices: the slab's first voxel plus the position in it.
@@ -74,12 +73,8 @@ std::vector<std::uint64_t> find_peaks_gpu(VolumeView<const std::uint8_t> mask, V
                                           const ScratchAllocator& scratch, cudaStream_t stream) {
   const DevicePeaks found = find_peaks_device(mask, distance, spacing, r_max, z_begin, z_end, scratch, stream);
   std::vector<std::uint64_t> peaks(found.count);
-  if (found.count > 0) {
-    const std::string what = "download " + std::to_string(found.count) + " peaks";
-    GP_CUDA_CHECK(cudaMemcpyAsync(peaks.data(), found.voxels, peaks.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost,
-                                  stream), what);
-    GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
-  }
+  if (found.count > 0)
+    stream_ops::read_back(peaks.data(), found.voxels, peaks.size(), stream, "download " + std::to_string(found.count) + " peaks");
   return peaks;
 }
 

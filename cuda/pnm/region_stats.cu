@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/stream_ops.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/pnm/region_stats.hpp"
 #include "cuda/pnm/region_stats_voxel.hpp"
@@ -173,7 +174,7 @@ RegionStats region_stats_gpu(VolumeView<const std::uint32_t> labels, VolumeView<
   const Slab slab{stats::Neighbourhood{labels, distance}, region_count, z_begin, connectivity == Connectivity::c26};
   RegionStat* regions = scratch_as<RegionStat>(scratch, region_count, "regions");
   u64* counters = scratch_as<u64>(scratch, kCounters, "counters");
-  GP_CUDA_CHECK(cudaMemsetAsync(counters, 0, kCounters * sizeof(u64), stream), context);
+  stream_ops::fill(counters, 0, kCounters, stream, context);
   if (region_count > 0) {
     init_regions_kernel<<<(region_count + kLinearThreads - 1) / kLinearThreads, kLinearThreads, 0, stream>>>(regions, region_count);
     GP_CUDA_CHECK_LAUNCH(context + ": init");
@@ -184,8 +185,7 @@ RegionStats region_stats_gpu(VolumeView<const std::uint32_t> labels, VolumeView<
   GP_CUDA_CHECK_LAUNCH(context + ": sums");
 
   u64 host_counters[kCounters];
-  GP_CUDA_CHECK(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), context);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), context);
+  stream_ops::read_back(host_counters, counters, kCounters, stream, context);
   if (host_counters[kBadLabel] != 0)
     throw Error(context + ": label " + std::to_string(host_counters[kBadLabel]) + " above the region count");
   const u64 n = host_counters[kRecords];
@@ -216,8 +216,7 @@ RegionStats region_stats_gpu(VolumeView<const std::uint32_t> labels, VolumeView<
     count_runs_kernel<<<linear_blocks(n), kLinearThreads, 0, stream>>>(keys.Current(), n, counters);
     GP_CUDA_CHECK_LAUNCH(context + ": runs");
   }
-  GP_CUDA_CHECK(cudaMemcpyAsync(host_counters, counters, sizeof(host_counters), cudaMemcpyDeviceToHost, stream), context);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), context);
+  stream_ops::read_back(host_counters, counters, kCounters, stream, context);
   if (host_counters[kCursor] != n)
     throw Error(context + ": " + std::to_string(host_counters[kCursor]) + " throat records written, " + std::to_string(n) + " counted");
   runs = host_counters[kRuns];
@@ -232,12 +231,10 @@ RegionStats region_stats_gpu(VolumeView<const std::uint32_t> labels, VolumeView<
     GP_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(temp, reduce_bytes, keys.Current(), unique_keys, records_as_sides, sides,
                                                  &counters[kRuns], stats::CombineSides{}, n, stream),
                   context + ": reduce");
-    GP_CUDA_CHECK(cudaMemcpyAsync(host_keys.data(), unique_keys, runs * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream), context);
-    GP_CUDA_CHECK(cudaMemcpyAsync(host_sides.data(), sides, runs * sizeof(InterfaceStat), cudaMemcpyDeviceToHost, stream), context);
+    stream_ops::copy(host_keys.data(), unique_keys, runs, stream, context);
+    stream_ops::copy(host_sides.data(), sides, runs, stream, context);
   }
-  if (region_count > 0)
-    GP_CUDA_CHECK(cudaMemcpyAsync(out.regions.data(), regions, region_count * sizeof(RegionStat), cudaMemcpyDeviceToHost, stream), context);
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), context);
+  stream_ops::read_back(out.regions.data(), regions, region_count, stream, context);
   out.throats = detail::throats_from_sides(host_keys.data(), host_sides.data(), runs, region_count);
   return out;
 }

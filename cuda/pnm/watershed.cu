@@ -1,3 +1,4 @@
+#include "core/stream_ops.hpp"
 #include "cuda/pnm/watershed.hpp"
 
 #include <algorithm>
@@ -131,7 +132,7 @@ __global__ void scatter_kernel(const std::uint64_t* voxels, const std::uint32_t*
 void place_markers_gpu(const std::uint64_t* voxels, const std::uint32_t* labels, std::size_t count,
                        VolumeView<std::uint32_t> markers, cudaStream_t stream) {
   const std::string what = "place " + std::to_string(count) + " marker voxels";
-  GP_CUDA_CHECK(cudaMemsetAsync(markers.data, 0, markers.held_voxels() * sizeof(std::uint32_t), stream), what);
+  stream_ops::fill(markers.data, 0, markers.held_voxels(), stream, what);
   if (count == 0) return;
   scatter_kernel<<<unsigned((count + 255) / 256), 256, 0, stream>>>(voxels, labels, count, markers.data);
   GP_CUDA_CHECK_LAUNCH(what);
@@ -142,15 +143,11 @@ void place_markers_gpu(const std::vector<std::uint64_t>& voxels, const std::vect
   const std::string what = "place " + std::to_string(voxels.size()) + " marker voxels";
   auto* d_voxels = static_cast<std::uint64_t*>(scratch(std::max<std::size_t>(voxels.size() * sizeof(std::uint64_t), 1)));
   auto* d_labels = static_cast<std::uint32_t*>(scratch(std::max<std::size_t>(labels.size() * sizeof(std::uint32_t), 1)));
-  if (!voxels.empty()) {
-    GP_CUDA_CHECK(cudaMemcpyAsync(d_voxels, voxels.data(), voxels.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
-                                  stream), what);
-    GP_CUDA_CHECK(cudaMemcpyAsync(d_labels, labels.data(), labels.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
-                                  stream), what);
-  }
+  stream_ops::copy(d_voxels, voxels.data(), voxels.size(), stream, what);
+  stream_ops::copy(d_labels, labels.data(), labels.size(), stream, what);
   place_markers_gpu(d_voxels, d_labels, voxels.size(), markers, stream);
   // The host vectors must outlive the copies.
-  GP_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+  stream_ops::wait(stream, what);
 }
 
 namespace {
@@ -166,21 +163,18 @@ int relax_until_stable(VolumeView<const std::uint8_t> mask, VolumeView<const flo
   auto* active = static_cast<std::uint8_t*>(scratch(tiles.count()));
   auto* changed = static_cast<std::uint8_t*>(scratch(tiles.count()));
   auto* any = static_cast<int*>(scratch(sizeof(int)));
-  GP_CUDA_CHECK(cudaMemsetAsync(active, 1, tiles.count(), stream), what);
+  stream_ops::fill(active, 1, tiles.count(), stream, what);
   int passes = 0;
   for (;;) {
     ++passes;
-    GP_CUDA_CHECK(cudaMemsetAsync(changed, 0, tiles.count(), stream), what);
-    GP_CUDA_CHECK(cudaMemsetAsync(any, 0, sizeof(int), stream), what);
+    stream_ops::fill(changed, 0, tiles.count(), stream, what);
+    stream_ops::fill(any, 0, 1, stream, what);
     relax_kernel<<<unsigned(tiles.count()), dim3(tile, tile, tile), 0, stream>>>(mask, distance, markers, key, label,
                                                                                 tiles, active, changed);
     GP_CUDA_CHECK_LAUNCH(what + " relax pass " + std::to_string(passes));
     activity_kernel<<<unsigned((tiles.count() + 255) / 256), 256, 0, stream>>>(tiles, changed, active, any);
     GP_CUDA_CHECK_LAUNCH(what + " activity");
-    int host_any = 0;
-    GP_CUDA_CHECK(cudaMemcpyAsync(&host_any, any, sizeof(int), cudaMemcpyDeviceToHost, stream), what);
-    GP_CUDA_CHECK(cudaStreamSynchronize(stream), what + " pass " + std::to_string(passes));
-    if (!host_any) break;
+    if (!stream_ops::read_back(any, stream, what + " pass " + std::to_string(passes))) break;
   }
   return passes;
 }

@@ -2,6 +2,7 @@
 // atomicAdd on each pixel's root (warp-aggregated: lanes with the same root add once, since a
 // large component would otherwise serialise a million atomics on one address), then every pixel of
 // a small component flips. No host synchronisation.
+#include "core/stream_ops.hpp"
 #include "cuda/segment_body/islands.hpp"
 
 #include "cuda/common/cuda_check.hpp"
@@ -40,7 +41,7 @@ void remove_phase(const ImageView& mask, std::uint8_t phase, int min_area, const
   labelling::component_roots_gpu(volume, phase, Connectivity::c26, whole_volume(s.roots, mask.width, mask.height, 1),
                            stream);
   const std::string what = std::to_string(mask.width) + "x" + std::to_string(mask.height) + " mask";
-  GP_CUDA_CHECK(cudaMemsetAsync(s.counts, 0, n * sizeof(std::uint32_t), stream), "island areas " + what);
+  stream_ops::fill(s.counts, 0, n, stream, "island areas " + what);
   const unsigned blocks = unsigned((n + threads - 1) / threads);
   count_kernel<<<blocks, threads, 0, stream>>>(s.roots, n, s.counts);
   GP_CUDA_CHECK_LAUNCH("count_kernel " + what);
