@@ -144,18 +144,13 @@ struct RgbImage {
 RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels);
 // The three mid slices of a volume (all the quick-look reads): planes[0] XY at z = nz/2 (x
 // fastest), planes[1] XZ at y = ny/2, planes[2] YZ at x = nx/2 (rows along z). Gathered in one pass
-// of a few slices at a time from a volume that is not in host memory; planes 1 and 2 hold only the
-// rows of `slices` (the others stay 0): a quick look of a large volume samples a few of its slices.
+// of a few slices at a time from a volume that is not in host memory.
 template <class T>
 struct MidSlices {
   io::Dims3 dims;
   std::vector<T> planes[3];
-  std::vector<int> slices;  // the z of the rows gathered in planes 1 and 2, ascending
-  static MidSlices gather(const VolumeStore<T>& volume);  // every slice
-  static MidSlices gather(const VolumeStore<T>& volume, std::vector<int> slices);
+  static MidSlices gather(const VolumeStore<T>& volume);
 };
-// The slices the quick look of a volume of these dims and spacing samples in its XZ and YZ panels.
-std::vector<int> quicklook_slices(const io::Dims3& dims, const io::Spacing3& spacing);
 RgbImage render_quicklook(const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels, const io::Spacing3& spacing);
 void write_quicklook_png(const std::string& path, const VolumeStore<float>& grey, const VolumeStore<std::uint32_t>& labels,
                          const io::Spacing3& spacing);

@@ -140,30 +140,6 @@ struct Panel {
   int width = 0, height = 0;
 };
 
-// The quick look's three panels (XY, XZ, YZ through the middle) at one physical pixel size, the
-// longest side 256..1024 pixels; a pixel samples the voxel under its centre.
-struct QuicklookLayout {
-  int n[3];
-  double s[3];
-  Panel panels[3];
-  double pixel = 1;
-
-  QuicklookLayout(const io::Dims3& d, const io::Spacing3& spacing)
-      : n{d.nx, d.ny, d.nz}, s{spacing.x, spacing.y, spacing.z},
-        panels{{0, 1, 2, d.nz / 2}, {0, 2, 1, d.ny / 2}, {1, 2, 0, d.nx / 2}} {
-    const double s_min = std::min({s[0], s[1], s[2]});
-    const double longest = std::max({n[0] * s[0], n[1] * s[1], n[2] * s[2]});
-    const double longest_px = longest / s_min;
-    pixel = longest / std::clamp(longest_px, 256.0, 1024.0);
-    for (Panel& p : panels) {
-      p.width = std::max(1, int(std::lround(n[p.axis_u] * s[p.axis_u] / pixel)));
-      p.height = std::max(1, int(std::lround(n[p.axis_v] * s[p.axis_v] / pixel)));
-    }
-  }
-  // The voxel coordinate along `axis` under pixel `k` of a panel.
-  int coordinate(int axis, int k) const { return std::min(n[axis] - 1, int((k + 0.5) * pixel / s[axis])); }
-};
-
 std::string nrrd_header(const NrrdType& type, const LabelVolumeInfo& info, const std::string& comment,
                         const VolumeEncoding& encoding) {
   const io::Dims3& d = info.dims;
@@ -282,13 +258,6 @@ void write_labels_nrrd(const std::string& path, const VolumeStore<std::uint32_t>
 
 template <class T>
 MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume) {
-  std::vector<int> all(std::size_t(std::max(0, volume.dims().nz)));
-  for (std::size_t z = 0; z < all.size(); ++z) all[z] = int(z);
-  return gather(volume, std::move(all));
-}
-
-template <class T>
-MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume, std::vector<int> slices) {
   const io::Dims3& d = volume.dims();
   MidSlices<T> m;
   m.dims = d;
@@ -296,51 +265,27 @@ MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume, std::vector<int>
   m.planes[0].resize(plane);
   m.planes[1].resize(std::size_t(d.nx) * d.nz);
   m.planes[2].resize(std::size_t(d.ny) * d.nz);
-  std::sort(slices.begin(), slices.end());
-  slices.erase(std::unique(slices.begin(), slices.end()), slices.end());
-  m.slices = slices;
   auto take = [&](int z, const T* slice) {
+    if (z == d.nz / 2) std::copy_n(slice, plane, m.planes[0].data());
     std::copy_n(slice + std::size_t(d.ny / 2) * d.nx, d.nx, m.planes[1].data() + std::size_t(z) * d.nx);
     for (int y = 0; y < d.ny; ++y) m.planes[2][std::size_t(z) * d.ny + y] = slice[std::size_t(y) * d.nx + d.nx / 2];
   };
   if (const T* data = volume.resident()) {
-    std::copy_n(data + std::size_t(d.nz / 2) * plane, plane, m.planes[0].data());
-    for (const int z : slices) take(z, data + std::size_t(z) * plane);
+    for (int z = 0; z < d.nz; ++z) take(z, data + std::size_t(z) * plane);
     return m;
   }
-  // Runs of consecutive slices, a few at a time (a scratch file or the input file); the middle
-  // slice is read on its own when no run holds it.
+  // A pass over the whole volume a few slices at a time (a scratch file or the input file).
   const int chunk = int(std::max<std::size_t>(1, (std::size_t(64) << 20) / (plane * sizeof(T))));
-  std::vector<T> buffer(std::size_t(std::min(chunk, std::max(d.nz, 1))) * plane);
-  bool have_middle = false;
-  for (std::size_t i = 0; i < slices.size();) {
-    std::size_t j = i + 1;
-    while (j < slices.size() && slices[j] == slices[j - 1] + 1 && int(j - i) < chunk) ++j;
-    const int z0 = slices[i], z1 = slices[j - 1] + 1;
-    volume.read_slices(z0, z1, buffer.data());
-    for (int z = z0; z < z1; ++z) {
-      const T* slice = buffer.data() + std::size_t(z - z0) * plane;
-      take(z, slice);
-      if (z == d.nz / 2) {
-        std::copy_n(slice, plane, m.planes[0].data());
-        have_middle = true;
-      }
-    }
-    i = j;
+  std::vector<T> slices(std::size_t(std::min(chunk, d.nz)) * plane);
+  for (int z0 = 0; z0 < d.nz; z0 += chunk) {
+    const int z1 = std::min(d.nz, z0 + chunk);
+    volume.read_slices(z0, z1, slices.data());
+    for (int z = z0; z < z1; ++z) take(z, slices.data() + std::size_t(z - z0) * plane);
   }
-  if (!have_middle && d.nz > 0) volume.read_slices(d.nz / 2, d.nz / 2 + 1, m.planes[0].data());
   return m;
 }
 template struct MidSlices<float>;
 template struct MidSlices<std::uint32_t>;
-
-std::vector<int> quicklook_slices(const io::Dims3& dims, const io::Spacing3& spacing) {
-  const QuicklookLayout layout(dims, spacing);
-  std::vector<int> z;
-  for (int v = 0; v < layout.panels[1].height; ++v) z.push_back(layout.coordinate(2, v));
-  z.erase(std::unique(z.begin(), z.end()), z.end());  // ascending already
-  return z;
-}
 
 RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
   const io::Dims3& d = grey.dims;
@@ -353,24 +298,32 @@ RgbImage render_quicklook(const io::Volume& grey, const std::uint32_t* labels) {
 RgbImage render_quicklook(const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels, const io::Spacing3& spacing) {
   const io::Dims3& d = grey.dims;
   if (d.nx <= 0 || d.ny <= 0 || d.nz <= 0 || !(labels.dims == d)) throw Error("render_quicklook: empty or inconsistent volume");
-  const QuicklookLayout layout(d, spacing);
-  const Panel* panels = layout.panels;
-  const int* n = layout.n;
-  auto voxel_of = [&](const Panel& p, int u, int v) {  // in the panel's plane
-    return std::size_t(layout.coordinate(p.axis_v, v)) * std::size_t(n[p.axis_u]) + std::size_t(layout.coordinate(p.axis_u, u));
+  const int n[3] = {d.nx, d.ny, d.nz};
+  const double s[3] = {spacing.x, spacing.y, spacing.z};
+  Panel panels[3] = {{0, 1, 2, d.nz / 2}, {0, 2, 1, d.ny / 2}, {1, 2, 0, d.nx / 2}};
+
+  // One physical pixel size for all panels; longest side 256..1024 pixels.
+  const double s_min = std::min({s[0], s[1], s[2]});
+  const double longest = std::max({n[0] * s[0], n[1] * s[1], n[2] * s[2]});
+  const double longest_px = longest / s_min;
+  const double pixel = longest / std::clamp(longest_px, 256.0, 1024.0);
+  for (Panel& p : panels) {
+    p.width = std::max(1, int(std::lround(n[p.axis_u] * s[p.axis_u] / pixel)));
+    p.height = std::max(1, int(std::lround(n[p.axis_v] * s[p.axis_v] / pixel)));
+  }
+  auto voxel_of = [&](const Panel& p, int u, int v) {
+    int c[3];
+    c[p.fixed_axis] = p.fixed;
+    c[p.axis_u] = std::min(n[p.axis_u] - 1, int((u + 0.5) * pixel / s[p.axis_u]));
+    c[p.axis_v] = std::min(n[p.axis_v] - 1, int((v + 0.5) * pixel / s[p.axis_v]));
+    return std::size_t(c[p.axis_v]) * std::size_t(n[p.axis_u]) + std::size_t(c[p.axis_u]);  // in the panel's plane
   };
 
-  // Window: 0.5 and 99.5 percentiles of the three slices' gathered voxels.
+  // Window: 0.5 and 99.5 percentiles of the three slices' voxels.
   std::vector<float> sample;
-  auto add = [&](const float* values, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i)
-      if (std::isfinite(values[i])) sample.push_back(values[i]);
-  };
-  add(grey.planes[0].data(), grey.planes[0].size());
-  for (const int z : grey.slices) {
-    add(grey.planes[1].data() + std::size_t(z) * std::size_t(d.nx), std::size_t(d.nx));
-    add(grey.planes[2].data() + std::size_t(z) * std::size_t(d.ny), std::size_t(d.ny));
-  }
+  for (const auto& plane : grey.planes)
+    for (const float g : plane)
+      if (std::isfinite(g)) sample.push_back(g);
   float lo = 0, hi = 1;
   if (!sample.empty()) {
     auto at_fraction = [&](double q) {
@@ -424,8 +377,7 @@ void write_quicklook_png(const std::string& path, const VolumeStore<float>& grey
                          const io::Spacing3& spacing) {
   RgbImage img = [&] {
     ScopedStage span("save.quicklook.render");
-    const std::vector<int> slices = quicklook_slices(grey.dims(), spacing);
-    return render_quicklook(MidSlices<float>::gather(grey, slices), MidSlices<std::uint32_t>::gather(labels, slices), spacing);
+    return render_quicklook(MidSlices<float>::gather(grey), MidSlices<std::uint32_t>::gather(labels), spacing);
   }();
   const ImageView view = packed_view(img.rgb.data(), img.width, img.height, 3, PixelType::u8);
   ScopedStage span("save.quicklook.encode");

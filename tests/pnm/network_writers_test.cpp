@@ -6,7 +6,6 @@
 #include <OpenImageIO/imageio.h>
 #include <libdeflate.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -603,34 +602,4 @@ TEST_CASE("writers: quick-look PNG", "[pnm][writers]") {
   std::vector<std::uint8_t> decoded(img.rgb.size());
   REQUIRE(in->read_image(0, 0, 0, 3, OIIO::TypeDesc::UINT8, decoded.data()));
   CHECK(decoded == img.rgb);
-}
-
-TEST_CASE("writers: the quick look of a large volume reads only the slices it samples", "[pnm][writers]") {
-  // Small volumes: every slice (a pixel is at most a voxel). 3000 slices deep: the panels are 1024
-  // pixels tall, so about a third of the slices, ascending, from the first pixel's to the last's.
-  const auto small = gp::pnm::quicklook_slices({20, 20, 30}, {1, 1, 1});
-  REQUIRE(small.size() == 30);
-  for (int z = 0; z < 30; ++z) CHECK(small[std::size_t(z)] == z);
-  const auto deep = gp::pnm::quicklook_slices({8, 8, 3000}, {1, 1, 1});
-  CHECK(deep.size() == 1024);
-  CHECK(std::is_sorted(deep.begin(), deep.end()));
-  CHECK(std::adjacent_find(deep.begin(), deep.end()) == deep.end());
-  CHECK(deep.front() == 1);  // (0 + 0.5) * 3000 / 1024
-  CHECK(deep.back() == 2998);
-
-  // Gathering those slices gives the same rows as gathering all, from host memory or slice by slice.
-  const gp::io::Dims3 d{6, 5, 3000};
-  std::vector<std::uint32_t> values(d.voxels());
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i * 2654435761u);
-  const auto store = gp::pnm::VolumeStore<std::uint32_t>::borrow(values.data(), d);
-  const auto all = gp::pnm::MidSlices<std::uint32_t>::gather(store);
-  const auto some = gp::pnm::MidSlices<std::uint32_t>::gather(store, gp::pnm::quicklook_slices(d, {1, 1, 1}));
-  CHECK(some.planes[0] == all.planes[0]);
-  for (const int z : some.slices) {
-    for (int x = 0; x < d.nx; ++x)
-      CHECK(some.planes[1][std::size_t(z) * d.nx + x] == all.planes[1][std::size_t(z) * d.nx + x]);
-    for (int y = 0; y < d.ny; ++y)
-      CHECK(some.planes[2][std::size_t(z) * d.ny + y] == all.planes[2][std::size_t(z) * d.ny + y]);
-  }
-  CHECK(some.planes[1][0] == 0);  // slice 0 is not sampled
 }

@@ -122,14 +122,6 @@ TEST_CASE("VolumeStore: slices beyond the budget in scratch, plain or compressed
   const auto mid_split = gp::pnm::MidSlices<std::uint32_t>::gather(split);
   const auto mid_all = gp::pnm::MidSlices<std::uint32_t>::gather(all);
   for (int k = 0; k < 3; ++k) CHECK(mid_split.planes[k] == mid_all.planes[k]);
-  // Some slices only (a large volume's quick look), in runs and alone, the middle one not among them.
-  const std::vector<int> some = {1, 2, 3, 17, 20, 21};
-  const auto mid_some = gp::pnm::MidSlices<std::uint32_t>::gather(split, some);
-  CHECK(mid_some.slices == some);
-  CHECK(mid_some.planes[0] == mid_all.planes[0]);
-  for (const int z : some)
-    for (int x = 0; x < d.nx; ++x)
-      CHECK(mid_some.planes[1][std::size_t(z) * d.nx + x] == mid_all.planes[1][std::size_t(z) * d.nx + x]);
 }
 
 TEST_CASE("VolumeStore: an input read slab by slab from its file equals the loaded volume", "[pnm][volume_store][io]") {
