@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/error.hpp"
 
 namespace gp::config {
 
@@ -89,6 +90,20 @@ class SettingsTable {
     schema_.string_list(pointer, std::move(def), doc);
     return land<std::vector<std::string>>(pointer, std::move(into));
   }
+  // Fields every batch command has. /output/dir: the output folder, refused when empty.
+  template <class Into>
+  SettingsTable& output_dir(const std::string& def, const std::string& doc, Into into) {
+    return string("/output/dir", def, doc, [into](S& settings, const std::string& dir) {
+      if (dir.empty()) throw UsageError("/output/dir: must not be empty");
+      apply(into, settings, dir);
+    });
+  }
+  // /run/on_error: skip (report the failed `items` and go on) or fail (stop at the first).
+  SettingsTable& on_error(const std::string& items, bool S::*stop_on_error) {
+    return choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed " + items + " and go on; fail: stop at the first",
+                  [stop_on_error](S& settings, const std::string& v) { settings.*stop_on_error = v == "fail"; });
+  }
+
   // The batch job's inputs (files, folders, globs, @lists): required, read by the batch job.
   SettingsTable& required_string_list(const std::string& pointer, const std::string& doc, ReadByBatchJob) {
     schema_.required_string_list(pointer, doc);
@@ -105,17 +120,20 @@ class SettingsTable {
   }
 
  private:
+  template <class Into, class V>
+  static void apply(const Into& into, S& settings, const V& value) {
+    if constexpr (std::is_member_object_pointer_v<Into>)
+      member(into)(settings, value);
+    else
+      into(settings, value);
+  }
   template <class V, class Into>
   SettingsTable& land(const std::string& pointer, Into into) {
     if constexpr (std::is_same_v<Into, ReadByBatchJob>) {
       return *this;
     } else {
       landings_.push_back([pointer, into = std::move(into)](const json& config, S& settings) {
-        const V value = value_at<V>(config, pointer);
-        if constexpr (std::is_member_object_pointer_v<Into>)
-          member(into)(settings, value);
-        else
-          into(settings, value);
+        apply(into, settings, value_at<V>(config, pointer));
       });
       return *this;
     }

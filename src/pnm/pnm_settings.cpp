@@ -91,10 +91,7 @@ config::SettingsTable<Settings> make_table() {
            member(&Settings::markers, &MarkerParams::nearby_factor));
 
   t.object("/output", "written files, in one folder per volume");
-  t.string("/output/dir", "out/segment-pnm", "output folder (created)", [](Settings& s, const std::string& v) {
-    if (v.empty()) throw UsageError("/output/dir: must not be empty");
-    s.naming.dir = v;
-  });
+  t.output_dir("out/segment-pnm", "output folder (created)", member(&Settings::naming, &OutputNaming::dir));
   t.string("/output/name", "{stem}",
            std::string("folder per volume under dir: ") + naming_variables_doc + " ({stem} of a series folder is its whole name)",
            &Settings::name_template);
@@ -129,8 +126,7 @@ config::SettingsTable<Settings> make_table() {
             &Settings::write_intermediates);
 
   t.object("/run", "behaviour of the batch");
-  t.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed volumes and go on; fail: stop at the first",
-           [](Settings& s, const std::string& v) { s.stop_on_error = v == "fail"; });
+  t.on_error("volumes", &Settings::stop_on_error);
   t.string("/run/scratch_dir", "",
            "folder for the intermediate volumes of a scan larger than --host-memory-limit (created, files removed at "
            "the end); empty = .gpuproc/scratch in output.dir",

@@ -44,11 +44,6 @@ void video_fields(Table& t, const std::string& at, bool enabled, const std::stri
   t.integer(at + "/crf", 18, 0, 51, "libx264 quality (lower is better; 0 = lossless)", member(out, &VideoOutput::crf));
 }
 
-void set_output_dir(Settings& s, const std::string& dir) {
-  if (dir.empty()) throw UsageError("/output/dir: must not be empty");
-  s.naming.dir = dir;
-}
-
 // Each field once: its schema entry and where its value lands in Settings.
 Table make_table() {
   Table t("segment-body");
@@ -100,7 +95,7 @@ Table make_table() {
             member(&Settings::post, &PostprocessParams::islands, &IslandParams::min_hole_area));
 
   t.object("/output", "written files (each appears only once complete)");
-  t.string("/output/dir", "out/segment-body", "output folder (created)", set_output_dir);
+  t.output_dir("out/segment-body", "output folder (created)", member(&Settings::naming, &OutputNaming::dir));
   t.boolean("/output/mirror_inputs", false, mirror_inputs_doc, member(&Settings::naming, &OutputNaming::mirror_inputs));
   video_fields(t, "/output/mask_video", true, "videos: the masks as a grey video (same frame rate and timestamps)",
                "{stem}_mask.mkv", {"ffv1", "libx264"}, &Settings::mask_video);
@@ -132,8 +127,7 @@ Table make_table() {
   t.integer("/run/decode_threads", 0, 0, 64, "video decoder threads per video (0 = libav's choice)", &Settings::decode_threads);
   t.integer("/run/encode_threads", 0, 0, 64, "video encoder threads per output video (0 = the encoder's choice)",
             &Settings::encode_threads);
-  t.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed inputs and go on; fail: stop at the first",
-           [](Settings& s, const std::string& v) { s.stop_on_error = v == "fail"; });
+  t.on_error("inputs", &Settings::stop_on_error);
   return t;
 }
 

@@ -81,10 +81,7 @@ Table make_table() {
             &Settings::antialias);
 
   t.object("/output", "written files");
-  t.string("/output/dir", "out/stitch-360", "output folder (created)", [](Settings& s, const std::string& v) {
-    if (v.empty()) throw UsageError("/output/dir: must not be empty");
-    s.naming.dir = v;
-  });
+  t.output_dir("out/stitch-360", "output folder (created)", member(&Settings::naming, &OutputNaming::dir));
   t.string("/output/name", "{stem}_{view}.{ext}",
            std::string("file per view or face: {view} (its name), {ext} (the format's), ") + naming_variables_doc,
            &Settings::name_template);
@@ -116,8 +113,7 @@ Table make_table() {
   t.integer("/run/gpu_workers", 2, 1, 8,
             "GPU workers, each with its own stream, JPEG codec and batch: while one decodes, another encodes",
             &Settings::gpu_workers);
-  t.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed panoramas and go on; fail: stop at the first",
-           [](Settings& s, const std::string& v) { s.stop_on_error = v == "fail"; });
+  t.on_error("panoramas", &Settings::stop_on_error);
   return t;
 }
 

@@ -61,11 +61,8 @@ Table make_table() {
            member(&Settings::tone, &ToneParams::white));
 
   t.object("/output", "written images");
-  t.string("/output/dir", "out/tonemap-exr", "output folder (created); every output name is relative to it",
-           [](Settings& s, const std::string& v) {
-             if (v.empty()) throw UsageError("/output/dir: must not be empty");
-             s.naming.dir = v;
-           });
+  t.output_dir("out/tonemap-exr", "output folder (created); every output name is relative to it",
+               member(&Settings::naming, &OutputNaming::dir));
   t.string("/output/name", "{stem}.{ext}", std::string("file name template: {ext} (the format's extension), ") + naming_variables_doc,
            &Settings::name_template);
   t.boolean("/output/mirror_inputs", false, mirror_inputs_doc, member(&Settings::naming, &OutputNaming::mirror_inputs));
@@ -119,8 +116,7 @@ Table make_table() {
             "0 = from the CPU count",
             &Settings::decode_threads_per_file);
   t.integer("/run/max_in_flight", 0, 0, 4096, "items in memory at once (bounds RAM); 0 = automatic", &Settings::max_in_flight);
-  t.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed items and go on; fail: stop at the first",
-           [](Settings& s, const std::string& v) { s.stop_on_error = v == "fail"; });
+  t.on_error("items", &Settings::stop_on_error);
   return t;
 }
 

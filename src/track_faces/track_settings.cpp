@@ -128,8 +128,7 @@ Table make_table() {
             "the GPUs), each with its own stream and engines and a share of the cameras, so "
             "one's GPU work overlaps another's host work",
             &S::workers_per_device);
-  t.choice("/run/on_error", "skip", {"skip", "fail"}, "skip: report failed cameras and go on; fail: stop at the first",
-           [](S& s, const std::string& v) { s.stop_on_error = v == "fail"; });
+  t.on_error("cameras", &S::stop_on_error);
   return t;
 }
 

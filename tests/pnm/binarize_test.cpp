@@ -132,13 +132,22 @@ TEST_CASE("otsu_threshold: hand-derived cases", "[pnm][binarize]") {
   }
 }
 
-TEST_CASE("otsu_threshold of a bimodal volume agrees with the definition", "[pnm][binarize]") {
-  // Air around -900 HU (40 %), rock around 1200 HU (60 %), with noise.
+namespace {
+
+// Air around -900 HU (40 %), rock around 1200 HU (60 %), with noise: 32 x 32 x 16 voxels.
+std::vector<float> bimodal_volume() {
   const Dims d{32, 32, 16};
   std::vector<float> v = gp::test::random_floats(d, 21, -1.f, 1.f);
   const std::vector<float> pick = gp::test::random_floats(d, 22);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = (pick[i] < 0.4f ? -900.f : 1200.f) + 250.f * v[i];
-  const ValueRange range = value_range_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("otsu_threshold of a bimodal volume agrees with the definition", "[pnm][binarize]") {
+  const std::vector<float> v = bimodal_volume();
+  const ValueRange range = value_range_cpu(whole_volume(v.data(), 32, 32, 16));
   const HistogramCounts counts = histogram_of(v, range.lo, range.hi);
   const float t = otsu_threshold(counts, range.lo, range.hi);
   CHECK(t == otsu_brute_force(counts, range.lo, range.hi));
@@ -151,11 +160,8 @@ TEST_CASE("otsu_threshold of a scan of billions of voxels: the class weights' pr
   // two scales every between-class variance exactly, so the threshold is the same. numpy's int64
   // product of the class weights wraps here (a 2048^3 benchmark scan got a threshold above its
   // solid phase); ours must not.
-  const Dims d{32, 32, 16};
-  std::vector<float> v = gp::test::random_floats(d, 21, -1.f, 1.f);
-  const std::vector<float> pick = gp::test::random_floats(d, 22);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = (pick[i] < 0.4f ? -900.f : 1200.f) + 250.f * v[i];
-  const ValueRange range = value_range_cpu(whole_volume(v.data(), d.nx, d.ny, d.nz));
+  const std::vector<float> v = bimodal_volume();
+  const ValueRange range = value_range_cpu(whole_volume(v.data(), 32, 32, 16));
   const HistogramCounts counts = histogram_of(v, range.lo, range.hi);
   HistogramCounts scaled = counts;
   for (std::uint64_t& c : scaled) c <<= 20;
