@@ -114,10 +114,13 @@ NrrdType labels_nrrd_type(std::uint64_t max_label, LabelsType type);
 void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, const LabelVolumeInfo& info,
                        std::uint64_t max_label, const VolumeEncoding& encoding = {},
                        LabelsType type = LabelsType::smallest);
-// The same from a store (in host memory or a scratch file), read a slab at a time.
+template <class T>
+struct MidSlices;
+// The same from a store (in host memory or a scratch file), read a slab at a time; with
+// `mid_slices`, also the store's mid slices for the quick look, from the same pass.
 void write_labels_nrrd(const std::string& path, const VolumeStore<std::uint32_t>& labels, const LabelVolumeInfo& info,
                        std::uint64_t max_label, const VolumeEncoding& encoding = {},
-                       LabelsType type = LabelsType::smallest);
+                       LabelsType type = LabelsType::smallest, MidSlices<std::uint32_t>* mid_slices = nullptr);
 // Any volume from a store, as its own type.
 template <class T>
 void write_volume_nrrd(const std::string& path, const VolumeStore<T>& volume, const LabelVolumeInfo& info,
@@ -150,9 +153,16 @@ struct MidSlices {
   io::Dims3 dims;
   std::vector<T> planes[3];
   static MidSlices gather(const VolumeStore<T>& volume);
+  // Planes of a volume of `dims`, to be filled by take() for every slice.
+  static MidSlices sized(const io::Dims3& dims);
+  // What slice z (x fastest) gives the planes; threads may take different slices at once.
+  void take(int z, const T* slice);
 };
 RgbImage render_quicklook(const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels, const io::Spacing3& spacing);
 void write_quicklook_png(const std::string& path, const VolumeStore<float>& grey, const VolumeStore<std::uint32_t>& labels,
+                         const io::Spacing3& spacing);
+// The same from mid slices gathered already (the labels' while labels.nrrd was written).
+void write_quicklook_png(const std::string& path, const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels,
                          const io::Spacing3& spacing);
 
 }  // namespace gp::pnm

@@ -2,6 +2,7 @@
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <optional>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
@@ -247,31 +248,48 @@ void write_labels_nrrd(const std::string& path, const std::uint32_t* labels, con
 }
 
 void write_labels_nrrd(const std::string& path, const VolumeStore<std::uint32_t>& labels, const LabelVolumeInfo& info,
-                       std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type) {
+                       std::uint64_t max_label, const VolumeEncoding& encoding, LabelsType type,
+                       MidSlices<std::uint32_t>* mid_slices) {
   if (labels.empty()) throw ItemError(path, "write", "empty volume");
-  if (const std::uint32_t* resident = labels.resident()) return write_labels_nrrd(path, resident, info, max_label, encoding, type);
+  if (const std::uint32_t* resident = labels.resident()) {
+    if (mid_slices) *mid_slices = MidSlices<std::uint32_t>::gather(labels);  // from memory: no second pass to save
+    return write_labels_nrrd(path, resident, info, max_label, encoding, type);
+  }
+  if (mid_slices) *mid_slices = MidSlices<std::uint32_t>::sized(labels.dims());
+  const std::size_t plane = labels.dims().slice_voxels();
   write_labels(path, [&](int z, int slices, std::uint32_t* room) -> const std::uint32_t* {
     labels.read_slices(z, z + slices, room);
+    if (mid_slices)
+      for (int k = 0; k < slices; ++k) mid_slices->take(z + k, room + std::size_t(k) * plane);
     return room;
   }, true, info, max_label, encoding, type);
 }
 
 template <class T>
-MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume) {
-  const io::Dims3& d = volume.dims();
+MidSlices<T> MidSlices<T>::sized(const io::Dims3& d) {
   MidSlices<T> m;
   m.dims = d;
-  const std::size_t plane = d.slice_voxels();
-  m.planes[0].resize(plane);
+  m.planes[0].resize(d.slice_voxels());
   m.planes[1].resize(std::size_t(d.nx) * d.nz);
   m.planes[2].resize(std::size_t(d.ny) * d.nz);
-  auto take = [&](int z, const T* slice) {
-    if (z == d.nz / 2) std::copy_n(slice, plane, m.planes[0].data());
-    std::copy_n(slice + std::size_t(d.ny / 2) * d.nx, d.nx, m.planes[1].data() + std::size_t(z) * d.nx);
-    for (int y = 0; y < d.ny; ++y) m.planes[2][std::size_t(z) * d.ny + y] = slice[std::size_t(y) * d.nx + d.nx / 2];
-  };
+  return m;
+}
+
+template <class T>
+void MidSlices<T>::take(int z, const T* slice) {
+  const io::Dims3& d = dims;
+  if (z == d.nz / 2) std::copy_n(slice, d.slice_voxels(), planes[0].data());
+  std::copy_n(slice + std::size_t(d.ny / 2) * d.nx, d.nx, planes[1].data() + std::size_t(z) * d.nx);
+  for (int y = 0; y < d.ny; ++y) planes[2][std::size_t(z) * d.ny + y] = slice[std::size_t(y) * d.nx + d.nx / 2];
+}
+
+template <class T>
+MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume) {
+  const io::Dims3& d = volume.dims();
+  MidSlices<T> m = sized(d);
+  const std::size_t plane = d.slice_voxels();
   if (const T* data = volume.resident()) {
-    for (int z = 0; z < d.nz; ++z) take(z, data + std::size_t(z) * plane);
+    for (int z = 0; z < d.nz; ++z) m.take(z, data + std::size_t(z) * plane);
     return m;
   }
   // A pass over the whole volume a few slices at a time (a scratch file or the input file).
@@ -280,7 +298,7 @@ MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume) {
   for (int z0 = 0; z0 < d.nz; z0 += chunk) {
     const int z1 = std::min(d.nz, z0 + chunk);
     volume.read_slices(z0, z1, slices.data());
-    for (int z = z0; z < z1; ++z) take(z, slices.data() + std::size_t(z - z0) * plane);
+    for (int z = z0; z < z1; ++z) m.take(z, slices.data() + std::size_t(z - z0) * plane);
   }
   return m;
 }
@@ -375,9 +393,18 @@ RgbImage render_quicklook(const MidSlices<float>& grey, const MidSlices<std::uin
 
 void write_quicklook_png(const std::string& path, const VolumeStore<float>& grey, const VolumeStore<std::uint32_t>& labels,
                          const io::Spacing3& spacing) {
+  std::optional<ScopedStage> span(std::in_place, "save.quicklook.read");
+  const MidSlices<float> grey_planes = MidSlices<float>::gather(grey);
+  const MidSlices<std::uint32_t> label_planes = MidSlices<std::uint32_t>::gather(labels);
+  span.reset();
+  write_quicklook_png(path, grey_planes, label_planes, spacing);
+}
+
+void write_quicklook_png(const std::string& path, const MidSlices<float>& grey, const MidSlices<std::uint32_t>& labels,
+                         const io::Spacing3& spacing) {
   RgbImage img = [&] {
     ScopedStage span("save.quicklook.render");
-    return render_quicklook(MidSlices<float>::gather(grey), MidSlices<std::uint32_t>::gather(labels), spacing);
+    return render_quicklook(grey, labels, spacing);
   }();
   const ImageView view = packed_view(img.rgb.data(), img.width, img.height, 3, PixelType::u8);
   ScopedStage span("save.quicklook.encode");

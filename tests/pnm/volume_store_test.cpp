@@ -122,6 +122,14 @@ TEST_CASE("VolumeStore: slices beyond the budget in scratch, plain or compressed
   const auto mid_split = gp::pnm::MidSlices<std::uint32_t>::gather(split);
   const auto mid_all = gp::pnm::MidSlices<std::uint32_t>::gather(all);
   for (int k = 0; k < 3; ++k) CHECK(mid_split.planes[k] == mid_all.planes[k]);
+  // labels.nrrd's pass over the store gives the quick look's mid slices too (the save stage's
+  // one pass instead of two), equal to a pass of their own.
+  gp::pnm::MidSlices<std::uint32_t> tapped;
+  gp::pnm::LabelVolumeInfo info;
+  info.dims = d;
+  gp::pnm::write_labels_nrrd((folder / "tapped.nrrd").string(), split, info, values.back() + 1000, {},
+                             gp::pnm::LabelsType::smallest, &tapped);
+  for (int k = 0; k < 3; ++k) CHECK(tapped.planes[k] == mid_all.planes[k]);
 }
 
 TEST_CASE("VolumeStore: an input read slab by slab from its file equals the loaded volume", "[pnm][volume_store][io]") {
