@@ -20,7 +20,6 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "core/trace.hpp"
 
 namespace gp {
 namespace fs = std::filesystem;
@@ -80,7 +79,6 @@ std::atomic<bool> outputs_fsync_enabled{true};
 
 void fsync_path(const std::string& path, int flags, const std::string& what) {
   if (!outputs_fsync_enabled) return;
-  ScopedStage span("output.fsync");  // the wait for the disk, in the report's stage table
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
   if (fd < 0) throw Error(what + ": cannot open " + path + " to flush it: " + std::strerror(errno));
   const int synced = ::fsync(fd);
