@@ -8,10 +8,10 @@
 // address voxels by global z; boundary rules (reflect, border) use the whole volume's extent.
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <type_traits>
 
 #include "core/views.hpp"  // GP_VIEW_HD
+#include "cuda/common/scratch.hpp"
 
 namespace gp {
 
@@ -41,11 +41,6 @@ template <class T>
 inline VolumeView<T> whole_volume(T* data, int nx, int ny, int nz) {
   return {data, nx, ny, nz, 0, nz};
 }
-
-// Device scratch for a GPU call, from the caller (only the runtime allocates GPU memory): returns
-// `bytes` of device memory on the call's stream, valid until the caller releases it after the call
-// returns. A call may ask several times; sizes may depend on data seen so far (e.g. after counting).
-using ScratchAllocator = std::function<void*(std::size_t bytes)>;
 
 // 3-D connectivity: 6 (faces) or 26 (faces, edges, corners).
 enum class Connectivity : std::uint8_t { c6 = 6, c26 = 26 };

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/volume_launch.cuh"
 #include "cuda/common/volume_checks.hpp"
 #include "cuda/labelling/components_math.hpp"
 #include "cuda/labelling/union_find.cuh"
@@ -164,15 +165,6 @@ __global__ void relabel_kernel(std::uint32_t* labels, const std::uint32_t* befor
   labels[i] = r == no_root ? 0u : before[r] + 1u;
 }
 
-constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
-
-unsigned flat_blocks(std::size_t n, int threads) { return unsigned((n + threads - 1) / threads); }
-
-template <class T>
-dim3 voxel_grid(const VolumeView<T>& v) {
-  return dim3(unsigned(v.nx + 31) / 32, unsigned(v.ny + 7) / 8, unsigned(v.z_count));
-}
-
 void check_roots_args(const char* op, VolumeView<const std::uint8_t> mask, VolumeView<std::uint32_t> out) {
   require_indexable<std::uint8_t>(mask, op, "mask");
   checks::require_view(out, op, "output");
@@ -195,11 +187,11 @@ void roots_gpu(VolumeView<const std::uint8_t> mask, std::uint8_t value, Connecti
     local_roots_kernel<false><<<tiles, tile_block, 0, stream>>>(mask, value, roots);
   GP_CUDA_CHECK_LAUNCH("local_roots_kernel " + size);
   if (c26)
-    merge_tiles_kernel<true><<<voxel_grid(mask), dim3(32, 8), 0, stream>>>(mask, value, roots);
+    merge_tiles_kernel<true><<<launch::voxel_grid(mask), launch::voxel_block(), 0, stream>>>(mask, value, roots);
   else
-    merge_tiles_kernel<false><<<voxel_grid(mask), dim3(32, 8), 0, stream>>>(mask, value, roots);
+    merge_tiles_kernel<false><<<launch::voxel_grid(mask), launch::voxel_block(), 0, stream>>>(mask, value, roots);
   GP_CUDA_CHECK_LAUNCH("merge_tiles_kernel " + size);
-  compress_kernel<<<flat_blocks(n, 256), 256, 0, stream>>>(roots, n);
+  compress_kernel<<<launch::flat_blocks(n, 256), 256, 0, stream>>>(roots, n);
   GP_CUDA_CHECK_LAUNCH("compress_kernel " + size);
 }
 
@@ -228,7 +220,7 @@ std::uint32_t label_components_gpu(VolumeView<const std::uint8_t> mask, std::uin
   std::size_t temp_bytes = 0;
   GP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, flags, before, items, stream),
                 "size the label scan " + size);
-  const std::size_t count_at = align_up(n * sizeof(std::uint32_t)), temp_at = count_at + 256;
+  const std::size_t count_at = scratch_aligned(n * sizeof(std::uint32_t)), temp_at = count_at + 256;
   auto* base = static_cast<char*>(scratch(temp_at + temp_bytes));
   before = reinterpret_cast<std::uint32_t*>(base);
   auto* count = reinterpret_cast<std::uint32_t*>(base + count_at);
@@ -236,7 +228,7 @@ std::uint32_t label_components_gpu(VolumeView<const std::uint8_t> mask, std::uin
                 "label scan " + size);
   count_kernel<<<1, 1, 0, stream>>>(labels.data, before, n, count);
   GP_CUDA_CHECK_LAUNCH("count_kernel " + size);
-  relabel_kernel<<<flat_blocks(n, 256), 256, 0, stream>>>(labels.data, before, n);
+  relabel_kernel<<<launch::flat_blocks(n, 256), 256, 0, stream>>>(labels.data, before, n);
   GP_CUDA_CHECK_LAUNCH("relabel_kernel " + size);
   return stream_ops::read_back(count, stream, "label_components_gpu count " + size);
 }

@@ -49,8 +49,6 @@ __global__ void threshold_kernel(const float* in, std::uint8_t* out, std::size_t
   if (i < n) out[i] = math::pore_of(in[i], threshold, pore_is_dark);
 }
 
-constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
-
 }  // namespace
 
 ValueRange value_range_gpu(VolumeView<const float> view, const ScratchAllocator& scratch, cudaStream_t stream) {
@@ -88,7 +86,7 @@ void histogram_gpu(VolumeView<const float> view, float lo, float hi, HistogramCo
   GP_CUDA_CHECK(cub::DeviceHistogram::HistogramRange(nullptr, temp_bytes, samples, bins, histogram_bins + 1, d_levels,
                                                      std::uint64_t(n), stream),
                 "size the histogram " + size);
-  const std::size_t bins_at = align_up(sizeof levels), temp_at = bins_at + align_up(histogram_bins * sizeof(std::uint32_t));
+  const std::size_t bins_at = scratch_aligned(sizeof levels), temp_at = bins_at + scratch_aligned(histogram_bins * sizeof(std::uint32_t));
   auto* base = static_cast<char*>(scratch(temp_at + temp_bytes));
   d_levels = reinterpret_cast<const float*>(base);
   bins = reinterpret_cast<std::uint32_t*>(base + bins_at);

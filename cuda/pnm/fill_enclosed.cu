@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/volume_launch.cuh"
 #include "cuda/labelling/components.hpp"
 #include "cuda/pnm/slab_checks.hpp"
 
@@ -54,15 +55,6 @@ __global__ void __launch_bounds__(change_threads)
   if (threadIdx.x == 0 && total > 0) atomicAdd(changed, static_cast<unsigned long long>(total));
 }
 
-constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
-
-unsigned flat_blocks(std::size_t n, int threads) { return unsigned((n + threads - 1) / threads); }
-
-template <class T>
-dim3 voxel_grid(const VolumeView<T>& v) {
-  return dim3(unsigned(v.nx + 31) / 32, unsigned(v.ny + 7) / 8, unsigned(v.z_count));
-}
-
 }  // namespace
 
 std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phase, Connectivity connectivity,
@@ -74,7 +66,7 @@ std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phas
   checks::require(mask.z_first == 0 && mask.z_count == mask.nz, op,
                   "the mask must hold the whole volume: " + checks::describe(mask));
   const std::size_t n = mask.held_voxels();
-  const std::size_t keep_at = align_up(n * sizeof(std::uint32_t)), changed_at = keep_at + align_up(n);
+  const std::size_t keep_at = scratch_aligned(n * sizeof(std::uint32_t)), changed_at = keep_at + scratch_aligned(n);
   auto* base = static_cast<char*>(scratch(changed_at + sizeof(unsigned long long)));
   auto* roots = reinterpret_cast<std::uint32_t*>(base);
   auto* keep = reinterpret_cast<std::uint8_t*>(base + keep_at);
@@ -84,9 +76,9 @@ std::uint64_t fill_enclosed_gpu(VolumeView<std::uint8_t> mask, std::uint8_t phas
   stream_ops::fill(keep, 0, n, stream, "fill_enclosed keep flags " + size);
   stream_ops::fill(changed, 0, 1, stream, "fill_enclosed count " + size);
   const VolumeView<const std::uint32_t> keys{roots, mask.nx, mask.ny, mask.nz, 0, mask.nz};
-  mark_face_keys_kernel<<<voxel_grid(keys), dim3(32, 8), 0, stream>>>(keys, no_root, keep);
+  mark_face_keys_kernel<<<launch::voxel_grid(keys), launch::voxel_block(), 0, stream>>>(keys, no_root, keep);
   GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
-  change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(
+  change_unkept_kernel<<<launch::flat_blocks(n, change_threads), change_threads, 0, stream>>>(
       mask.data, roots, no_root, keep, n, std::uint8_t(1 - phase), changed);
   GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
   return stream_ops::read_back(changed, stream, "fill_enclosed_gpu " + size);
@@ -98,7 +90,7 @@ void mark_face_labels_gpu(VolumeView<const std::uint32_t> labels, std::uint32_t 
   const std::string size = checks::describe(labels);
   stream_ops::fill(flags, 0, std::size_t(count) + 1, stream, "face flags " + size);
   if (labels.held_voxels() == 0) return;
-  mark_face_keys_kernel<<<voxel_grid(labels), dim3(32, 8), 0, stream>>>(labels, 0, flags);
+  mark_face_keys_kernel<<<launch::voxel_grid(labels), launch::voxel_block(), 0, stream>>>(labels, 0, flags);
   GP_CUDA_CHECK_LAUNCH("mark_face_keys_kernel " + size);
 }
 
@@ -114,7 +106,7 @@ std::uint64_t change_unkept_labels_gpu(VolumeView<std::uint8_t> mask, VolumeView
   const std::string size = checks::describe(labels);
   auto* changed = static_cast<unsigned long long*>(scratch(sizeof(unsigned long long)));
   stream_ops::fill(changed, 0, 1, stream, "changed count " + size);
-  change_unkept_kernel<<<flat_blocks(n, change_threads), change_threads, 0, stream>>>(mask.data, labels.data, 0, keep,
+  change_unkept_kernel<<<launch::flat_blocks(n, change_threads), change_threads, 0, stream>>>(mask.data, labels.data, 0, keep,
                                                                                          n, value, changed);
   GP_CUDA_CHECK_LAUNCH("change_unkept_kernel " + size);
   return stream_ops::read_back(changed, stream, std::string(op) + " " + size);

@@ -13,6 +13,7 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/tonemap/exposure_math.hpp"
 #include "cuda/common/pixel_launch.cuh"
+#include "cuda/common/scratch.hpp"
 #include "cuda/tonemap/view_checks.hpp"
 
 namespace gp::tonemap {
@@ -60,8 +61,6 @@ __global__ void exposure_scale_kernel(const double* log_sum, int n, AutoExposure
 struct ScratchLayout {
   std::size_t histogram, bounds, sum, cub_temp, cub_temp_bytes, total;
 };
-constexpr std::size_t align_up(std::size_t v) { return (v + 255) & ~std::size_t(255); }
-
 ScratchLayout scratch_layout(int n) {
   std::size_t histogram_temp = 0, sum_temp = 0;
   GP_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, histogram_temp, static_cast<const float*>(nullptr),
@@ -73,12 +72,12 @@ ScratchLayout scratch_layout(int n) {
                                                    ClampToBounds{nullptr}, 0.0),
                 "size the auto-exposure sum");
   ScratchLayout l{};
-  l.histogram = align_up(std::size_t(n) * sizeof(float));
-  l.bounds = l.histogram + align_up(log_lum_bins * sizeof(int));
-  l.sum = l.bounds + align_up(sizeof(math::LogBounds));
-  l.cub_temp = l.sum + align_up(sizeof(double));
+  l.histogram = scratch_aligned(std::size_t(n) * sizeof(float));
+  l.bounds = l.histogram + scratch_aligned(log_lum_bins * sizeof(int));
+  l.sum = l.bounds + scratch_aligned(sizeof(math::LogBounds));
+  l.cub_temp = l.sum + scratch_aligned(sizeof(double));
   l.cub_temp_bytes = std::max(histogram_temp, sum_temp);
-  l.total = l.cub_temp + align_up(l.cub_temp_bytes);
+  l.total = l.cub_temp + scratch_aligned(l.cub_temp_bytes);
   return l;
 }
 

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstring>
-
 #include "infer/cpu_ops.hpp"
+#include "infer/operator.hpp"
 
 namespace gp::infer {
 
@@ -29,14 +27,13 @@ CpuEngine::CpuEngine(Model model, int batch, bool reuse_memory)
     }
   }
 
+  // Each operator's call, at the fixed addresses of the constants and the arena.
   for (const int index : shapes_.run_operators) {
-    Step step;
-    step.op = index;
     const Operator& op = model_.operators()[static_cast<std::size_t>(index)];
-    if (op.is(BuiltinOp::pad) || op.is(BuiltinOp::mean) || op.is(BuiltinOp::resize_bilinear)) {
-      step.ints = constant_int_input(model_, op, 1);
-    }
-    steps_.push_back(std::move(step));
+    const OperatorDef* def = find_operator(op);
+    if (def == nullptr) throw model_.error(op, "not run by the CPU engine");  // infer_shapes rejects it first
+    steps_.push_back({index, def->cpu,
+                      make_op_call<float>(model_, op, *def, shapes_.shapes, [&](int t) { return mutable_data(t); })});
   }
 }
 
@@ -78,7 +75,7 @@ void CpuEngine::run(const std::vector<const float*>& inputs, const std::vector<f
   }
   for (const Step& step : steps_) {
     try {
-      execute(step);
+      step.run(step.call);
     } catch (const ModelError&) {
       throw;
     } catch (const Error& e) {
@@ -88,68 +85,6 @@ void CpuEngine::run(const std::vector<const float*>& inputs, const std::vector<f
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const int t = model_.outputs()[i];
     cpu::copy(data(t), element_count(shape(t)), outputs[i]);
-  }
-}
-
-void CpuEngine::execute(const Step& step) {
-  const Operator& op = model_.operators()[static_cast<std::size_t>(step.op)];
-  auto in = [&](std::size_t i) { return data(op.inputs.at(i)); };
-  auto in_shape = [&](std::size_t i) -> const Shape& { return shape(op.inputs.at(i)); };
-  auto nhwc = [&](std::size_t i) { return Nhwc::of(in_shape(i)); };
-  // Optional bias: an omitted input (-1) means none.
-  auto bias = [&](std::size_t i) { return op.inputs.size() > i && op.inputs[i] >= 0 ? data(op.inputs[i]) : nullptr; };
-  const int out_tensor = op.outputs.at(0);
-  float* out = mutable_data(out_tensor);
-  const std::int64_t count = element_count(shape(out_tensor));
-
-  if (op.is_custom()) {
-    cpu::transpose_conv_bias(in(0), nhwc(0), in(1), nhwc(1), in(2), std::get<TransposeConvBiasOptions>(op.options),
-                             out);
-    return;
-  }
-  switch (static_cast<BuiltinOp>(op.builtin_code)) {
-    case BuiltinOp::conv_2d:
-      cpu::conv2d(in(0), nhwc(0), in(1), nhwc(1), bias(2), std::get<Conv2DOptions>(op.options), out);
-      break;
-    case BuiltinOp::depthwise_conv_2d:
-      cpu::depthwise_conv2d(in(0), nhwc(0), in(1), nhwc(1), bias(2), std::get<DepthwiseConv2DOptions>(op.options),
-                            out);
-      break;
-    case BuiltinOp::average_pool_2d:
-      cpu::average_pool2d(in(0), nhwc(0), std::get<Pool2DOptions>(op.options), out);
-      break;
-    case BuiltinOp::max_pool_2d: cpu::max_pool2d(in(0), nhwc(0), std::get<Pool2DOptions>(op.options), out); break;
-    case BuiltinOp::add:
-      cpu::add(in(0), in_shape(0), in(1), in_shape(1), std::get<ActivationOptions>(op.options).activation, out);
-      break;
-    case BuiltinOp::mul:
-      cpu::mul(in(0), in_shape(0), in(1), in_shape(1), std::get<ActivationOptions>(op.options).activation, out);
-      break;
-    case BuiltinOp::prelu: cpu::prelu(in(0), in_shape(0), in(1), in_shape(1), out); break;
-    case BuiltinOp::relu: cpu::relu(in(0), count, out); break;
-    case BuiltinOp::relu6: cpu::relu6(in(0), count, out); break;
-    case BuiltinOp::hard_swish: cpu::hard_swish(in(0), count, out); break;
-    case BuiltinOp::logistic: cpu::logistic(in(0), count, out); break;
-    case BuiltinOp::dequantize:  // of a FLOAT32 activation (constants were folded)
-    case BuiltinOp::reshape: cpu::copy(in(0), count, out); break;
-    case BuiltinOp::mean: cpu::mean(in(0), in_shape(0), step.ints, out); break;
-    case BuiltinOp::pad: cpu::pad(in(0), in_shape(0), step.ints, out); break;
-    case BuiltinOp::resize_bilinear:
-      cpu::resize_bilinear(in(0), nhwc(0), step.ints[0], step.ints[1], std::get<ResizeBilinearOptions>(op.options),
-                           out);
-      break;
-    case BuiltinOp::concatenation: {
-      const auto& o = std::get<ConcatenationOptions>(op.options);
-      std::vector<const float*> sources;
-      std::vector<Shape> shapes;
-      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-        sources.push_back(in(i));
-        shapes.push_back(in_shape(i));
-      }
-      cpu::concatenation(sources, shapes, o.axis, o.activation, out);
-      break;
-    }
-    default: throw model_.error(op, "not run by the CPU engine");  // infer_shapes rejects these first
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "infer/graph_plan.hpp"
+#include "infer/operator.hpp"
 #include "infer/tflite_model.hpp"
 
 namespace gp::infer {
@@ -17,6 +18,11 @@ class CpuEngine {
   // cannot run at this batch size (1..64). reuse_memory = false gives every tensor its own buffer
   // (to check the planner).
   CpuEngine(Model model, int batch, bool reuse_memory = true);
+  // Steps hold addresses in the engine's own buffers: moving keeps them, a copy would not.
+  CpuEngine(const CpuEngine&) = delete;
+  CpuEngine& operator=(const CpuEngine&) = delete;
+  CpuEngine(CpuEngine&&) = default;
+  CpuEngine& operator=(CpuEngine&&) = default;
 
   const Model& model() const { return model_; }
   int batch() const { return shapes_.batch; }
@@ -37,11 +43,11 @@ class CpuEngine {
  private:
   struct Step {
     int op = 0;  // operator index
-    std::vector<int> ints;  // PAD paddings, MEAN axes or RESIZE_BILINEAR size
+    void (*run)(const OpCall<float>&) = nullptr;
+    OpCall<float> call;
   };
   const float* data(int tensor) const;
   float* mutable_data(int tensor);
-  void execute(const Step& step);
 
   Model model_;
   GraphShapes shapes_;

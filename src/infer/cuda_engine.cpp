@@ -9,6 +9,7 @@
 
 #include "cuda/infer/ops.hpp"
 #include "infer/cuda_gemm.hpp"
+#include "infer/cuda_operator_steps.hpp"
 #include "cuda/common/half.hpp"
 
 namespace gp::infer {
@@ -22,13 +23,6 @@ Precision parse_precision(const std::string& text) {
 }
 
 namespace {
-
-// The FP32 launchers and their FP16 overloads as one overload set, so that make_step<T> calls
-// launch::conv2d_gpu(...) for either element type.
-namespace launch {
-using namespace gpu;
-using namespace gpu::fp16;
-}  // namespace launch
 
 Stream gpu_stream(Runtime& runtime) {
   if (!runtime.gpu()) throw GpuError("the CUDA inference engine needs a GPU (the runtime is on the CPU path)");
@@ -54,10 +48,6 @@ std::vector<T> converted(const std::vector<float>& values) {
     }
     return out;
   }
-}
-
-bool is_pointwise(const Nhwc& filter, const Conv2DOptions& o) {
-  return filter.h == 1 && filter.w == 1 && o.stride_h == 1 && o.stride_w == 1;
 }
 
 }  // namespace
@@ -175,9 +165,9 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
     T* dst = reinterpret_cast<T*>(arena_at(t));
     const std::int64_t count = element_count(shape(t));
     if constexpr (std::is_same_v<T, float>) {
-      steps_.push_back({-1, [=](cudaStream_t s) { launch::copy_gpu(src, count, dst, s); }});
+      steps_.push_back({-1, [=](cudaStream_t s) { ops::launch::copy_gpu(src, count, dst, s); }});
     } else {
-      steps_.push_back({-1, [=](cudaStream_t s) { launch::float_to_half_gpu(src, count, dst, s); }});
+      steps_.push_back({-1, [=](cudaStream_t s) { ops::launch::float_to_half_gpu(src, count, dst, s); }});
     }
   }
   for (const int index : shapes_.run_operators) steps_.push_back(make_step<T>(index, constant_offsets));
@@ -187,7 +177,7 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
       const auto* src = reinterpret_cast<const __half*>(arena_at(t));
       float* dst = outputs_[i];
       const std::int64_t count = element_count(shape(t));
-      steps_.push_back({-1, [=](cudaStream_t s) { launch::half_to_float_gpu(src, count, dst, s); }});
+      steps_.push_back({-1, [=](cudaStream_t s) { ops::launch::half_to_float_gpu(src, count, dst, s); }});
     }
   }
 }
@@ -195,6 +185,8 @@ void CudaEngine::build(const std::vector<std::vector<float>>& constants) {
 template <class T>
 CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t>& constant_offsets) {
   const Operator& op = model_.operators()[static_cast<std::size_t>(index)];
+  const OperatorDef* def = find_operator(op);
+  if (def == nullptr) throw model_.error(op, "not run by the CUDA engine");  // infer_shapes rejects it first
   // Device address of a tensor (constant or in the arena), fixed for the engine's life.
   auto address = [&](int tensor) -> T* {
     const auto t = static_cast<std::size_t>(tensor);
@@ -204,129 +196,14 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
     if (plan_.offsets[t] < 0) throw model_.error(op, fmt::format("tensor {} has no data", tensor));
     return reinterpret_cast<T*>(static_cast<unsigned char*>(arena_.get()) + plan_.offsets[t]);
   };
-  auto in = [&](std::size_t i) -> const T* { return address(op.inputs.at(i)); };
-  auto in_shape = [&](std::size_t i) -> Shape { return shape(op.inputs.at(i)); };
-  auto nhwc = [&](std::size_t i) { return Nhwc::of(in_shape(i)); };
-  auto bias = [&](std::size_t i) -> const T* {
-    return op.inputs.size() > i && op.inputs[i] >= 0 ? address(op.inputs[i]) : nullptr;
-  };
-  const int out_tensor = op.outputs.at(0);
-  T* const out = address(out_tensor);
-  const std::int64_t count = element_count(shape(out_tensor));
-  Step step;
-  step.op = index;
-
-  if (op.is_custom()) {
-    const auto o = std::get<TransposeConvBiasOptions>(op.options);
-    step.enqueue = [=, a = in(0), as = nhwc(0), w = in(1), ws = nhwc(1), b = in(2)](cudaStream_t s) {
-      launch::transpose_conv_bias_gpu(a, as, w, ws, b, o, out, s);
-    };
-    return step;
+  const OpCall<T> call = make_op_call<T>(model_, op, *def, shapes_.shapes, address);
+  try {
+    return {index, gpu_step<T>(*def, call, ops::GpuContext{gemm_.get()})};
+  } catch (const ModelError&) {
+    throw;
+  } catch (const Error& e) {
+    throw model_.error(op, e.what());
   }
-  switch (static_cast<BuiltinOp>(op.builtin_code)) {
-    case BuiltinOp::conv_2d: {
-      const auto o = std::get<Conv2DOptions>(op.options);
-      const Nhwc is = nhwc(0), fs = nhwc(1);
-      const T *a = in(0), *w = in(1), *b = bias(2);
-      if constexpr (!std::is_same_v<T, float>) {
-        if (gemm_ && is_pointwise(fs, o)) {
-          conv2d_output(is, fs, o);  // the shape checks conv2d_gpu would make
-          // The input is the M x C matrix of pixels; out = input x filter^T, then bias and activation.
-          CublasGemm* gemm = gemm_.get();
-          const std::int64_t m = std::int64_t{is.n} * is.h * is.w;
-          step.enqueue = [=](cudaStream_t s) {
-            gemm->pointwise_fp16(a, m, is.c, w, fs.n, out, s);
-            launch::bias_activation_gpu(out, m, fs.n, b, o.activation, s);
-          };
-          return step;
-        }
-      }
-      step.enqueue = [=](cudaStream_t s) { launch::conv2d_gpu(a, is, w, fs, b, o, out, s); };
-      break;
-    }
-    case BuiltinOp::depthwise_conv_2d: {
-      const auto o = std::get<DepthwiseConv2DOptions>(op.options);
-      step.enqueue = [=, a = in(0), is = nhwc(0), w = in(1), fs = nhwc(1), b = bias(2)](cudaStream_t s) {
-        launch::depthwise_conv2d_gpu(a, is, w, fs, b, o, out, s);
-      };
-      break;
-    }
-    case BuiltinOp::average_pool_2d: {
-      const auto o = std::get<Pool2DOptions>(op.options);
-      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { launch::average_pool2d_gpu(a, is, o, out, s); };
-      break;
-    }
-    case BuiltinOp::max_pool_2d: {
-      const auto o = std::get<Pool2DOptions>(op.options);
-      step.enqueue = [=, a = in(0), is = nhwc(0)](cudaStream_t s) { launch::max_pool2d_gpu(a, is, o, out, s); };
-      break;
-    }
-    case BuiltinOp::add:
-    case BuiltinOp::mul: {
-      const Activation act = std::get<ActivationOptions>(op.options).activation;
-      const bool add = op.is(BuiltinOp::add);
-      step.enqueue = [=, a = in(0), as = in_shape(0), b = in(1), bs = in_shape(1)](cudaStream_t s) {
-        if (add) {
-          launch::add_gpu(a, as, b, bs, act, out, s);
-        } else {
-          launch::mul_gpu(a, as, b, bs, act, out, s);
-        }
-      };
-      break;
-    }
-    case BuiltinOp::prelu:
-      step.enqueue = [=, a = in(0), as = in_shape(0), alpha = in(1), alpha_shape = in_shape(1)](cudaStream_t s) {
-        launch::prelu_gpu(a, as, alpha, alpha_shape, out, s);
-      };
-      break;
-    case BuiltinOp::relu:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::relu_gpu(a, count, out, s); };
-      break;
-    case BuiltinOp::relu6:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::relu6_gpu(a, count, out, s); };
-      break;
-    case BuiltinOp::hard_swish:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::hard_swish_gpu(a, count, out, s); };
-      break;
-    case BuiltinOp::logistic:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::logistic_gpu(a, count, out, s); };
-      break;
-    case BuiltinOp::dequantize:  // of a FLOAT32 activation (constants were folded)
-    case BuiltinOp::reshape:
-      step.enqueue = [=, a = in(0)](cudaStream_t s) { launch::copy_gpu(a, count, out, s); };
-      break;
-    case BuiltinOp::mean:
-      step.enqueue = [=, a = in(0), as = in_shape(0), axes = constant_int_input(model_, op, 1)](cudaStream_t s) {
-        launch::mean_gpu(a, as, axes, out, s);
-      };
-      break;
-    case BuiltinOp::pad:
-      step.enqueue = [=, a = in(0), as = in_shape(0), paddings = constant_int_input(model_, op, 1)](cudaStream_t s) {
-        launch::pad_gpu(a, as, paddings, out, s);
-      };
-      break;
-    case BuiltinOp::resize_bilinear: {
-      const auto o = std::get<ResizeBilinearOptions>(op.options);
-      const auto size = constant_int_input(model_, op, 1);
-      step.enqueue = [=, a = in(0), is = nhwc(0), h = size.at(0), w = size.at(1)](cudaStream_t s) {
-        launch::resize_bilinear_gpu(a, is, h, w, o, out, s);
-      };
-      break;
-    }
-    case BuiltinOp::concatenation: {
-      const auto o = std::get<ConcatenationOptions>(op.options);
-      std::vector<const T*> sources;
-      std::vector<Shape> source_shapes;
-      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-        sources.push_back(in(i));
-        source_shapes.push_back(in_shape(i));
-      }
-      step.enqueue = [=](cudaStream_t s) { launch::concatenation_gpu(sources, source_shapes, o.axis, o.activation, out, s); };
-      break;
-    }
-    default: throw model_.error(op, "not run by the CUDA engine");  // infer_shapes rejects these first
-  }
-  return step;
 }
 
 std::vector<Shape> CudaEngine::input_shapes() const {

@@ -8,30 +8,7 @@
 
 namespace gp::infer {
 
-const OperatorNameSet& engine_operators() {
-  static const OperatorNameSet names = [] {
-    OperatorNameSet out;
-    for (const BuiltinOp op : {BuiltinOp::add, BuiltinOp::average_pool_2d, BuiltinOp::concatenation,
-                               BuiltinOp::conv_2d, BuiltinOp::depthwise_conv_2d, BuiltinOp::dequantize,
-                               BuiltinOp::logistic, BuiltinOp::max_pool_2d, BuiltinOp::mul, BuiltinOp::relu,
-                               BuiltinOp::relu6, BuiltinOp::reshape, BuiltinOp::resize_bilinear, BuiltinOp::pad,
-                               BuiltinOp::mean, BuiltinOp::prelu, BuiltinOp::hard_swish}) {
-      out.insert(std::string(builtin_op_name(op)));
-    }
-    out.insert(std::string(kConvolution2DTransposeBias));
-    return out;
-  }();
-  return names;
-}
-
 namespace {
-
-int input_tensor(const Model& model, const Operator& op, std::size_t input) {
-  if (input >= op.inputs.size() || op.inputs[input] < 0) {
-    throw model.error(op, fmt::format("input {} is missing", input));
-  }
-  return op.inputs[input];
-}
 
 Activation fused_activation(const OperatorOptions& options) {
   return std::visit(
@@ -121,130 +98,28 @@ class ShapeInference {
     out_.shapes[static_cast<std::size_t>(t)] = computed;
   }
 
-  void no_batch_axis(const Operator& op, bool touches_batch, const char* what) const {
-    if (batch_ > 1 && touches_batch) {
-      throw model_.error(op, fmt::format("{} the batch dimension, so the model cannot run at batch {}", what, batch_));
-    }
-  }
-
   void infer(const Operator& op) {
     if (op.outputs.size() != 1) throw model_.error(op, fmt::format("{} outputs, expected 1", op.outputs.size()));
     if (fused_activation(op.options) == Activation::sign_bit) {
       throw model_.error(op, "fused activation SIGN_BIT is not supported");
     }
-    auto in = [&](std::size_t i) { return input_tensor(model_, op, i); };
-    auto nhwc = [&](std::size_t i) { return Nhwc::of(shape(in(i))); };
-    if (op.is_custom()) {  // Convolution2DTransposeBias, the only custom operator supported
-      const auto& o = std::get<TransposeConvBiasOptions>(op.options);
-      const Nhwc weights = nhwc(1);
-      if (element_count(shape(in(2))) != weights.n) throw Error("bias size differs from the output channels");
-      set_output(op, transpose_conv_bias_output(nhwc(0), weights, o).shape());
-    } else {
-      infer_builtin(op);
-      if (out_.constant[static_cast<std::size_t>(op.outputs[0])]) return;  // folded DEQUANTIZE
+    const OperatorDef* def = find_operator(op);
+    if (def == nullptr) throw model_.error(op, "not run by the engine");  // require_supported passed: unreachable
+    const ShapeArgs args(model_, op, out_.shapes, batch_);
+    const Shape computed = def->shape(args);
+    if (op.is(BuiltinOp::dequantize) && args.tensor(0).is_constant()) {
+      // A constant: folded at load, keeps the stored shape (weights have no batch dimension).
+      const int t = op.outputs[0];
+      require_float_activation(t, "output");
+      if (tensor(t).shape != computed) throw Error("output shape differs from the input's");
+      out_.constant[static_cast<std::size_t>(t)] = true;
+      return;
     }
+    set_output(op, computed);
     for (const int t : op.inputs) {
       if (t >= 0 && !out_.constant[static_cast<std::size_t>(t)]) require_float_activation(t, "input");
     }
     out_.run_operators.push_back(op.index);
-  }
-
-  void infer_builtin(const Operator& op) {
-    auto in = [&](std::size_t i) { return input_tensor(model_, op, i); };
-    auto nhwc = [&](std::size_t i) { return Nhwc::of(shape(in(i))); };
-    switch (static_cast<BuiltinOp>(op.builtin_code)) {
-      case BuiltinOp::dequantize: {
-        const int src = in(0);
-        const TensorType type = tensor(src).type;
-        if (type != TensorType::float16 && type != TensorType::float32) {
-          throw Error(fmt::format("DEQUANTIZE of {} (the engine dequantizes FLOAT16)", tensor_type_name(type)));
-        }
-        if (!tensor(src).is_constant()) {
-          if (type != TensorType::float32) throw Error("DEQUANTIZE of a FLOAT16 activation");
-          set_output(op, shape(src));
-          break;
-        }
-        // A constant: folded at load, keeps the stored shape (weights have no batch dimension).
-        const int t = op.outputs[0];
-        require_float_activation(t, "output");
-        if (tensor(t).shape != shape(src)) throw Error("output shape differs from the input's");
-        out_.constant[static_cast<std::size_t>(t)] = true;
-        break;
-      }
-      case BuiltinOp::conv_2d: {
-        const auto& o = std::get<Conv2DOptions>(op.options);
-        set_output(op, conv2d_output(nhwc(0), nhwc(1), o).shape());
-        break;
-      }
-      case BuiltinOp::depthwise_conv_2d: {
-        const auto& o = std::get<DepthwiseConv2DOptions>(op.options);
-        set_output(op, depthwise_conv2d_output(nhwc(0), nhwc(1), o).shape());
-        break;
-      }
-      case BuiltinOp::average_pool_2d:
-      case BuiltinOp::max_pool_2d:
-        set_output(op, pool2d_output(nhwc(0), std::get<Pool2DOptions>(op.options)).shape());
-        break;
-      case BuiltinOp::add:
-      case BuiltinOp::mul:
-        set_output(op, broadcast_shape(shape(in(0)), shape(in(1))));
-        break;
-      case BuiltinOp::prelu:
-        if (broadcast_shape(shape(in(0)), shape(in(1))) != shape(in(0))) {
-          throw Error("alpha does not broadcast to the input's shape");
-        }
-        set_output(op, shape(in(0)));
-        break;
-      case BuiltinOp::relu:
-      case BuiltinOp::relu6:
-      case BuiltinOp::hard_swish:
-      case BuiltinOp::logistic:
-        set_output(op, shape(in(0)));
-        break;
-      case BuiltinOp::mean: {
-        const auto axes = constant_int_input(model_, op, 1);
-        const auto reduced = normalized_axes(axes, static_cast<int>(shape(in(0)).size()));
-        no_batch_axis(op, !reduced.empty() && reduced[0] == 0, "MEAN reduces");
-        set_output(op, mean_output(shape(in(0)), axes, std::get<ReducerOptions>(op.options).keep_dims));
-        break;
-      }
-      case BuiltinOp::pad: {
-        const auto paddings = constant_int_input(model_, op, 1);
-        no_batch_axis(op, paddings.size() >= 2 && (paddings[0] != 0 || paddings[1] != 0), "PAD pads");
-        set_output(op, pad_output(shape(in(0)), paddings));
-        break;
-      }
-      case BuiltinOp::resize_bilinear: {
-        const auto size = constant_int_input(model_, op, 1);
-        if (size.size() != 2) throw Error(fmt::format("size has {} values, expected 2", size.size()));
-        set_output(op, resize_output(nhwc(0), size[0], size[1]).shape());
-        break;
-      }
-      case BuiltinOp::reshape: {
-        // The target resolved at batch 1 against the model's own input shape, then scaled.
-        const auto& o = std::get<ReshapeOptions>(op.options);
-        const bool from_tensor = op.inputs.size() > 1 && op.inputs[1] >= 0;
-        const Shape target = from_tensor ? constant_int_input(model_, op, 1) : o.new_shape;
-        Shape resolved = reshape_output(tensor(in(0)).shape, target);
-        if (batch_ > 1) {
-          no_batch_axis(op, resolved.empty() || resolved[0] != 1 || tensor(in(0)).shape[0] != 1, "RESHAPE folds");
-          resolved[0] = batch_;
-        }
-        if (element_count(resolved) != element_count(shape(in(0)))) throw Error("element counts differ");
-        set_output(op, resolved);
-        break;
-      }
-      case BuiltinOp::concatenation: {
-        const auto& o = std::get<ConcatenationOptions>(op.options);
-        std::vector<Shape> shapes;
-        for (std::size_t i = 0; i < op.inputs.size(); ++i) shapes.push_back(shape(in(i)));
-        const int rank = shapes.empty() ? 0 : static_cast<int>(shapes[0].size());
-        no_batch_axis(op, normalized_axis(o.axis, rank) == 0, "CONCATENATION joins along");
-        set_output(op, concatenation_output(shapes, o.axis));
-        break;
-      }
-      default: throw Error("not run by the engine");  // require_supported passed: unreachable
-    }
   }
 
   const Model& model_;
@@ -253,15 +128,6 @@ class ShapeInference {
 };
 
 }  // namespace
-
-std::vector<int> constant_int_input(const Model& model, const Operator& op, std::size_t input) {
-  const Tensor& t = model.tensor(input_tensor(model, op, input));
-  if (!t.is_constant() || t.type != TensorType::int32) {
-    throw model.error(op, fmt::format("input {} '{}' must be a constant INT32 tensor", input, t.name));
-  }
-  const auto values = constant_ints(model, t);
-  return {values.begin(), values.end()};
-}
 
 GraphShapes infer_shapes(const Model& model, int batch) { return ShapeInference(model, batch).run(); }
 

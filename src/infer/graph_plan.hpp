@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "cuda/infer/op_geometry.hpp"
+#include "infer/operator.hpp"
 #include "infer/tflite_model.hpp"
 
 namespace gp::infer {
 
 inline constexpr int kMaxBatch = 64;
-
-// The operator names the engines run.
-const OperatorNameSet& engine_operators();
 
 struct GraphShapes {
   int batch = 1;
@@ -25,7 +23,7 @@ struct GraphShapes {
   std::vector<int> run_operators;  // operator indices that run at run time, in order
 };
 
-// Checks the model can run (operators from engine_operators(), FLOAT32 activations, supported
+// Checks the model can run (operators of the registry, engine_operators(), FLOAT32 activations, supported
 // fused activations, int32 constant shape/axes/padding inputs) and computes every tensor's shape
 // at batch N (1..64): graph inputs and activations have their leading dimension scaled by N.
 // For N > 1 every activation must have leading dimension 1 in the model and no operator may
@@ -33,9 +31,6 @@ struct GraphShapes {
 // computed shape is checked against the one the model declares (leading dimension scaled).
 // ModelError names the operator.
 GraphShapes infer_shapes(const Model& model, int batch);
-
-// One operator's int32 constant input (paddings, axes, sizes, shape), checked to be constant.
-std::vector<int> constant_int_input(const Model& model, const Operator& op, std::size_t input);
 
 // Offsets of the run-time tensors (graph inputs and outputs of run operators) in one arena.
 struct MemoryPlan {

@@ -157,7 +157,7 @@ void save_stage(PnmItem& item, const Settings& s) {
   const bool labels_for_quicklook = s.write_labels && s.write_quicklook;
   MidSlices<std::uint32_t> label_planes;
   std::promise<void> label_planes_promise;
-  std::shared_future<void> label_planes_ready = label_planes_promise.get_future().share();
+  std::future<void> label_planes_ready = label_planes_promise.get_future();  // the quick look waits on it
   if (s.write_labels)
     add("save.labels.nrrd", {in_dir("labels.nrrd")}, [&](const auto& f) {
       try {
