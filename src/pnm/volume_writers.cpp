@@ -292,8 +292,13 @@ MidSlices<T> MidSlices<T>::gather(const VolumeStore<T>& volume) {
     for (int z = 0; z < d.nz; ++z) m.take(z, data + std::size_t(z) * plane);
     return m;
   }
-  // A pass over the whole volume a few slices at a time (a scratch file or the input file).
-  const int chunk = int(std::max<std::size_t>(1, (std::size_t(64) << 20) / (plane * sizeof(T))));
+  // A pass over the whole volume a few slices at a time (a scratch file or the input file). An
+  // input file's reads spread each call's slices over the reading threads: a slice for each of
+  // them per call (up to 256 MiB), else most would wait.
+  const std::size_t slice_bytes = plane * sizeof(T);
+  const std::size_t chunk_bytes = std::clamp<std::size_t>(cpu_thread_count() * slice_bytes, std::size_t(64) << 20,
+                                                          std::size_t(256) << 20);
+  const int chunk = int(std::max<std::size_t>(1, chunk_bytes / slice_bytes));
   std::vector<T> slices(std::size_t(std::min(chunk, d.nz)) * plane);
   for (int z0 = 0; z0 < d.nz; z0 += chunk) {
     const int z1 = std::min(d.nz, z0 + chunk);
