@@ -37,17 +37,8 @@ CpuEngine::CpuEngine(Model model, int batch, bool reuse_memory)
   }
 }
 
-std::vector<Shape> CpuEngine::input_shapes() const {
-  std::vector<Shape> out;
-  for (const int t : model_.inputs()) out.push_back(shape(t));
-  return out;
-}
-
-std::vector<Shape> CpuEngine::output_shapes() const {
-  std::vector<Shape> out;
-  for (const int t : model_.outputs()) out.push_back(shape(t));
-  return out;
-}
+std::vector<Shape> CpuEngine::input_shapes() const { return shapes_.of(model_.inputs()); }
+std::vector<Shape> CpuEngine::output_shapes() const { return shapes_.of(model_.outputs()); }
 
 const float* CpuEngine::data(int tensor) const {
   const auto t = static_cast<std::size_t>(tensor);

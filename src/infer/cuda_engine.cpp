@@ -206,17 +206,8 @@ CudaEngine::Step CudaEngine::make_step(int index, const std::vector<std::int64_t
   }
 }
 
-std::vector<Shape> CudaEngine::input_shapes() const {
-  std::vector<Shape> out;
-  for (const int t : model_.inputs()) out.push_back(shape(t));
-  return out;
-}
-
-std::vector<Shape> CudaEngine::output_shapes() const {
-  std::vector<Shape> out;
-  for (const int t : model_.outputs()) out.push_back(shape(t));
-  return out;
-}
+std::vector<Shape> CudaEngine::input_shapes() const { return shapes_.of(model_.inputs()); }
+std::vector<Shape> CudaEngine::output_shapes() const { return shapes_.of(model_.outputs()); }
 
 std::size_t CudaEngine::device_bytes() const {
   return arena_.size() + constants_.size() + io_.size() + workspace_.size();

@@ -21,6 +21,13 @@ struct GraphShapes {
   // of constants (computed once, never at run time).
   std::vector<bool> constant;
   std::vector<int> run_operators;  // operator indices that run at run time, in order
+
+  // The shapes of `tensors` (e.g. the model's inputs or outputs), in their order.
+  std::vector<Shape> of(const std::vector<int>& tensors) const {
+    std::vector<Shape> out;
+    for (const int t : tensors) out.push_back(shapes.at(static_cast<std::size_t>(t)));
+    return out;
+  }
 };
 
 // Checks the model can run (operators of the registry, engine_operators(), FLOAT32 activations, supported
