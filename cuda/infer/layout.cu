@@ -1,4 +1,4 @@
-// PAD, RESIZE_BILINEAR, CONCATENATION and RESHAPE's copy for float and half storage: one thread
+// PAD, RESIZE_BILINEAR, DEPTH_TO_SPACE, CONCATENATION and RESHAPE's copy for float and half storage: one thread
 // per output element. Copies without arithmetic (PAD, CONCATENATION without activation) move
 // the stored value itself, so half NaN payloads survive as they do in float.
 #include <cuda_fp16.h>
@@ -32,6 +32,29 @@ __global__ void pad_kernel(const T* __restrict__ input, PadGeometry g, std::int6
       source += std::int64_t{c} * g.in.stride[d];
     }
     output[i] = inside ? input[source] : T(0.0f);
+  }
+}
+
+// DEPTH_TO_SPACE: output element (n, y, x, c) reads input (n, y / b, x / b, ((y % b) * b + x % b) * C + c).
+struct DepthToSpaceGeometry {
+  int in_h, in_w, in_c;
+  int out_h, out_w, out_c;
+  int block;
+};
+
+template <typename T>
+__global__ void depth_to_space_kernel(const T* __restrict__ input, DepthToSpaceGeometry g, std::int64_t count,
+                                      T* __restrict__ output) {
+  for (std::int64_t i = detail::first_index(); i < count; i += detail::grid_stride()) {
+    std::int64_t rest = i;
+    const int c = static_cast<int>(rest % g.out_c);
+    rest /= g.out_c;
+    const int x = static_cast<int>(rest % g.out_w);
+    rest /= g.out_w;
+    const int y = static_cast<int>(rest % g.out_h);
+    const std::int64_t n = rest / g.out_h;
+    const int in_c = ((y % g.block) * g.block + x % g.block) * g.out_c + c;
+    output[i] = input[((n * g.in_h + y / g.block) * g.in_w + x / g.block) * g.in_c + in_c];
   }
 }
 
@@ -138,6 +161,16 @@ void resize_bilinear(const T* input, const Nhwc& in, int out_h, int out_w, const
 }
 
 template <typename T>
+void depth_to_space(const T* input, const Nhwc& in, int block_size, T* output, cudaStream_t stream) {
+  const Nhwc out = depth_to_space_output(in, block_size);
+  const std::int64_t count = out.count();
+  if (count == 0) return;
+  const DepthToSpaceGeometry g{in.h, in.w, in.c, out.h, out.w, out.c, block_size};
+  depth_to_space_kernel<T><<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(input, g, count, output);
+  GP_CUDA_CHECK_LAUNCH(detail::context<T>("DEPTH_TO_SPACE", in.shape()) + " block " + std::to_string(block_size));
+}
+
+template <typename T>
 void concatenation(const std::vector<const T*>& inputs, const std::vector<Shape>& shapes, int axis,
                    Activation activation, T* output, cudaStream_t stream) {
   detail::check_activation(activation, "CONCATENATION");
@@ -173,6 +206,10 @@ void resize_bilinear_gpu(const float* input, const Nhwc& in, int out_h, int out_
   resize_bilinear(input, in, out_h, out_w, options, output, stream);
 }
 
+void depth_to_space_gpu(const float* input, const Nhwc& in, int block_size, float* output, cudaStream_t stream) {
+  depth_to_space(input, in, block_size, output, stream);
+}
+
 void concatenation_gpu(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
                        Activation activation, float* output, cudaStream_t stream) {
   concatenation(inputs, shapes, axis, activation, output, stream);
@@ -192,6 +229,10 @@ void pad_gpu(const __half* input, const Shape& input_shape, const std::vector<in
 void resize_bilinear_gpu(const __half* input, const Nhwc& in, int out_h, int out_w,
                          const ResizeBilinearOptions& options, __half* output, cudaStream_t stream) {
   resize_bilinear(input, in, out_h, out_w, options, output, stream);
+}
+
+void depth_to_space_gpu(const __half* input, const Nhwc& in, int block_size, __half* output, cudaStream_t stream) {
+  depth_to_space(input, in, block_size, output, stream);
 }
 
 void concatenation_gpu(const std::vector<const __half*>& inputs, const std::vector<Shape>& shapes, int axis,

@@ -115,6 +115,19 @@ Nhwc resize_output(const Nhwc& input, int out_h, int out_w) {
   return {input.n, out_h, out_w, input.c};
 }
 
+Nhwc depth_to_space_output(const Nhwc& input, int block_size) {
+  if (block_size < 1) throw Error(fmt::format("block size {}", block_size));
+  const std::int64_t square = std::int64_t{block_size} * block_size;
+  if (input.c % square != 0) {
+    throw Error(fmt::format("{} channels are not a multiple of block size {} squared", input.c, block_size));
+  }
+  const std::int64_t h = std::int64_t{input.h} * block_size, w = std::int64_t{input.w} * block_size;
+  if (h > std::numeric_limits<int>::max() || w > std::numeric_limits<int>::max()) {
+    throw Error(fmt::format("output of {}x{} pixels", h, w));
+  }
+  return {input.n, int(h), int(w), int(input.c / square)};
+}
+
 Shape broadcast_shape(const Shape& a, const Shape& b) {
   const std::size_t rank = std::max(a.size(), b.size());
   Shape out(rank);

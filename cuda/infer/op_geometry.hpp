@@ -54,6 +54,9 @@ Nhwc depthwise_conv2d_output(const Nhwc& input, const Nhwc& filter, const Depthw
 Nhwc pool2d_output(const Nhwc& input, const Pool2DOptions& options);
 Nhwc transpose_conv_bias_output(const Nhwc& input, const Nhwc& weights, const TransposeConvBiasOptions& options);
 Nhwc resize_output(const Nhwc& input, int out_h, int out_w);
+// DEPTH_TO_SPACE with block size b: (n, h * b, w * b, c / (b * b)); Error unless b > 0 and c is a
+// multiple of b * b.
+Nhwc depth_to_space_output(const Nhwc& input, int block_size);
 
 // NumPy/TFLite broadcasting: shapes aligned at the last dimension, each pair equal or one of
 // them 1.

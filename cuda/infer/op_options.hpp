@@ -41,6 +41,9 @@ struct ResizeBilinearOptions {
 struct ReshapeOptions {  // the target shape may instead come from the second input
   std::vector<int> new_shape;
 };
+struct DepthToSpaceOptions {
+  int block_size = 1;  // > 0; the input's channels are a multiple of its square
+};
 struct ReducerOptions {  // MEAN
   bool keep_dims = false;
 };

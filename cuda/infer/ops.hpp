@@ -70,6 +70,8 @@ void pad_gpu(const float* input, const Shape& input_shape, const std::vector<int
              cudaStream_t stream);
 void resize_bilinear_gpu(const float* input, const Nhwc& input_shape, int out_h, int out_w,
                          const ResizeBilinearOptions& options, float* output, cudaStream_t stream);
+// DEPTH_TO_SPACE (cpu::depth_to_space's order): a copy, one thread per output element.
+void depth_to_space_gpu(const float* input, const Nhwc& input_shape, int block_size, float* output, cudaStream_t stream);
 // One copy kernel per input (no device-side pointer table, so nothing to allocate).
 void concatenation_gpu(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
                        Activation activation, float* output, cudaStream_t stream);
@@ -114,6 +116,8 @@ void pad_gpu(const __half* input, const Shape& input_shape, const std::vector<in
              cudaStream_t stream);
 void resize_bilinear_gpu(const __half* input, const Nhwc& input_shape, int out_h, int out_w,
                          const ResizeBilinearOptions& options, __half* output, cudaStream_t stream);
+void depth_to_space_gpu(const __half* input, const Nhwc& input_shape, int block_size, __half* output,
+                        cudaStream_t stream);
 void concatenation_gpu(const std::vector<const __half*>& inputs, const std::vector<Shape>& shapes, int axis,
                        Activation activation, __half* output, cudaStream_t stream);
 void copy_gpu(const __half* input, std::int64_t count, __half* output, cudaStream_t stream);

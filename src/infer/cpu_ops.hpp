@@ -62,6 +62,9 @@ void pad(const float* input, const Shape& input_shape, const std::vector<int>& p
 // the source coordinates (a negative half-pixel coordinate keeps its weight on row/column 0).
 void resize_bilinear(const float* input, const Nhwc& input_shape, int out_h, int out_w,
                      const ResizeBilinearOptions& options, float* output);
+// DEPTH_TO_SPACE (TFLite's DCR order): output (y, x, c) reads input (y / b, x / b,
+// ((y % b) * b + x % b) * output channels + c).
+void depth_to_space(const float* input, const Nhwc& input_shape, int block_size, float* output);
 // TFLite's float kernel requires activation NONE and copies; another activation is applied.
 void concatenation(const std::vector<const float*>& inputs, const std::vector<Shape>& shapes, int axis,
                    Activation activation, float* output);

@@ -159,6 +159,25 @@ void mean(const float* input, const Shape& input_shape, const std::vector<int>& 
       1);
 }
 
+void depth_to_space(const float* input, const Nhwc& in, int block_size, float* output) {
+  const Nhwc out = depth_to_space_output(in, block_size);
+  const int b = block_size;
+  parallel_for(
+      std::int64_t{out.n} * out.h,
+      [&](long begin, long end) {
+        for (long row = begin; row < end; ++row) {  // output row (n, y)
+          const int n = int(row / out.h), y = int(row % out.h);
+          const float* in_row = input + (std::int64_t{n} * in.h + y / b) * in.w * std::int64_t{in.c};
+          float* dst = output + row * std::int64_t{out.w} * out.c;
+          for (int x = 0; x < out.w; ++x) {
+            const float* src = in_row + std::int64_t{x / b} * in.c + std::int64_t{(y % b) * b + x % b} * out.c;
+            std::copy(src, src + out.c, dst + std::int64_t{x} * out.c);
+          }
+        }
+      },
+      1);
+}
+
 void pad(const float* input, const Shape& input_shape, const std::vector<int>& paddings, float* output) {
   const Shape out = pad_output(input_shape, paddings);
   const std::size_t rank = out.size();

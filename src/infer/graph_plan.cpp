@@ -17,6 +17,7 @@ Activation fused_activation(const OperatorOptions& options) {
                       std::is_same_v<std::decay_t<decltype(o)>, ResizeBilinearOptions> ||
                       std::is_same_v<std::decay_t<decltype(o)>, ReshapeOptions> ||
                       std::is_same_v<std::decay_t<decltype(o)>, ReducerOptions> ||
+                      std::is_same_v<std::decay_t<decltype(o)>, DepthToSpaceOptions> ||
                       std::is_same_v<std::decay_t<decltype(o)>, TransposeConvBiasOptions>) {
           return Activation::none;
         } else {

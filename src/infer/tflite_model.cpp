@@ -422,6 +422,11 @@ class ModelReader {
         const auto* o = options_table<tfl::ReducerOptions>(op, fb, BO::ReducerOptions);
         return ReducerOptions{o && o->keep_dims()};
       }
+      case BuiltinOp::depth_to_space: {
+        const auto& o = required_options<tfl::DepthToSpaceOptions>(op, fb, BO::DepthToSpaceOptions);
+        require_positive(op, "block_size", o.block_size());
+        return DepthToSpaceOptions{o.block_size()};
+      }
       case BuiltinOp::pad: options_table<tfl::PadOptions>(op, fb, BO::PadOptions); break;
       case BuiltinOp::padv2: options_table<tfl::PadV2Options>(op, fb, BO::PadV2Options); break;
       case BuiltinOp::dequantize: options_table<tfl::DequantizeOptions>(op, fb, BO::DequantizeOptions); break;

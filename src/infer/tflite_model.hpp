@@ -67,7 +67,7 @@ struct Tensor {
 using OperatorOptions =
     std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions, Pool2DOptions,
                  ActivationOptions, ConcatenationOptions, ResizeBilinearOptions, ReshapeOptions,
-                 ReducerOptions, TransposeConvBiasOptions>;
+                 ReducerOptions, DepthToSpaceOptions, TransposeConvBiasOptions>;
 
 struct Operator {
   int index = 0;                 // position in execution order

@@ -170,6 +170,7 @@ struct OptionsText {
     return s + "]";
   }
   std::string operator()(const ReducerOptions& o) const { return fmt::format("keep_dims {}", o.keep_dims); }
+  std::string operator()(const DepthToSpaceOptions& o) const { return fmt::format("block_size {}", o.block_size); }
   std::string operator()(const TransposeConvBiasOptions& o) const {
     return fmt::format("{} stride {}x{}", padding_name(o.padding), o.stride_w, o.stride_h);
   }

@@ -13,6 +13,7 @@ enum class BuiltinOp : std::int32_t {
   concatenation = 2,
   conv_2d = 3,
   depthwise_conv_2d = 4,
+  depth_to_space = 5,
   dequantize = 6,
   logistic = 14,
   max_pool_2d = 17,

@@ -481,6 +481,37 @@ TEST_CASE("pad: zero padding from a paddings tensor", "[infer]") {
   CHECK_THROWS(pad_output({1, 2}, {0, 0, 1}));
 }
 
+TEST_CASE("depth_to_space: TFLite's DCR order, hand-checked", "[infer]") {
+  // 1x1x2x8, block 2: each pixel's 8 channels become a 2x2 block of 2 channels, channel groups in
+  // (dy, dx) order: group (dy * 2 + dx) holds the output pixel (2y + dy, 2x + dx).
+  std::vector<float> input(16);
+  for (int i = 0; i < 16; ++i) input[std::size_t(i)] = float(i);
+  REQUIRE(depth_to_space_output({1, 1, 2, 8}, 2) == Nhwc{1, 2, 4, 2});
+  std::vector<float> out(16, -1);
+  cpu::depth_to_space(input.data(), {1, 1, 2, 8}, 2, out.data());
+  const std::vector<float> expected{0, 1,  2,  3,  8,  9,  10, 11,   // output row 0: dy = 0
+                                    4, 5,  6,  7,  12, 13, 14, 15};  // output row 1: dy = 1
+  CHECK(out == expected);
+  // Block 3 over a batch of 2 against the formula.
+  const Nhwc in{2, 3, 2, 18};
+  std::mt19937 rng(5);
+  const auto values = random_values(std::size_t(in.count()), rng);
+  const Nhwc o = depth_to_space_output(in, 3);
+  REQUIRE(o == Nhwc{2, 9, 6, 2});
+  std::vector<float> got(std::size_t(o.count()));
+  cpu::depth_to_space(values.data(), in, 3, got.data());
+  for (int n = 0; n < o.n; ++n)
+    for (int y = 0; y < o.h; ++y)
+      for (int x = 0; x < o.w; ++x)
+        for (int c = 0; c < o.c; ++c) {
+          const int ic = ((y % 3) * 3 + x % 3) * o.c + c;
+          const float want = values[std::size_t(((n * in.h + y / 3) * in.w + x / 3) * in.c + ic)];
+          REQUIRE(got[std::size_t(((n * o.h + y) * o.w + x) * o.c + c)] == want);
+        }
+  CHECK_THROWS(depth_to_space_output({1, 2, 2, 6}, 2));  // 6 channels: not a multiple of 4
+  CHECK_THROWS(depth_to_space_output({1, 2, 2, 4}, 0));
+}
+
 TEST_CASE("resize_bilinear: both flags, hand-checked", "[infer]") {
   const std::vector<float> input{0, 1, 2, 3};  // 1x2x2x1
   const Nhwc in{1, 2, 2, 1};

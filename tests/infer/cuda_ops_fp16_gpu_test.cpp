@@ -318,6 +318,17 @@ TEST_CASE("CUDA FP16 element-wise and layout operators match the CPU reference",
     gpu::fp16::pad_gpu(h(dx), shape, paddings, hm(dout), device.stream());
     compare("FP16 PAD", device.download(dout, element_count(out)), expected, 0);
   }
+  {
+    const Nhwc in{2, 3, 2, 16};
+    const Nhwc out = depth_to_space_output(in, 2);
+    const auto values = random_halves(in.count(), 45);
+    auto dv = device.upload(values);
+    std::vector<float> expected(static_cast<std::size_t>(out.count()));
+    cpu::depth_to_space(values.data(), in, 2, expected.data());
+    auto dout = device.output(out.count());
+    gpu::fp16::depth_to_space_gpu(h(dv), in, 2, hm(dout), device.stream());
+    compare("FP16 DEPTH_TO_SPACE", device.download(dout, out.count()), expected, 0);
+  }
   for (const bool half_pixel : {false, true}) {
     ResizeBilinearOptions o;
     o.half_pixel_centers = half_pixel;

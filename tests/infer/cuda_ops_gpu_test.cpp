@@ -423,6 +423,23 @@ TEST_CASE("CUDA MEAN and PAD match the CPU reference", "[infer][gpu]") {
   }
 }
 
+TEST_CASE("CUDA DEPTH_TO_SPACE matches the CPU reference", "[infer][gpu]") {
+  Gpu device;
+  std::uint32_t seed = 650;
+  for (const auto& [in, block] : std::vector<std::pair<Nhwc, int>>{
+           {{1, 28, 28, 64}, 2}, {{3, 5, 7, 18}, 3}, {{2, 4, 4, 8}, 1}, {{1, 1, 1, 16}, 4}}) {
+    const Nhwc out = depth_to_space_output(in, block);
+    const auto input = random_floats(in.count(), seed++);
+    std::vector<float> expected(static_cast<std::size_t>(out.count()));
+    cpu::depth_to_space(input.data(), in, block, expected.data());
+    auto d_in = device.upload(input);
+    auto d_out = device.output(out.count());
+    gpu::depth_to_space_gpu(d_in.as<float>(), in, block, d_out.as<float>(), device.stream());
+    compare("DEPTH_TO_SPACE " + str(in) + " block " + std::to_string(block), device.download(d_out, out.count()),
+            expected, kExact);
+  }
+}
+
 TEST_CASE("CUDA RESIZE_BILINEAR matches the CPU reference with both flags", "[infer][gpu]") {
   struct Case {
     Nhwc in;

@@ -29,7 +29,7 @@ Operator custom(const std::string& name) {
 
 TEST_CASE("operator registry: each operator once, by TFLite's name, with a shape rule and a CPU binding", "[infer]") {
   const auto& all = registered_operators();
-  REQUIRE(all.size() == 18);
+  REQUIRE(all.size() == 19);
   std::set<std::string> names;
   for (const OperatorDef& def : all) {
     INFO(def.name);

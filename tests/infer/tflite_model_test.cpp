@@ -553,8 +553,8 @@ TEST_CASE("tflite reader: face_detection models", "[infer]") {
   both.insert(full_ops.begin(), full_ops.end());
   CHECK(both == with(with(common, "CONCATENATION"), "RESIZE_BILINEAR"));
 
-  // The sparse variant needs DENSIFY (and DEPTH_TO_SPACE), which the engine does not run: it
-  // must load and name them.
+  // The sparse variant needs DENSIFY and DEPTH_TO_SPACE, outside the face detectors' operator
+  // set: it must load and name them.
   const auto sparse = gp::test::find_model("face_detection_full_range_sparse.tflite");
   if (!sparse) return;
   const Model m = Model::load(*sparse);
