@@ -420,6 +420,8 @@ json load_file(const std::string& path) {
     return parse_bounded(text, path, /*comments=*/true);
   } catch (const json::parse_error& e) {
     throw UsageError(syntax_error_message(path, text, e));
+  } catch (const json::out_of_range& e) {  // a number past double's range (1e999), found by fuzz_config
+    throw UsageError(path + ": " + clipped(e.what(), 160));
   }
 }
 

@@ -234,6 +234,10 @@ TEST_CASE("config files allow comments; errors name the file, line and column", 
   CHECK_THROWS_WITH(gp::config::load_file(trailing), Contains(trailing + ":3:1: invalid JSON:"));
   const std::string empty = write_file(dir / "empty.json", "");
   CHECK_THROWS_WITH(gp::config::load_file(empty), Contains(empty + ":1:1: invalid JSON:"));
+  // A number past double's range is nlohmann's out_of_range, not a parse_error (found by fuzz_config).
+  const std::string huge = write_file(dir / "huge.json", "{\"quality\": 1e999}");
+  CHECK_THROWS_AS(gp::config::load_file(huge), UsageError);
+  CHECK_THROWS_WITH(gp::config::load_file(huge), Contains(huge + ": ") && Contains("number overflow"));
 
   const std::string missing = (dir / "missing.json").string();
   CHECK_THROWS_AS(gp::config::load_file(missing), UsageError);
