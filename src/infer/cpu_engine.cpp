@@ -12,20 +12,8 @@ CpuEngine::CpuEngine(Model model, int batch, bool reuse_memory)
   plan_ = plan_memory(model_, shapes_, sizeof(float), reuse_memory);
   arena_.resize(plan_.arena_bytes / sizeof(float));
 
-  // Float constants widened once; DEQUANTIZE of a constant folded into its output.
-  constants_.resize(model_.tensors().size());
-  for (std::size_t t = 0; t < model_.tensors().size(); ++t) {
-    const Tensor& tensor = model_.tensors()[t];
-    if (tensor.is_constant() && (tensor.type == TensorType::float32 || tensor.type == TensorType::float16)) {
-      constants_[t] = constant_floats(model_, tensor);
-    }
-  }
-  for (const Operator& op : model_.operators()) {
-    const auto out = static_cast<std::size_t>(op.outputs.at(0));
-    if (op.is(BuiltinOp::dequantize) && shapes_.constant[out]) {
-      constants_[out] = constant_floats(model_, model_.tensor(op.inputs.at(0)));
-    }
-  }
+  // Float constants widened once; DENSIFY and DEQUANTIZE of constants folded into their outputs.
+  constants_ = load_time_values(model_, shapes_);
 
   // Each operator's call, at the fixed addresses of the constants and the arena.
   for (const int index : shapes_.run_operators) {

@@ -58,8 +58,8 @@ CudaEngine::CudaEngine(Runtime& runtime, Model model, int batch, const CudaEngin
       options_(options),
       shapes_(infer_shapes(model_, batch)),
       stream_(gpu_stream(runtime)) {
-  // Constants that run-time operators read, as floats first (folded DEQUANTIZEs widened like
-  // CpuEngine), then converted per precision. The FLOAT16 sources of folded DEQUANTIZEs stay on
+  // Constants that run-time operators read, as floats first (folded DENSIFYs and DEQUANTIZEs as
+  // CpuEngine has them), then converted per precision. The sources of folded operators stay on
   // the host.
   std::vector<bool> read(model_.tensors().size(), false);
   for (const int index : shapes_.run_operators) {
@@ -67,18 +67,9 @@ CudaEngine::CudaEngine(Runtime& runtime, Model model, int batch, const CudaEngin
       if (t >= 0) read[static_cast<std::size_t>(t)] = true;
     }
   }
-  std::vector<std::vector<float>> constants(model_.tensors().size());
-  for (std::size_t t = 0; t < model_.tensors().size(); ++t) {
-    const Tensor& tensor = model_.tensors()[t];
-    if (read[t] && tensor.is_constant() && (tensor.type == TensorType::float32 || tensor.type == TensorType::float16)) {
-      constants[t] = constant_floats(model_, tensor);
-    }
-  }
-  for (const Operator& op : model_.operators()) {
-    const auto out = static_cast<std::size_t>(op.outputs.at(0));
-    if (read[out] && op.is(BuiltinOp::dequantize) && shapes_.constant[out]) {
-      constants[out] = constant_floats(model_, model_.tensor(op.inputs.at(0)));
-    }
+  std::vector<std::vector<float>> constants = load_time_values(model_, shapes_);
+  for (std::size_t t = 0; t < constants.size(); ++t) {
+    if (!read[t]) std::vector<float>().swap(constants[t]);
   }
   if (options_.precision == Precision::fp16) {
     build<__half>(constants);

@@ -106,12 +106,16 @@ class ShapeInference {
     }
     const OperatorDef* def = find_operator(op);
     if (def == nullptr) throw model_.error(op, "not run by the engine");  // require_supported passed: unreachable
-    const ShapeArgs args(model_, op, out_.shapes, batch_);
+    const ShapeArgs args(model_, op, out_.shapes, batch_, &out_.constant);
     const Shape computed = def->shape(args);
-    if (op.is(BuiltinOp::dequantize) && args.tensor(0).is_constant()) {
+    if (folds_at_load(op) && args.known_at_load(0)) {
       // A constant: folded at load, keeps the stored shape (weights have no batch dimension).
       const int t = op.outputs[0];
-      require_float_activation(t, "output");
+      if (op.is(BuiltinOp::dequantize)) {
+        require_float_activation(t, "output");
+      } else if (tensor(t).type != args.tensor(0).type) {  // DENSIFY keeps the type (a DEQUANTIZE may follow)
+        throw Error("output type differs from the input's");
+      }
       if (tensor(t).shape != computed) throw Error("output shape differs from the input's");
       out_.constant[static_cast<std::size_t>(t)] = true;
       return;
@@ -131,6 +135,34 @@ class ShapeInference {
 }  // namespace
 
 GraphShapes infer_shapes(const Model& model, int batch) { return ShapeInference(model, batch).run(); }
+
+bool folds_at_load(const Operator& op) { return op.is(BuiltinOp::dequantize) || op.is(BuiltinOp::densify); }
+
+std::vector<std::vector<float>> load_time_values(const Model& model, const GraphShapes& shapes) {
+  std::vector<std::vector<float>> values(model.tensors().size());
+  for (std::size_t t = 0; t < model.tensors().size(); ++t) {
+    const Tensor& tensor = model.tensors()[t];
+    if (tensor.is_constant() && !tensor.is_sparse &&
+        (tensor.type == TensorType::float32 || tensor.type == TensorType::float16)) {
+      values[t] = constant_floats(model, tensor);
+    }
+  }
+  // Folded operators in model order, so that a DEQUANTIZE reads the DENSIFY before it.
+  for (const Operator& op : model.operators()) {
+    const auto out = static_cast<std::size_t>(op.outputs.at(0));
+    if (!folds_at_load(op) || !shapes.constant[out]) continue;
+    const Tensor& source = model.tensor(op.inputs.at(0));
+    if (op.is(BuiltinOp::densify)) {
+      values[out] = densified_floats(model, source);
+    } else {
+      values[out] = values[static_cast<std::size_t>(op.inputs.at(0))];  // widened already
+      if (values[out].empty() && element_count(source.shape) > 0) {
+        throw model.error(op, "DEQUANTIZE of a constant without values");
+      }
+    }
+  }
+  return values;
+}
 
 namespace {
 

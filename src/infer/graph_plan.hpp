@@ -17,8 +17,8 @@ inline constexpr int kMaxBatch = 64;
 struct GraphShapes {
   int batch = 1;
   std::vector<Shape> shapes;  // per tensor: constants as stored, activations at batch N
-  // Tensors whose values are known at load: constants and the outputs of DEQUANTIZE operators
-  // of constants (computed once, never at run time).
+  // Tensors whose values are known at load: constants and the outputs of DEQUANTIZE and DENSIFY
+  // operators of them (computed once, never at run time).
   std::vector<bool> constant;
   std::vector<int> run_operators;  // operator indices that run at run time, in order
 
@@ -38,6 +38,13 @@ struct GraphShapes {
 // computed shape is checked against the one the model declares (leading dimension scaled).
 // ModelError names the operator.
 GraphShapes infer_shapes(const Model& model, int batch);
+
+// DEQUANTIZE and DENSIFY of tensors known at load are computed once, at load (infer_shapes marks
+// their outputs constant and leaves them out of run_operators).
+bool folds_at_load(const Operator& op);
+// The float32 values of every tensor known at load: FLOAT32/FLOAT16 constants (widened), and the
+// outputs of folded operators (DENSIFY expanded, then DEQUANTIZE); empty for the others.
+std::vector<std::vector<float>> load_time_values(const Model& model, const GraphShapes& shapes);
 
 // Offsets of the run-time tensors (graph inputs and outputs of run operators) in one arena.
 struct MemoryPlan {

@@ -20,8 +20,11 @@ namespace gp::infer {
 // gp::Error (the planner adds the model and the operator).
 class ShapeArgs {
  public:
-  ShapeArgs(const Model& model, const Operator& op, const std::vector<Shape>& shapes, int batch)
-      : model_(model), op_(op), shapes_(shapes), batch_(batch) {}
+  // constant: per tensor, whether its values are known at load (model constants and the outputs
+  // of folded operators); null when the caller does not track it (then: model constants).
+  ShapeArgs(const Model& model, const Operator& op, const std::vector<Shape>& shapes, int batch,
+            const std::vector<bool>* constant = nullptr)
+      : model_(model), op_(op), shapes_(shapes), batch_(batch), constant_(constant) {}
 
   const Operator& op() const { return op_; }
   std::size_t input_count() const { return op_.inputs.size(); }
@@ -30,6 +33,7 @@ class ShapeArgs {
   Nhwc nhwc(std::size_t i) const { return Nhwc::of(shape(i)); }
   const Tensor& tensor(std::size_t i) const { return model_.tensor(input_tensor(i)); }  // as declared
   std::vector<int> ints(std::size_t i) const;        // a constant INT32 input (ModelError otherwise)
+  bool known_at_load(std::size_t i) const;           // input i's values are known before any run
   int batch() const { return batch_; }
   template <class O>
   const O& options() const {
@@ -44,6 +48,7 @@ class ShapeArgs {
   const Operator& op_;
   const std::vector<Shape>& shapes_;
   int batch_;
+  const std::vector<bool>* constant_;
 };
 
 // One operator's step as an engine runs it: tensors at fixed addresses in the engine's element

@@ -25,6 +25,11 @@ std::vector<int> ShapeArgs::ints(std::size_t i) const {
   return {values.begin(), values.end()};
 }
 
+bool ShapeArgs::known_at_load(std::size_t i) const {
+  const int t = input_tensor(i);
+  return constant_ ? bool(constant_->at(static_cast<std::size_t>(t))) : model_.tensor(t).is_constant();
+}
+
 void ShapeArgs::no_batch_axis(bool touches_batch, const char* what) const {
   if (batch_ > 1 && touches_batch) {
     throw Error(fmt::format("{} the batch dimension, so the model cannot run at batch {}", what, batch_));

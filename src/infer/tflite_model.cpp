@@ -176,6 +176,7 @@ class ModelReader {
     }
     t.is_variable = fb->is_variable();
     t.is_sparse = fb->sparsity() != nullptr;
+    if (t.is_sparse) t.sparsity = read_sparsity(*fb->sparsity(), t, what);
     t.quantization = read_quantization(fb->quantization(), t, what);
 
     const auto [data, size] = buffer_bytes(fb->buffer(), what);
@@ -197,6 +198,60 @@ class ModelReader {
       t.data_bytes = size;
     }
     return t;
+  }
+
+  // Checked for what densifying relies on: every level's shape and index arrays present, a
+  // permutation for the traversal order, block dimensions of the tensor's own dimensions. The
+  // indices' ranges are checked where they are used (densified_floats).
+  Sparsity read_sparsity(const tfl::SparsityParameters& fb, const Tensor& t, const std::string& what) const {
+    Sparsity s;
+    if (fb.traversal_order()) s.traversal_order.assign(fb.traversal_order()->begin(), fb.traversal_order()->end());
+    if (fb.block_map()) s.block_map.assign(fb.block_map()->begin(), fb.block_map()->end());
+    const std::size_t rank = t.shape.size(), levels = rank + s.block_map.size();
+    if (levels > 2 * kMaxRank || s.traversal_order.size() != levels || !fb.dim_metadata() ||
+        fb.dim_metadata()->size() != levels) {
+      fail(fmt::format("{}: sparsity of {} traversal levels, {} block dimensions and {} level descriptions for rank {}",
+                       what, s.traversal_order.size(), s.block_map.size(),
+                       fb.dim_metadata() ? fb.dim_metadata()->size() : 0, rank));
+    }
+    std::vector<bool> seen(levels, false);
+    for (std::size_t i = 0; i < levels; ++i) {
+      const int d = s.traversal_order[i];
+      // The tensor's dimensions first (in some order), then the block dimensions.
+      const bool in_range = i < rank ? d >= 0 && std::size_t(d) < rank : std::size_t(d) >= rank && std::size_t(d) < levels;
+      if (!in_range || seen[std::size_t(d)]) fail(fmt::format("{}: sparsity traversal order is not a permutation", what));
+      seen[std::size_t(d)] = true;
+    }
+    for (const int d : s.block_map) {
+      if (d < 0 || std::size_t(d) >= rank) fail(fmt::format("{}: sparsity block map names dimension {}", what, d));
+    }
+    for (const tfl::DimensionMetadata* m : *fb.dim_metadata()) {
+      Sparsity::Level level;
+      level.compressed = m->format() == tfl::DimensionType::SPARSE_CSR;
+      level.dense_size = m->dense_size();
+      if (level.compressed) {
+        level.segments = index_vector(m->array_segments_type(), m->array_segments(), what);
+        level.indices = index_vector(m->array_indices_type(), m->array_indices(), what);
+      } else if (level.dense_size < 0) {
+        fail(fmt::format("{}: sparsity level of dense size {}", what, level.dense_size));
+      }
+      s.levels.push_back(std::move(level));
+    }
+    return s;
+  }
+
+  std::vector<int> index_vector(tfl::SparseIndexVector type, const void* table, const std::string& what) const {
+    auto values = [&](const auto* vector) {
+      if (!vector || !vector->values()) fail(what + ": sparsity index array without values");
+      return std::vector<int>(vector->values()->begin(), vector->values()->end());
+    };
+    switch (type) {
+      case tfl::SparseIndexVector::Int32Vector: return values(static_cast<const tfl::Int32Vector*>(table));
+      case tfl::SparseIndexVector::Uint16Vector: return values(static_cast<const tfl::Uint16Vector*>(table));
+      case tfl::SparseIndexVector::Uint8Vector: return values(static_cast<const tfl::Uint8Vector*>(table));
+      default: fail(what + ": sparse level without its index arrays");
+    }
+    return {};
   }
 
   std::optional<Quantization> read_quantization(const tfl::QuantizationParameters* q, const Tensor& t,

@@ -48,6 +48,20 @@ struct Quantization {
   int quantized_dimension = 0;
 };
 
+// A sparse constant's layout (TFLite's SparsityParameters): levels in traversal order, first the
+// tensor's dimensions (permuted by traversal_order), then block dimensions (block_map[k]: the
+// dimension block k subdivides); each level dense (dense_size values) or compressed (CSR:
+// segments per parent position, indices within the level).
+struct Sparsity {
+  struct Level {
+    bool compressed = false;
+    int dense_size = 0;
+    std::vector<int> segments, indices;
+  };
+  std::vector<int> traversal_order, block_map;
+  std::vector<Level> levels;
+};
+
 struct Tensor {
   std::string name;
   std::vector<int> shape;
@@ -59,6 +73,7 @@ struct Tensor {
   std::size_t data_bytes = 0;
   bool is_variable = false;
   bool is_sparse = false;  // data holds TFLite's compressed sparse form (DENSIFY expands it)
+  Sparsity sparsity;       // when is_sparse
 
   bool is_constant() const { return data != nullptr; }
   std::int64_t element_count() const;  // product of the shape (1 for a scalar)
@@ -142,6 +157,10 @@ OperatorNameSet operator_names(const Model& model);
 
 // Constant data widened to float (FLOAT32 copied, FLOAT16 converted); ModelError otherwise.
 std::vector<float> constant_floats(const Model& model, const Tensor& tensor);
+// A sparse FLOAT32 or FLOAT16 constant expanded to its dense shape as float32 (TFLite's
+// FormatConverter::SparseToDense: unstored values are 0). ModelError when the layout does not
+// address the shape or the stored values.
+std::vector<float> densified_floats(const Model& model, const Tensor& tensor);
 // Constant INT32 data (shapes, paddings, axes); ModelError otherwise.
 std::vector<std::int32_t> constant_ints(const Model& model, const Tensor& tensor);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "cuda/common/half.hpp"
 #include "infer/tflite_model.hpp"
@@ -115,6 +116,80 @@ std::vector<float> constant_floats(const Model& model, const Tensor& tensor) {
                                   tensor_type_name(tensor.type)));
   }
   return out;
+}
+
+std::vector<float> densified_floats(const Model& model, const Tensor& tensor) {
+  auto fail = [&](const std::string& what) { return model.error(fmt::format("sparse tensor '{}': {}", tensor.name, what)); };
+  if (!tensor.is_constant() || !tensor.is_sparse) throw fail("not a sparse constant");
+  if (tensor.type != TensorType::float32 && tensor.type != TensorType::float16) {
+    throw fail(fmt::format("{}, not FLOAT32 or FLOAT16", tensor_type_name(tensor.type)));
+  }
+  const Sparsity& s = tensor.sparsity;
+  const std::size_t rank = tensor.shape.size(), levels = s.levels.size();
+  const std::size_t stored = tensor.data_bytes / element_size(tensor.type);
+  auto stored_value = [&](std::size_t i) {
+    if (tensor.type == TensorType::float32) {
+      float v;
+      std::memcpy(&v, tensor.data + 4 * i, sizeof v);
+      return v;
+    }
+    std::uint16_t h;
+    std::memcpy(&h, tensor.data + 2 * i, sizeof h);
+    return half_to_float(h);
+  };
+  // A block dimension's size is its (dense) level's size.
+  std::vector<std::int64_t> block_size(s.block_map.size());
+  for (std::size_t k = 0; k < block_size.size(); ++k) {
+    const Sparsity::Level& level = s.levels[rank + k];
+    if (level.compressed || level.dense_size < 1) throw fail("a block dimension that is not dense");
+    block_size[k] = level.dense_size;
+  }
+  std::vector<float> dense(static_cast<std::size_t>(tensor.element_count()), 0.0f);
+  std::vector<int> coords(levels);
+  std::size_t next = 0;  // the next stored value
+  // TFLite's FormatConverter::Populate: levels in traversal order; a dense level's positions are
+  // parent * size + i, a compressed level's are its indices' positions.
+  std::function<void(std::size_t, std::int64_t)> visit = [&](std::size_t level, std::int64_t parent) {
+    if (level == levels) {
+      std::int64_t at[16] = {};
+      for (std::size_t i = 0; i < rank; ++i) at[s.traversal_order[i]] = coords[i];
+      for (std::size_t i = rank; i < levels; ++i) {
+        const auto k = static_cast<std::size_t>(s.traversal_order[i]) - rank;
+        const auto d = static_cast<std::size_t>(s.block_map[k]);
+        at[d] = at[d] * block_size[k] + coords[i];
+      }
+      std::int64_t index = 0;
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (at[d] < 0 || at[d] >= tensor.shape[d]) throw fail(fmt::format("a stored value outside dimension {}", d));
+        index = index * tensor.shape[d] + at[d];
+      }
+      if (next >= stored) throw fail(fmt::format("more positions than its {} stored values", stored));
+      dense[static_cast<std::size_t>(index)] = stored_value(next++);
+      return;
+    }
+    const Sparsity::Level& l = s.levels[level];
+    if (!l.compressed) {
+      for (int i = 0; i < l.dense_size; ++i) {
+        coords[level] = i;
+        visit(level + 1, parent * l.dense_size + i);
+      }
+      return;
+    }
+    if (parent < 0 || static_cast<std::size_t>(parent) + 1 >= l.segments.size()) {
+      throw fail(fmt::format("level {}'s segments end before position {}", level, parent));
+    }
+    const int begin = l.segments[static_cast<std::size_t>(parent)], end = l.segments[static_cast<std::size_t>(parent) + 1];
+    if (begin < 0 || end < begin || static_cast<std::size_t>(end) > l.indices.size()) {
+      throw fail(fmt::format("level {}'s segment {}..{} outside its {} indices", level, begin, end, l.indices.size()));
+    }
+    for (int i = begin; i < end; ++i) {
+      coords[level] = l.indices[static_cast<std::size_t>(i)];
+      visit(level + 1, i);
+    }
+  };
+  visit(0, 0);
+  if (next != stored) throw fail(fmt::format("{} stored values, {} placed", stored, next));
+  return dense;
 }
 
 std::vector<std::int32_t> constant_ints(const Model& model, const Tensor& tensor) {

@@ -204,6 +204,62 @@ TEST_CASE("half to float: known values, every binary16 value, rounding back", "[
   CHECK((float_to_half(std::numeric_limits<float>::quiet_NaN()) & 0x7e00) == 0x7e00);
 }
 
+TEST_CASE("densified_floats: CSR and block-sparse layouts as TFLite's FormatConverter expands them", "[infer]") {
+  const Model m = load(tiny_conv_graph());  // only names the errors
+  // The 4x4 matrix of TFLite's sparsity examples.
+  const std::vector<float> dense{1, 0, 2, 3, 0, 4, 0, 0, 0, 0, 5, 0, 0, 0, 0, 6};
+  auto sparse = [](const std::vector<std::uint8_t>& bytes, Sparsity s) {
+    Tensor t;
+    t.name = "w";
+    t.shape = {4, 4};
+    t.type = TensorType::float32;
+    t.data = bytes.data();
+    t.data_bytes = bytes.size();
+    t.is_sparse = true;
+    t.sparsity = std::move(s);
+    return t;
+  };
+  // Rows dense, columns compressed (CSR).
+  Sparsity csr;
+  csr.traversal_order = {0, 1};
+  csr.levels = {{false, 4, {}, {}}, {true, 0, {0, 3, 4, 5, 6}, {0, 2, 3, 1, 2, 3}}};
+  const auto six = floats({1, 2, 3, 4, 5, 6});
+  CHECK(densified_floats(m, sparse(six, csr)) == dense);
+  // 2x2 blocks: block rows dense, block columns compressed, each block stored whole.
+  Sparsity blocks;
+  blocks.traversal_order = {0, 1, 2, 3};
+  blocks.block_map = {0, 1};
+  blocks.levels = {{false, 2, {}, {}}, {true, 0, {0, 2, 3}, {0, 1, 1}}, {false, 2, {}, {}}, {false, 2, {}, {}}};
+  const auto twelve = floats({1, 0, 0, 4, 2, 3, 0, 0, 5, 0, 0, 6});
+  CHECK(densified_floats(m, sparse(twelve, blocks)) == dense);
+  // Columns first (traversal order 1, 0): the same values stored column by column.
+  Sparsity by_column;
+  by_column.traversal_order = {1, 0};
+  by_column.levels = {{false, 4, {}, {}}, {true, 0, {0, 1, 2, 4, 6}, {0, 1, 0, 2, 0, 3}}};
+  const auto six_by_column = floats({1, 4, 2, 5, 3, 6});
+  CHECK(densified_floats(m, sparse(six_by_column, by_column)) == dense);
+  // FLOAT16 storage.
+  const auto six_halves = halves({1, 2, 3, 4, 5, 6});
+  Tensor half = sparse(six_halves, csr);
+  half.type = TensorType::float16;
+  CHECK(densified_floats(m, half) == dense);
+
+  // Layouts that do not address the tensor or its values are errors naming the tensor.
+  Sparsity out_of_range = csr;
+  out_of_range.levels[1].indices[0] = 4;
+  CHECK_THROWS_WITH(densified_floats(m, sparse(six, out_of_range)), Contains("'w'") && Contains("outside dimension 1"));
+  const auto five = floats({1, 2, 3, 4, 5});
+  CHECK_THROWS_WITH(densified_floats(m, sparse(five, csr)), Contains("more positions than its 5 stored values"));
+  const auto seven = floats({1, 2, 3, 4, 5, 6, 7});
+  CHECK_THROWS_WITH(densified_floats(m, sparse(seven, csr)), Contains("7 stored values, 6 placed"));
+  Sparsity short_segments = csr;
+  short_segments.levels[1].segments = {0, 3};
+  CHECK_THROWS_WITH(densified_floats(m, sparse(six, short_segments)), Contains("segments end before position 1"));
+  Sparsity bad_segment = csr;
+  bad_segment.levels[1].segments = {0, 3, 2, 5, 6};
+  CHECK_THROWS_AS(densified_floats(m, sparse(six, bad_segment)), ModelError);
+}
+
 TEST_CASE("tflite reader: a small model built with the schema", "[infer]") {
   GraphSpec g = tiny_conv_graph();
   g.min_runtime_version = "1.14.0";
@@ -561,7 +617,14 @@ TEST_CASE("tflite reader: face_detection models", "[infer]") {
   std::cout << describe(m);
   CHECK(m.min_runtime_version() == "2.2.0");
   int sparse_tensors = 0;
-  for (const Tensor& t : m.tensors()) sparse_tensors += t.is_sparse;
+  for (const Tensor& t : m.tensors()) {
+    if (!t.is_sparse) continue;
+    ++sparse_tensors;
+    INFO(t.name);
+    // Every level read, one per dimension and block dimension; expanded to the declared shape.
+    CHECK(t.sparsity.levels.size() == t.shape.size() + t.sparsity.block_map.size());
+    CHECK(densified_floats(m, t).size() == std::size_t(t.element_count()));
+  }
   CHECK(sparse_tensors > 0);
   OperatorNameSet engine = with(full_ops, "CONCATENATION");
   std::vector<std::string> names;

@@ -1,6 +1,6 @@
 #pragma once
 // DEQUANTIZE of FLOAT16 (or FLOAT32) constants, which the planner folds into FLOAT32 constants at
-// load; what runs is a DEQUANTIZE of a FLOAT32 activation: a copy.
+// load (also after a DENSIFY); what runs is a DEQUANTIZE of a FLOAT32 activation: a copy.
 #include <fmt/format.h>
 
 #include "infer/ops/op_support.hpp"
@@ -13,7 +13,7 @@ struct Dequantize : BuiltinOperator<BuiltinOp::dequantize> {
     if (source.type != TensorType::float16 && source.type != TensorType::float32) {
       throw Error(fmt::format("DEQUANTIZE of {} (the engine dequantizes FLOAT16)", tensor_type_name(source.type)));
     }
-    if (!source.is_constant() && source.type != TensorType::float32) throw Error("DEQUANTIZE of a FLOAT16 activation");
+    if (!a.known_at_load(0) && source.type != TensorType::float32) throw Error("DEQUANTIZE of a FLOAT16 activation");
     return a.shape(0);
   }
   static void cpu(const OpCall<float>& c) { cpu::copy(c.in(0), c.count(), c.output); }

@@ -4,6 +4,7 @@
 #include "infer/ops/average_pool_2d.hpp"
 #include "infer/ops/concatenation.hpp"
 #include "infer/ops/conv_2d.hpp"
+#include "infer/ops/densify.hpp"
 #include "infer/ops/depth_to_space.hpp"
 #include "infer/ops/depthwise_conv_2d.hpp"
 #include "infer/ops/dequantize.hpp"
@@ -26,7 +27,8 @@ template <class... Operators>
 struct OperatorList {};
 
 using AllOperators =
-    OperatorList<Add, AveragePool2D, Concatenation, Conv2D, DepthToSpace, DepthwiseConv2D, Dequantize, HardSwish,
-                 Logistic, MaxPool2D, Mean, Mul, Pad, Prelu, Relu, Relu6, Reshape, ResizeBilinear, TransposeConvBias>;
+    OperatorList<Add, AveragePool2D, Concatenation, Conv2D, Densify, DepthToSpace, DepthwiseConv2D, Dequantize,
+                 HardSwish, Logistic, MaxPool2D, Mean, Mul, Pad, Prelu, Relu, Relu6, Reshape, ResizeBilinear,
+                 TransposeConvBias>;
 
 }  // namespace gp::infer::ops
