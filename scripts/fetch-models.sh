@@ -12,6 +12,9 @@
 #   @mediapipe/face_mesh 0.4.1657299874
 #     mediapipe-face_mesh-0.4.1657299874.tgz
 #     c08a7e0742a326285da666cf81d77c8b6f3a181a2ee948cadaf166008e0d3bc7
+#   @mediapipe/pose 0.5.1675469404 (BlazePose)
+#     mediapipe-pose-0.5.1675469404.tgz
+#     8bb349a7b3a3ba699df23be804ddd3b3eab810b50b15406894be257859388a84
 #   (the registry's own sha1 "shasum" of each tarball was checked once against these files)
 #
 # Models written to DIR:
@@ -21,11 +24,18 @@
 #   face_detection_full_range.tflite       99bf9494d84f50acc6617d89873f71bf6635a841ea699c17cb3377f9507cfec3
 #   face_detection_full_range_sparse.tflite 671dd2f9ed11a78436fc21cc42357a803dfc6f73e9fb86541be942d5716c2dce
 #   face_landmark.tflite                   c603fa6149219a3e9487dc9abd7a0c24474c77263273d24868378cdf40aa26d1
+#   pose_detection.tflite                  a63c614bef30d35947f13be361820b1e4e3bec9cfeebf4d11216a18373108e85
+#   pose_landmark_lite.tflite              f17bfbecadb61c3be1baa8b8d851cc6619c870a87167b32848ad20db306b9d61
+#   pose_landmark_full.tflite              e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f
+#   pose_landmark_heavy.tflite             59e42d71bcd44cbdbabc419f0ff76686595fd265419566bd4009ef703ea8e1fe
 # The first five are plain files in the tarballs. face_landmark.tflite is bytes 2495952..3737848
 # of face_mesh's face_mesh_solution_packed_assets.data, as listed by the loadPackage({...}) call
 # in face_mesh_solution_packed_assets_loader.js beside it (the same .data also holds
 # face_landmark_with_attention.tflite, whose custom operators the engine does not run, and a
 # copy of face_detection_short_range.tflite identical to the face_detection package's).
+# pose_detection.tflite (BlazePose's person detector) is the whole of pose's
+# pose_solution_packed_assets.data (bytes 0..2962288, the loader's only file); the three pose
+# landmark models are plain files of that package.
 #
 # Idempotent: files already present with the right hash are kept, so with every model in place
 # nothing touches the network. Any hash mismatch stops the script with the file named.
@@ -38,6 +48,7 @@ packages=(
   "selfie_segmentation 0.1.1675465747 7767b33eaa68990ee06c28bbb89f39a13a47ebb07ff0f1fd4947d9e817bb9bf9"
   "face_detection 0.4.1657300184 a118cde74923dc4435257fbfbb613464a0f58d115dff6314d4ff96c8aebf6419"
   "face_mesh 0.4.1657299874 c08a7e0742a326285da666cf81d77c8b6f3a181a2ee948cadaf166008e0d3bc7"
+  "pose 0.5.1675469404 8bb349a7b3a3ba699df23be804ddd3b3eab810b50b15406894be257859388a84"
 )
 # model file, SHA-256, package, where in the package ("file" or "packed")
 models=(
@@ -47,6 +58,10 @@ models=(
   "face_detection_full_range.tflite 99bf9494d84f50acc6617d89873f71bf6635a841ea699c17cb3377f9507cfec3 face_detection file"
   "face_detection_full_range_sparse.tflite 671dd2f9ed11a78436fc21cc42357a803dfc6f73e9fb86541be942d5716c2dce face_detection file"
   "face_landmark.tflite c603fa6149219a3e9487dc9abd7a0c24474c77263273d24868378cdf40aa26d1 face_mesh packed"
+  "pose_detection.tflite a63c614bef30d35947f13be361820b1e4e3bec9cfeebf4d11216a18373108e85 pose packed"
+  "pose_landmark_lite.tflite f17bfbecadb61c3be1baa8b8d851cc6619c870a87167b32848ad20db306b9d61 pose file"
+  "pose_landmark_full.tflite e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f pose file"
+  "pose_landmark_heavy.tflite 59e42d71bcd44cbdbabc419f0ff76686595fd265419566bd4009ef703ea8e1fe pose file"
 )
 
 say() { echo "fetch-models: $*" >&2; }

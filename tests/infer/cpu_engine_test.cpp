@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "infer/cpu_engine.hpp"
 #include "infer/model_files.hpp"
@@ -282,4 +283,128 @@ TEST_CASE("the sparse full-range face detector (DENSIFY, DEPTH_TO_SPACE) finds t
   CHECK(std::abs(sy - dy) < 4);
   // Every weight of the sparse model was expanded: a blank image finds no face.
   CHECK(best_anchor(sparse.run({std::vector<float>(input.size(), 0.0f)})[1]).score < 0.2f);
+}
+
+namespace {
+
+// The whole image letterboxed into size x size (MediaPipe's pose detector input: aspect kept,
+// zero border), values mapped from [0, 1] to [low, high]. Returns the pixels and the scale and
+// offsets that map input pixels back to the image.
+struct Letterboxed {
+  std::vector<float> pixels;
+  float scale = 1, x0 = 0, y0 = 0;  // image = (input - offset) / scale
+};
+Letterboxed letterbox_input(const OIIO::ImageBuf& image, int size, float low, float high) {
+  const int w = image.spec().width, h = image.spec().height;
+  Letterboxed out;
+  out.scale = float(size) / float(std::max(w, h));
+  const int fw = int(std::lround(w * out.scale)), fh = int(std::lround(h * out.scale));
+  out.x0 = float(size - fw) / 2, out.y0 = float(size - fh) / 2;
+  const OIIO::ImageBuf fitted = OIIO::ImageBufAlgo::resize(image, "", 0, OIIO::ROI(0, fw, 0, fh, 0, 1, 0, 3));
+  std::vector<float> rgb(std::size_t(fw) * fh * 3);
+  REQUIRE(fitted.get_pixels(OIIO::ROI(0, fw, 0, fh, 0, 1, 0, 3), OIIO::TypeDesc::FLOAT, rgb.data()));
+  out.pixels.assign(std::size_t(size) * size * 3, low);  // the border is black
+  const int ox = int(out.x0), oy = int(out.y0);
+  for (int y = 0; y < fh; ++y)
+    for (int x = 0; x < fw; ++x)
+      for (int c = 0; c < 3; ++c)
+        out.pixels[(std::size_t(y + oy) * size + std::size_t(x + ox)) * 3 + std::size_t(c)] =
+            low + (high - low) * rgb[(std::size_t(y) * fw + std::size_t(x)) * 3 + std::size_t(c)];
+  out.x0 = float(ox), out.y0 = float(oy);
+  return out;
+}
+
+// The centre of BlazePose detector anchor `a` (SSD anchors on 224x224: 28x28 cells of 2, 14x14 of
+// 2, 7x7 of 6), in input pixels.
+std::pair<float, float> pose_anchor_centre(int a) {
+  if (a < 1568) return {(a / 2 % 28 + 0.5f) * 8, (a / 2 / 28 + 0.5f) * 8};
+  a -= 1568;
+  if (a < 392) return {(a / 2 % 14 + 0.5f) * 16, (a / 2 / 14 + 0.5f) * 16};
+  a -= 392;
+  return {(a / 6 % 7 + 0.5f) * 32, (a / 6 / 7 + 0.5f) * 32};
+}
+
+}  // namespace
+
+TEST_CASE("BlazePose: the person detector and the landmark model on a real photo", "[infer]") {
+  const auto detector_path = gp::test::find_model("pose_detection.tflite");
+  const auto landmark_path = gp::test::find_model("pose_landmark_lite.tflite");
+  const std::filesystem::path photo = "/usr/share/doc/opencv-doc/examples/data/messi5.jpg";
+  if (!detector_path || !landmark_path) return;
+  if (!std::filesystem::is_regular_file(photo)) {
+    WARN("skipped: " << photo.string() << " not found (install opencv-doc)");
+    return;
+  }
+  const OIIO::ImageBuf image(photo.string());
+  // The person detector (DENSIFY and DEPTH_TO_SPACE among its operators): the photo letterboxed to
+  // 224x224 in [-1, 1]; 2254 anchors of 12 values (box centre, size, four keypoints) and a score.
+  const Model detector_model = Model::load(*detector_path);
+  std::set<std::string> ops;
+  for (const Operator& op : detector_model.operators()) ops.insert(op.name());
+  CHECK(ops.count("DENSIFY") == 1);
+  CHECK(ops.count("DEPTH_TO_SPACE") == 1);
+  CpuEngine detector(detector_model, 1);
+  REQUIRE(detector.input_shapes()[0] == Shape{1, 224, 224, 3});
+  const Letterboxed in = letterbox_input(image, 224, -1, 1);
+  const auto out = detector.run({in.pixels});
+  REQUIRE(out.size() == 2);
+  REQUIRE(out[0].size() == 2254 * 12);
+  REQUIRE(out[1].size() == 2254);
+  const auto& boxes = out[0];
+  const int best = int(std::max_element(out[1].begin(), out[1].end()) - out[1].begin());
+  const float score = 1 / (1 + std::exp(-out[1][std::size_t(best)]));
+  const auto [ax, ay] = pose_anchor_centre(best);
+  auto image_x = [&](float input_x) { return (input_x - in.x0) / in.scale; };
+  auto image_y = [&](float input_y) { return (input_y - in.y0) / in.scale; };
+  const float* v = &boxes[std::size_t(best) * 12];
+  const float cx = image_x(ax + v[0]), cy = image_y(ay + v[1]), box = v[2] / in.scale;
+  const float hip_x = image_x(ax + v[4]), hip_y = image_y(ay + v[5]);  // keypoint 0: mid-hip centre
+  const float reach_x = image_x(ax + v[6]), reach_y = image_y(ay + v[7]);  // keypoint 1: body size and rotation
+  INFO("score " << score << " box centre " << cx << "," << cy << " size " << box << " hips " << hip_x << "," << hip_y
+                << " reach " << reach_x << "," << reach_y);
+  CHECK(score > 0.9f);
+  // The detector's box is the face's (Messi's head, x 155..315, y 25..185 in the face test).
+  CHECK(std::abs(cx - 235) < 40);
+  CHECK(std::abs(cy - 110) < 40);
+  CHECK(box > 50);
+  CHECK(box < 200);
+  // The hips below the head.
+  CHECK(hip_y > cy + 50);
+
+  // The landmark model on MediaPipe's ROI: a square around the hips of 2.5 times the hip-to-reach
+  // distance (upright here, so unrotated), 256x256 in [0, 1].
+  const float side = 2.5f * std::hypot(reach_x - hip_x, reach_y - hip_y);
+  INFO("roi side " << side);
+  REQUIRE(side > 100);
+  const int x0 = int(std::lround(hip_x - side / 2)), y0 = int(std::lround(hip_y - side / 2)), s = int(std::lround(side));
+  const OIIO::ImageBuf roi = OIIO::ImageBufAlgo::cut(image, OIIO::ROI(x0, x0 + s, y0, y0 + s, 0, 1, 0, 3));
+  const OIIO::ImageBuf crop = OIIO::ImageBufAlgo::resize(roi, "", 0, OIIO::ROI(0, 256, 0, 256, 0, 1, 0, 3));
+  std::vector<float> pixels(256 * 256 * 3);
+  REQUIRE(crop.get_pixels(OIIO::ROI(0, 256, 0, 256, 0, 1, 0, 3), OIIO::TypeDesc::FLOAT, pixels.data()));
+  CpuEngine landmarks(Model::load(*landmark_path), 1);
+  const auto lm = landmarks.run({pixels});
+  REQUIRE(lm[0].size() == 195);  // 39 landmarks (33 and 6 auxiliary) x (x, y, z, visibility, presence)
+  REQUIRE(lm[1].size() == 1);
+  REQUIRE(lm[2].size() == 256 * 256);
+  const float pose_flag = lm[1][0];
+  auto landmark = [&](int i) {  // in image pixels
+    return std::pair<float, float>{x0 + lm[0][std::size_t(i) * 5] * side / 256, y0 + lm[0][std::size_t(i) * 5 + 1] * side / 256};
+  };
+  const auto [nose_x, nose_y] = landmark(0);
+  const auto [left_hip_x, left_hip_y] = landmark(23);
+  const auto [right_hip_x, right_hip_y] = landmark(24);
+  INFO("pose flag " << pose_flag << " nose " << nose_x << "," << nose_y << " hips " << left_hip_x << ","
+                    << left_hip_y << " / " << right_hip_x << "," << right_hip_y);
+  CHECK(pose_flag > 0.5f);
+  // The nose inside the detector's face box, the hips near its hip keypoint.
+  CHECK(std::abs(nose_x - cx) < box / 2);
+  CHECK(std::abs(nose_y - cy) < box / 2);
+  CHECK(std::abs((left_hip_x + right_hip_x) / 2 - hip_x) < side / 8);
+  CHECK(std::abs((left_hip_y + right_hip_y) / 2 - hip_y) < side / 8);
+  // The segmentation mask (logits) covers the person at the hips and not the ROI's corner.
+  auto mask_at = [&](float x, float y) {
+    const int mx = std::clamp(int((x - x0) * 256 / side), 0, 255), my = std::clamp(int((y - y0) * 256 / side), 0, 255);
+    return lm[2][std::size_t(my) * 256 + std::size_t(mx)];
+  };
+  CHECK(mask_at(hip_x, hip_y) > 0);
 }
