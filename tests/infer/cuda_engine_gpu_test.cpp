@@ -50,6 +50,7 @@ const std::vector<const char*>& model_files() {
       "selfie_segmentation.tflite",         "selfie_segmentation_landscape.tflite",
       "face_detection_short_range.tflite",  "face_detection_full_range.tflite",
       "face_landmark.tflite",               "face_detection_full_range_sparse.tflite",  // DENSIFY, DEPTH_TO_SPACE
+      "pose_detection.tflite",              "pose_landmark_lite.tflite",                // BlazePose
   };
   return files;
 }
