@@ -27,7 +27,7 @@ std::vector<float> landmark_xy(const std::vector<float>& xyz) {
 
 // The detector's six keypoints from face-mesh points (MediaPipe's mesh indices): eye centres from
 // their corners, nose tip, mouth centre from the inner lips, the ear tragions.
-std::array<Keypoint, kFaceKeypoints> keypoints_from_landmarks(const std::vector<float>& xyz) {
+std::array<Keypoint, kMaxKeypoints> keypoints_from_landmarks(const std::vector<float>& xyz) {
   auto p = [&](int i) { return Keypoint{xyz[std::size_t(3 * i)], xyz[std::size_t(3 * i + 1)]}; };
   auto mid = [&](int a, int b) { return Keypoint{0.5f * (p(a).x + p(b).x), 0.5f * (p(a).y + p(b).y)}; };
   return {mid(33, 133), mid(362, 263), p(1), mid(13, 14), p(234), p(454)};
@@ -43,8 +43,8 @@ bool CameraTracker::wants_detection() const {
          (frame_ + options_.detect_phase) % std::max(1, options_.detect_every) == 0;
 }
 
-std::vector<FaceRoi> CameraTracker::rois(const std::vector<FrameFace>& detections) const {
-  std::vector<FaceRoi> out;
+std::vector<Roi> CameraTracker::rois(const std::vector<FrameFace>& detections) const {
+  std::vector<Roi> out;
   if (!options_.landmarks) return out;
   if (wants_detection()) {
     for (const FrameFace& d : detections) out.push_back(roi_from_face(d, options_.roi_scale));
@@ -60,7 +60,7 @@ std::vector<TrackedFace> CameraTracker::update(const std::vector<FrameFace>& det
   struct Candidate {
     PixelBox box;
     float score = 0;
-    std::array<Keypoint, kFaceKeypoints> keypoints{};
+    std::array<Keypoint, kMaxKeypoints> keypoints{};
     const FaceLandmarks* mesh = nullptr;  // its landmarks, when good enough
     const Followed* followed = nullptr;   // follow frames: the face it continues
   };

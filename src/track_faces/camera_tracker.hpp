@@ -14,9 +14,11 @@
 #include "track_faces/face_detector.hpp"
 #include "track_faces/face_frame.hpp"
 #include "track_faces/face_processor.hpp"
-#include "track_faces/tracker.hpp"
+#include "detection/tracker.hpp"
 
 namespace gp::track {
+
+using namespace gp::detect;  // the shared detection module
 
 struct CameraTrackerOptions {
   int detect_every = 10;             // frames; 1 = every frame (also every frame while no face is followed)
@@ -36,7 +38,7 @@ class CameraTracker {
   // Whether the coming frame needs the detector.
   bool wants_detection() const;
   // The landmark ROIs for the coming frame, given its detections (empty unless wants_detection()).
-  std::vector<FaceRoi> rois(const std::vector<FrameFace>& detections) const;
+  std::vector<Roi> rois(const std::vector<FrameFace>& detections) const;
   // The frame's results: its detections (if it was a detection frame) and the landmarks of rois()
   // in order. Returns the faces of confirmed tracks seen in this frame.
   std::vector<TrackedFace> update(const std::vector<FrameFace>& detections, const std::vector<FaceLandmarks>& landmarks,
@@ -46,7 +48,7 @@ class CameraTracker {
 
  private:
   struct Followed {
-    FaceRoi roi;               // where to crop in the next frame
+    Roi roi;               // where to crop in the next frame
     float box_offsets[4]{};    // detector box minus landmark box, in landmark-box widths/heights
     bool has_offsets = false;
   };

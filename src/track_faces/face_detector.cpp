@@ -6,9 +6,11 @@
 #include "infer/cpu_engine.hpp"
 #include "cuda/infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
-#include "track_faces/anchors.hpp"
+#include "detection/anchors.hpp"
 
 namespace gp::track {
+
+using namespace gp::detect;  // the shared detection module
 
 DetectorModel parse_detector_model(const std::string& text, const std::string& field) {
   if (text == "short") return DetectorModel::short_range;
@@ -54,7 +56,7 @@ NmsOptions detector_nms_options(const DetectorOptions& options) {
   return nms;
 }
 
-FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const frames::Rect& content, int frame_width,
+FrameFace face_in_frame(const Detection& d, DetectorModel model, const frames::Rect& content, int frame_width,
                         int frame_height) {
   // Model-input normalized coordinates -> frame pixels: undo the letterbox.
   const float input = float(detector_input_size(model));
@@ -64,17 +66,17 @@ FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const frame
   FrameFace f;
   f.box = {px(d.xmin), py(d.ymin), px(d.xmin + d.width), py(d.ymin + d.height)};
   f.score = d.score;
-  for (int k = 0; k < kFaceKeypoints; ++k)
+  for (int k = 0; k < kMaxKeypoints; ++k)
     f.keypoints[std::size_t(k)] = {px(d.keypoints[std::size_t(k)].x), py(d.keypoints[std::size_t(k)].y)};
   return f;
 }
 
 std::vector<FrameFace> faces_from_outputs(const float* raw_boxes, const float* raw_scores, const DetectorOptions& options,
                                           const frames::Rect& content, int frame_width, int frame_height) {
-  const std::vector<FaceDetection> decoded =
-      decode_face_detections(raw_boxes, raw_scores, detector_anchors(options.model), detector_decode_options(options));
+  const std::vector<Detection> decoded =
+      decode_detections(raw_boxes, raw_scores, detector_anchors(options.model), detector_decode_options(options));
   std::vector<FrameFace> faces;
-  for (const FaceDetection& d : weighted_non_max_suppression(decoded, detector_nms_options(options)))
+  for (const Detection& d : weighted_non_max_suppression(decoded, detector_nms_options(options)))
     faces.push_back(face_in_frame(d, options.model, content, frame_width, frame_height));
   return faces;
 }

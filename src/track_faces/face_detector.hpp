@@ -14,14 +14,16 @@
 
 #include "cuda/frames/frame.hpp"
 #include "cuda/frames/preprocess.hpp"
-#include "track_faces/detection_decode.hpp"
-#include "track_faces/tracker.hpp"
+#include "detection/detection_decode.hpp"
+#include "detection/tracker.hpp"
 
 namespace gp::infer {
 class CpuEngine;
 }
 
 namespace gp::track {
+
+using namespace gp::detect;  // the shared detection module
 
 enum class DetectorModel { short_range, full_range };
 
@@ -41,7 +43,7 @@ struct DetectorOptions {
 struct FrameFace {
   PixelBox box;
   float score = 0;
-  std::array<Keypoint, kFaceKeypoints> keypoints{};  // pixels; 0 right eye, 1 left eye, 2 nose tip...
+  std::array<Keypoint, kMaxKeypoints> keypoints{};  // pixels; 0 right eye, 1 left eye, 2 nose tip...
 };
 
 // The model input's preprocessing: letterbox, rgb / 127.5 - 1, padding -1 (black).
@@ -54,11 +56,11 @@ NmsOptions detector_nms_options(const DetectorOptions& options);
 
 // A detection (model-input normalized) in frame pixels, the letterbox undone. content: where
 // preprocessing put the frame in the model input (frames::content_rect).
-FrameFace face_in_frame(const FaceDetection& d, DetectorModel model, const frames::Rect& content, int frame_width,
+FrameFace face_in_frame(const Detection& d, DetectorModel model, const frames::Rect& content, int frame_width,
                         int frame_height);
 
 // Raw model outputs of one frame -> its faces in frame pixels (decoding, suppression, face_in_frame):
-// the CPU path; the GPU path decodes and suppresses on the device (cuda/track_faces/detection_gpu.hpp).
+// the CPU path; the GPU path decodes and suppresses on the device (cuda/detection/detection_gpu.hpp).
 std::vector<FrameFace> faces_from_outputs(const float* raw_boxes, const float* raw_scores, const DetectorOptions& options,
                                           const frames::Rect& content, int frame_width, int frame_height);
 

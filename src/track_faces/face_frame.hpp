@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "track_faces/detection_decode.hpp"  // Keypoint, kFaceKeypoints
-#include "track_faces/tracker.hpp"           // PixelBox
+#include "detection/detection_decode.hpp"  // Keypoint, kMaxKeypoints
+#include "detection/tracker.hpp"           // PixelBox
 
 namespace gp::track {
+
+using namespace gp::detect;  // the shared detection module
 
 constexpr int kFaceLandmarks = 468;
 
@@ -18,7 +20,7 @@ struct TrackedFace {
   int track_id = 0;                                  // stable per camera, from 1
   PixelBox box;                                      // corners, frame pixels
   float score = 0;                                   // detection score, or landmark face score between detections
-  std::array<Keypoint, kFaceKeypoints> keypoints{};  // 0 right eye, 1 left eye, 2 nose tip, 3 mouth, 4 right ear, 5 left ear
+  std::array<Keypoint, kMaxKeypoints> keypoints{};  // 0 right eye, 1 left eye, 2 nose tip, 3 mouth, 4 right ear, 5 left ear
   std::vector<float> landmarks;                      // kFaceLandmarks x (x, y, z) in pixels, empty without landmarks
   float landmark_score = -1;                         // face-mesh "face present" probability, -1 without landmarks
   bool detected = false;                             // true: a detection this frame; false: followed by landmarks

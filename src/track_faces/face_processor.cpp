@@ -5,8 +5,8 @@
 
 #include "core/error.hpp"
 #include "core/trace.hpp"
-#include "cuda/track_faces/detection_gpu.hpp"
-#include "cuda/track_faces/roi_warp.hpp"
+#include "cuda/detection/detection_gpu.hpp"
+#include "cuda/detection/roi_warp.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
 #include "cuda/infer/op_geometry.hpp"
@@ -14,6 +14,8 @@
 #include "frames/frame_packing.hpp"
 
 namespace gp::track {
+
+using namespace gp::detect;  // the shared detection module
 namespace {
 
 constexpr int kLandmarkInput = 192;          // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
@@ -82,7 +84,7 @@ std::vector<float*> output_pointers(const infer::CudaEngine& e) {
 
 }  // namespace
 
-FaceRoi roi_from_face(const FrameFace& face, float scale) {
+Roi roi_from_face(const FrameFace& face, float scale) {
   const float rotation = rotation_from_points(face.keypoints[0].x, face.keypoints[0].y, face.keypoints[1].x, face.keypoints[1].y);
   return square_roi(0.5f * (face.box.x0 + face.box.x1), 0.5f * (face.box.y0 + face.box.y1), face.box.x1 - face.box.x0,
                     face.box.y1 - face.box.y0, rotation, scale);
@@ -192,7 +194,7 @@ struct FaceProcessor::Impl {
   // allocations are slow (about 0.1 s each on the H100 with 64 cameras starting), so warm_up makes
   // them for a generous count before the clock starts.
   void reserve_faces(std::size_t faces) {
-    const std::size_t roi_bytes = faces * sizeof(FaceRoi);
+    const std::size_t roi_bytes = faces * sizeof(Roi);
     if (!rois_up.get() || rois_up.size() < roi_bytes) {
       rois_up.reset();
       rois_device.reset();
@@ -233,7 +235,7 @@ struct FaceProcessor::Impl {
     const std::vector<frames::FrameSource> step(std::size_t(std::max(1, o.max_frames)), frame);
     set_frames(step, true);  // the copies finish within detect()'s synchronisation, before `grey` goes
     detect(std::vector<bool>(step.size(), true));
-    std::vector<std::vector<FaceRoi>> rois(step.size());
+    std::vector<std::vector<Roi>> rois(step.size());
     rois[0].push_back(square_roi(0.5f * kWidth, 0.5f * kHeight, 200, 240, 0.0f, 1.5f));
     landmarks(rois);
     stream.synchronize("track-faces warm-up step");
@@ -302,7 +304,7 @@ struct FaceProcessor::Impl {
     engine.run({engine.input_device(0)}, {boxes, scores}, stream);
     float* records = static_cast<float*>(det_records.get());
     int* counts = reinterpret_cast<int*>(records + std::size_t(det_batch) * det_max_out * kDetectionFloats);
-    detect_faces_gpu(boxes, scores, static_cast<const float4*>(anchors_device.get()), n, det_decode, det_nms,
+    decode_detections_gpu(boxes, scores, static_cast<const float4*>(anchors_device.get()), n, det_decode, det_nms,
                      det_max_out, det_scratch.get(), det_scratch.size(), records, counts, stream.get());
     const std::size_t record_bytes = std::size_t(n) * det_max_out * kDetectionFloats * sizeof(float);
     float* host_records = det_down.as<float>();
@@ -324,7 +326,7 @@ struct FaceProcessor::Impl {
   }
 
   // Landmarks of one model output item: project into the frame, sigmoid the flag.
-  static FaceLandmarks landmarks_of(const FaceRoi& roi, const float* mesh, float flag_logit) {
+  static FaceLandmarks landmarks_of(const Roi& roi, const float* mesh, float flag_logit) {
     FaceLandmarks l;
     l.roi = roi;
     l.score = sigmoid(flag_logit);
@@ -333,16 +335,16 @@ struct FaceProcessor::Impl {
     return l;
   }
 
-  std::vector<std::vector<FaceLandmarks>> landmarks(const std::vector<std::vector<FaceRoi>>& rois) {
+  std::vector<std::vector<FaceLandmarks>> landmarks(const std::vector<std::vector<Roi>>& rois) {
     std::vector<std::vector<FaceLandmarks>> out(rois.size());
     if (!mesh_gpu && !mesh_cpu) return out;
     struct Job {
       std::size_t frame;
-      FaceRoi roi;
+      Roi roi;
     };
     std::vector<Job> jobs;
     for (std::size_t f = 0; f < rois.size() && f < frames.size(); ++f)
-      for (const FaceRoi& r : rois[f]) jobs.push_back({f, r});
+      for (const Roi& r : rois[f]) jobs.push_back({f, r});
     if (jobs.empty()) return out;
     ScopedStage span("landmarks");
     const std::size_t mesh_values = std::size_t(kFaceLandmarks) * 3;
@@ -358,12 +360,12 @@ struct FaceProcessor::Impl {
       return out;
     }
     // ROIs up once per step; each engine run takes up to mesh_batch faces, frame by frame.
-    const std::size_t roi_bytes = jobs.size() * sizeof(FaceRoi);
+    const std::size_t roi_bytes = jobs.size() * sizeof(Roi);
     reserve_faces(jobs.size());
-    FaceRoi* staged = rois_up.as<FaceRoi>();
+    Roi* staged = rois_up.as<Roi>();
     for (std::size_t k = 0; k < jobs.size(); ++k) staged[k] = jobs[k].roi;
     stream.copy_to_device(rois_device.get(), staged, roi_bytes);
-    const FaceRoi* d_rois = static_cast<const FaceRoi*>(rois_device.get());
+    const Roi* d_rois = static_cast<const Roi*>(rois_device.get());
     float* host_mesh = mesh_down.as<float>();
     float* host_flags = host_mesh + jobs.size() * mesh_values;
     const std::size_t item_bytes = std::size_t(kLandmarkInput) * kLandmarkInput * 3 * sizeof(float);
@@ -405,7 +407,7 @@ void FaceProcessor::wait_uploads() {
   if (impl_->gpu) impl_->stream.synchronize("track-faces frame upload");
 }
 std::vector<std::vector<FrameFace>> FaceProcessor::detect(const std::vector<bool>& detect) { return impl_->detect(detect); }
-std::vector<std::vector<FaceLandmarks>> FaceProcessor::landmarks(const std::vector<std::vector<FaceRoi>>& rois) {
+std::vector<std::vector<FaceLandmarks>> FaceProcessor::landmarks(const std::vector<std::vector<Roi>>& rois) {
   return impl_->landmarks(rois);
 }
 

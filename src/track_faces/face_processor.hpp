@@ -28,14 +28,14 @@ struct FaceProcessorOptions {
 
 // The face-mesh model's answer for one ROI.
 struct FaceLandmarks {
-  FaceRoi roi;
+  Roi roi;
   float score = 0;             // face present (sigmoid of the model's flag)
   std::vector<float> xyz;      // kFaceLandmarks x (x, y, z), frame pixels
 };
 
 // The ROI MediaPipe crops around a detection: its box squared (long side x scale), rotated so the
 // eyes (keypoints 0 -> 1) are level.
-FaceRoi roi_from_face(const FrameFace& face, float scale = 1.5f);
+Roi roi_from_face(const FrameFace& face, float scale = 1.5f);
 
 class FaceProcessor {
  public:
@@ -58,7 +58,7 @@ class FaceProcessor {
   // Faces (frame pixels) of the frames whose `detect` flag is set; others get none.
   std::vector<std::vector<FrameFace>> detect(const std::vector<bool>& detect);
   // Landmarks of rois[f] on frame f, in the same order.
-  std::vector<std::vector<FaceLandmarks>> landmarks(const std::vector<std::vector<FaceRoi>>& rois);
+  std::vector<std::vector<FaceLandmarks>> landmarks(const std::vector<std::vector<Roi>>& rois);
 
  private:
   struct Impl;

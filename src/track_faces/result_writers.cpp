@@ -91,7 +91,7 @@ void append_json_face(Buffer& out, const TrackedFace& face, bool include_landmar
   out.append(std::string_view("],\"score\":"));
   json_number(out, face.score, kScoreDecimals);
   out.append(std::string_view(face.detected ? ",\"detected\":true,\"keypoints\":[" : ",\"detected\":false,\"keypoints\":["));
-  for (int k = 0; k < kFaceKeypoints; ++k) {
+  for (int k = 0; k < kMaxKeypoints; ++k) {
     out.append(std::string_view(k ? ",[" : "["));
     json_number(out, face.keypoints[k].x, kPixelDecimals);
     out.push_back(',');
@@ -257,7 +257,7 @@ void CameraResultWriter::append(Output& out, const char* data, std::size_t size)
 void CameraResultWriter::write_csv_header() {
   Buffer header;
   header.append(std::string_view("camera,frame,time_s,track,x0,y0,x1,y1,score,detected"));
-  for (int k = 0; k < kFaceKeypoints; ++k) fmt::format_to(std::back_inserter(header), ",kp{0}_x,kp{0}_y", k);
+  for (int k = 0; k < kMaxKeypoints; ++k) fmt::format_to(std::back_inserter(header), ",kp{0}_x,kp{0}_y", k);
   if (include_landmarks_) {
     header.append(std::string_view(",landmark_score"));
     for (int i = 0; i < kFaceLandmarks; ++i) fmt::format_to(std::back_inserter(header), ",lm{0}_x,lm{0}_y,lm{0}_z", i);

@@ -123,7 +123,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
         }
         processor->set_frames(sources, frames[first].slot >= 0);
         const std::vector<std::vector<FrameFace>> detections = processor->detect(detect);
-        std::vector<std::vector<FaceRoi>> rois;
+        std::vector<std::vector<Roi>> rois;
         for (std::size_t k = first; k < last; ++k) rois.push_back(step[k]->tracker->rois(detections[k - first]));
         const std::vector<std::vector<FaceLandmarks>> landmarks = processor->landmarks(rois);
         processor->wait_uploads();

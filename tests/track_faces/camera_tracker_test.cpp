@@ -55,7 +55,7 @@ TEST_CASE("CameraTracker: detections every K frames, landmarks in between, one s
     // Nothing followed before frame 0; then every 5th frame.
     CHECK(detect == (t % 5 == 0));
     const std::vector<FrameFace> dets = detect ? std::vector<FrameFace>{detection_at(t)} : std::vector<FrameFace>{};
-    const std::vector<FaceRoi> rois = cam.rois(dets);
+    const std::vector<Roi> rois = cam.rois(dets);
     REQUIRE(rois.size() == 1);
     if (detect) {
       CHECK(rois[0].cx == Approx(250.0f + 4.0f * float(t)));  // around the detection

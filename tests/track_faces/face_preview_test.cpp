@@ -69,7 +69,7 @@ TrackedFace face_at(int id, float x0, float y0, float x1, float y1) {
   f.track_id = id;
   f.box = {x0, y0, x1, y1};
   // Keypoints in the box centre row, away from the edges checked below.
-  for (int k = 0; k < kFaceKeypoints; ++k) f.keypoints[k] = {x0 + (x1 - x0) * (k + 1) / 7.0f, (y0 + y1) / 2};
+  for (int k = 0; k < kMaxKeypoints; ++k) f.keypoints[k] = {x0 + (x1 - x0) * (k + 1) / 7.0f, (y0 + y1) / 2};
   return f;
 }
 

@@ -44,7 +44,7 @@ Agreement compare(FaceProcessor& gpu, FaceProcessor& cpu, const std::vector<gp::
   cpu.set_frames(frames);
   const std::vector<bool> all(frames.size(), true);
   const auto g = gpu.detect(all), c = cpu.detect(all);
-  std::vector<std::vector<FaceRoi>> rois(frames.size());
+  std::vector<std::vector<Roi>> rois(frames.size());
   for (std::size_t f = 0; f < frames.size(); ++f) {
     INFO("frame " << f);
     REQUIRE(g[f].size() == c[f].size());
@@ -116,7 +116,7 @@ TEST_CASE("FaceProcessor: GPU detections and landmarks equal the CPU's on Megami
       const auto t0 = std::chrono::steady_clock::now();
       gpu.set_frames(frames);
       const auto faces = gpu.detect(std::vector<bool>(frames.size(), true));
-      std::vector<std::vector<FaceRoi>> rois(frames.size());
+      std::vector<std::vector<Roi>> rois(frames.size());
       for (std::size_t f = 0; f < frames.size(); ++f)
         for (const FrameFace& x : faces[f]) rois[f].push_back(roi_from_face(x));
       gpu.landmarks(rois);

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cuda/track_faces/face_roi.hpp"
-#include "cuda/track_faces/roi_warp.hpp"
+#include "cuda/detection/roi_warp.hpp"
 #include "cuda/common/half.hpp"
 #include "support/test_frames.hpp"
-#include "track_faces/roi_test_scene.hpp"
+#include "detection/roi_test_scene.hpp"
 
 using namespace gp::track;
 using gp::frames::FrameFormat;
@@ -24,7 +24,7 @@ namespace {
 
 constexpr float kPi = 3.14159265358979f;
 
-std::vector<float> warp(const gp::frames::FrameSource& frame, const std::vector<FaceRoi>& rois, int S = 192) {
+std::vector<float> warp(const gp::frames::FrameSource& frame, const std::vector<Roi>& rois, int S = 192) {
   RoiWarpParams p;
   p.size = S;
   std::vector<float> out(rois.size() * S * S * 3, -1.0f);
@@ -46,14 +46,14 @@ float at(const std::vector<float>& t, int S, int item, int u, int v, int c) {
 }  // namespace
 
 TEST_CASE("roi_from_detection: upright face, square_long x 1.5 in pixels", "[track_faces]") {
-  FaceDetection d;
+  Detection d;
   d.xmin = 0.4f;
   d.ymin = 0.3f;
   d.width = 0.2f;   // 128 px of 640
   d.height = 0.25f;  // 120 px of 480
   d.keypoints[0] = {0.45f, 0.4f};
   d.keypoints[1] = {0.55f, 0.4f};
-  const FaceRoi r = roi_from_detection(d, 640, 480);
+  const Roi r = roi_from_detection(d, 640, 480);
   CHECK(r.cx == Approx(320.0f));
   CHECK(r.cy == Approx(204.0f));
   CHECK(r.size == Approx(192.0f));  // max(128, 120) * 1.5
@@ -66,7 +66,7 @@ TEST_CASE("roi_from_detection: rotation sign (counter-clockwise roll on screen =
           "[track_faces]") {
   // 640x480: with normalized keypoints the eye line's angle would come out wrong (not 30 degrees).
   const FaceScene ccw{320, 240, kPi / 6}, cw{320, 240, -kPi / 6};
-  const FaceRoi a = roi_from_detection(ccw.detection(640, 480), 640, 480);
+  const Roi a = roi_from_detection(ccw.detection(640, 480), 640, 480);
   CHECK(a.rotation == Approx(-kPi / 6).margin(1e-5));
   CHECK(a.cx == Approx(320.0f));
   CHECK(a.cy == Approx(240.0f));
@@ -89,7 +89,7 @@ TEST_CASE("roi_from_landmarks: bounding box, landmarks 33 -> 263, square_long x 
   xy[2 * 33 + 1] = 280;
   xy[2 * 263] = 450;
   xy[2 * 263 + 1] = 280;
-  const FaceRoi r = roi_from_landmarks(xy.data(), 468);
+  const Roi r = roi_from_landmarks(xy.data(), 468);
   CHECK(r.cx == Approx(400.0f));
   CHECK(r.cy == Approx(300.0f));
   CHECK(r.size == Approx(330.0f).epsilon(1e-5));  // 220 * 1.5
@@ -113,7 +113,7 @@ TEST_CASE("tensor <-> frame maps: known points, round trip, landmark projection"
     REQUIRE(sc.c == Approx(std::cos(a)).margin(3e-7));
   }
   const int S = 192;
-  const FaceRoi upright{300.5f, 211.25f, 173.0f, 0.0f};
+  const Roi upright{300.5f, 211.25f, 173.0f, 0.0f};
   RoiPoint p = tensor_to_frame(upright, S, 0, 0);
   CHECK(p.x == Approx(300.5f - 86.5f));
   CHECK(p.y == Approx(211.25f - 86.5f));
@@ -122,7 +122,7 @@ TEST_CASE("tensor <-> frame maps: known points, round trip, landmark projection"
   CHECK(p.y == Approx(211.25f));
 
   // Rolled 30 degrees counter-clockwise: the crop's x axis runs right and UP in the frame.
-  const FaceRoi rolled{300.5f, 211.25f, 173.0f, -kPi / 6};
+  const Roi rolled{300.5f, 211.25f, 173.0f, -kPi / 6};
   p = tensor_to_frame(rolled, S, S, S / 2);
   CHECK(p.x == Approx(300.5f + 86.5f * std::cos(kPi / 6)));
   CHECK(p.y == Approx(211.25f - 86.5f * std::sin(kPi / 6)));
@@ -154,8 +154,8 @@ TEST_CASE("warp_rois_cpu: a face rolled 30 degrees comes out upright (RGB and YU
   HostPackedFrame frame_up(FrameFormat::rgb, W, H), frame_rolled(FrameFormat::bgra, W, H, 12);
   upright.draw(frame_up);
   rolled.draw(frame_rolled);
-  const FaceRoi roi_up = roi_from_detection(upright.detection(W, H), W, H);
-  const FaceRoi roi_rolled = roi_from_detection(rolled.detection(W, H), W, H);
+  const Roi roi_up = roi_from_detection(upright.detection(W, H), W, H);
+  const Roi roi_rolled = roi_from_detection(rolled.detection(W, H), W, H);
   REQUIRE(roi_rolled.rotation == Approx(-kPi / 6).margin(1e-5));
 
   const std::vector<float> crop_up = warp(frame_up.frame(), {roi_up}, S);
@@ -170,7 +170,7 @@ TEST_CASE("warp_rois_cpu: a face rolled 30 degrees comes out upright (RGB and YU
   const std::vector<float> crop_rolled = warp(frame_rolled.frame(), {roi_rolled}, S);
   CHECK(mean_abs_diff(crop_up, crop_rolled) < 0.01);
   // The opposite sign, or no rotation, do not straighten it (the test can fail).
-  FaceRoi wrong = roi_rolled;
+  Roi wrong = roi_rolled;
   wrong.rotation = -wrong.rotation;
   CHECK(mean_abs_diff(crop_up, warp(frame_rolled.frame(), {wrong}, S)) > 0.05);
   wrong.rotation = 0;
@@ -191,7 +191,7 @@ TEST_CASE("warp_rois_cpu: several ROIs in one call, replicate border, f16, scale
 
   // Centre (2, 50), side 40 = S: tensor (u, v) samples frame (u - 17.5, v + 30.5), i.e. pixel
   // centres u - 18 and v + 30 exactly. Left of column 0 the edge column repeats.
-  const std::vector<FaceRoi> rois = {{120.3f, 40.7f, 57.0f, 0.4f}, {2.0f, 50.0f, 40.0f, 0.0f},
+  const std::vector<Roi> rois = {{120.3f, 40.7f, 57.0f, 0.4f}, {2.0f, 50.0f, 40.0f, 0.0f},
                                      {1e6f, -1e6f, 30.0f, 1.0f}};
   const std::vector<float> all = warp(f.frame(), rois, S);
   for (int v = 0; v < S; ++v) {
@@ -226,7 +226,7 @@ TEST_CASE("warp_rois_cpu: several ROIs in one call, replicate border, f16, scale
   std::vector<float> out(S * S * 3);
   RoiWarpParams q;
   q.size = S;
-  FaceRoi bad{std::nanf(""), 0, 10, 0};
+  Roi bad{std::nanf(""), 0, 10, 0};
   CHECK_THROWS(warp_rois_cpu(f.frame(), &bad, 1, q, out.data()));
   bad = {10, 10, 0, 0};
   CHECK_THROWS(warp_rois_cpu(f.frame(), &bad, 1, q, out.data()));

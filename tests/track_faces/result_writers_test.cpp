@@ -80,7 +80,7 @@ TrackedFace face(int id, float x0, float y0, float size, float score, bool detec
   f.box = {x0, y0, x0 + size, y0 + size};
   f.score = score;
   f.detected = detected;
-  for (int k = 0; k < kFaceKeypoints; ++k) f.keypoints[k] = {x0 + 3.25f * k, y0 + 1.5f * k};
+  for (int k = 0; k < kMaxKeypoints; ++k) f.keypoints[k] = {x0 + 3.25f * k, y0 + 1.5f * k};
   if (landmarks) {
     f.landmark_score = 0.987654f;
     for (int i = 0; i < kFaceLandmarks; ++i) {
@@ -116,8 +116,8 @@ void check_face_json(const nlohmann::json& j, const TrackedFace& f, bool expect_
   CHECK(j.at("score").get<double>() == Approx(f.score).margin(5e-5));
   CHECK(j.at("detected").get<bool>() == f.detected);
   const auto& kp = j.at("keypoints");
-  REQUIRE(kp.size() == kFaceKeypoints);
-  for (int k = 0; k < kFaceKeypoints; ++k) {
+  REQUIRE(kp.size() == kMaxKeypoints);
+  for (int k = 0; k < kMaxKeypoints; ++k) {
     REQUIRE(kp[k].size() == 2);
     CHECK(kp[k][0].get<double>() == Approx(f.keypoints[k].x).margin(0.005));
     CHECK(kp[k][1].get<double>() == Approx(f.keypoints[k].y).margin(0.005));
@@ -208,7 +208,7 @@ TEST_CASE("result writer: CSV rows per face, columns as the header, RFC 4180 quo
     const auto rows = parse_csv(gp::test::read_text(path));
     REQUIRE(rows.size() == 1 + 3);  // header + one row per face (frames without faces have none)
     const auto& header = rows[0];
-    const std::size_t columns = 10 + 2 * kFaceKeypoints + (include_landmarks ? 1 + 3 * kFaceLandmarks : 0);
+    const std::size_t columns = 10 + 2 * kMaxKeypoints + (include_landmarks ? 1 + 3 * kFaceLandmarks : 0);
     CHECK(header.size() == columns);
     CHECK(header[0] == "camera");
     CHECK(header[9] == "detected");
