@@ -86,6 +86,14 @@ inline Roi square_roi(float cx, float cy, float width, float height, float rotat
   return Roi{cx, cy, std::fmax(width, height) * scale, rotation};
 }
 
+// MediaPipe's AlignmentPointsRectsCalculator then RectTransformationCalculator (square_long): a
+// square centred on the start point (frame pixels), side 2 x |end - start| x scale, rotated so that
+// start -> end points at `target_angle` (BlazePose: hips -> full-body point at 90 degrees, x1.25).
+inline Roi alignment_roi(float x0, float y0, float x1, float y1, float target_angle, float scale) {
+  const float side = 2.0f * std::sqrt((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0));
+  return Roi{x0, y0, side * scale, rotation_from_points(x0, y0, x1, y1, target_angle)};
+}
+
 // Model landmarks (x, y in 0..S tensor coordinates, z in the same units) -> frame pixels; z is
 // scaled like x (size / S), as MediaPipe scales z by the rect's width. xyz in and out: count
 // triples (may be the same array).

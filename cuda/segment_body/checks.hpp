@@ -11,6 +11,7 @@
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
+#include "cuda/segment_body/person_masks.hpp"
 #include "cuda/segment_body/postprocess.hpp"
 
 namespace gp::segbody::checks {
@@ -113,6 +114,15 @@ inline void require_postprocess(const ImageView& guide, const PostprocessParams&
   if (p.islands.min_foreground_area > 0 || p.islands.min_hole_area > 0)
     require(out.pitch == std::size_t(out.width), function, "out: must be packed (pitch == width) for island removal");
   require_scratch(scratch, scratch_bytes, postprocess_scratch_bytes(out.width, out.height, p), function);
+}
+
+inline void require_person_masks(const PersonMasks& p, const ImageView& canvas, const char* function) {
+  require_view(canvas, PixelType::f32, 1, function, "canvas");
+  require(p.count >= 0 && p.count <= 4096, function, "person count must be in 0..4096, got " + std::to_string(p.count));
+  require(p.size > 0 && p.size <= 4096, function, "mask size must be in 1..4096, got " + std::to_string(p.size));
+  require(p.frame_width > 0 && p.frame_height > 0, function,
+          "empty frame " + size_text(p.frame_width, p.frame_height));
+  require(p.count == 0 || (p.logits && p.rois), function, "no masks or no ROIs");
 }
 
 }  // namespace gp::segbody::checks

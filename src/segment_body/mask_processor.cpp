@@ -14,6 +14,7 @@
 #include "infer/tflite_model.hpp"
 #include "frames/frame_packing.hpp"
 #include "frames/rgb_image.hpp"
+#include "segment_body/pose_stage.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -58,12 +59,14 @@ struct MaskProcessor::Impl {
   Stream stream;
   std::unique_ptr<infer::CudaEngine> cuda;
   std::unique_ptr<infer::CpuEngine> cpu;
+  std::unique_ptr<PoseStage> pose;  // BlazePose variants instead of cuda / cpu
+  Memory pose_sink;                 // the canvas-sized RGB tensor preprocess writes beside the luma
   std::vector<float> cpu_input, cpu_output;
   int model_w = 0, model_h = 0;
   PreprocessParams pre;
 
   struct Slot {
-    Memory frame, luma, mask, rgba, background;
+    Memory frame, luma, mask, rgba, background, canvas;
     PinnedBuffer up, down;
   };
   std::vector<Slot> slots;
@@ -72,6 +75,30 @@ struct MaskProcessor::Impl {
 
   Impl(Runtime& runtime, const Settings& settings, int batch_size)
       : rt(runtime), s(settings), gpu(runtime.gpu()), batch(gpu ? batch_size : 1) {
+    if (gpu) {
+      rt.bind_thread();
+      stream = rt.make_stream();
+    }
+    if (s.is_pose())
+      init_pose();
+    else
+      init_selfie();
+    slots.resize(std::size_t(batch));
+    if (s.background && s.background_kind == "image") {
+      try {
+        background_host = gp::frames::load_rgb_image(s.background_image);
+      } catch (const std::exception& e) {
+        throw UsageError(std::string("/output/background/image: ") + e.what());
+      }
+      if (gpu) {
+        ensure(background_image, background_host.pixels.size(), "background image");
+        stream.copy_to_device(background_image.data, background_host.pixels.data(), background_host.pixels.size());
+        stream.synchronize("background image upload");
+      }
+    }
+  }
+
+  void init_selfie() {
     infer::Model model = [&] {
       try {
         return infer::Model::load(s.model_path);
@@ -80,8 +107,6 @@ struct MaskProcessor::Impl {
       }
     }();
     if (gpu) {
-      rt.bind_thread();
-      stream = rt.make_stream();
       infer::CudaEngineOptions options;
       options.precision = s.fp16 ? infer::Precision::fp16 : infer::Precision::fp32;
       cuda = std::make_unique<infer::CudaEngine>(rt, std::move(model), batch, options);
@@ -104,19 +129,18 @@ struct MaskProcessor::Impl {
     pre.height = model_h;
     pre.mode = s.resize;
     pre.type = TensorType::f32;  // the engines take float32 (the FP16 engine converts inside its graph)
-    slots.resize(std::size_t(batch));
-    if (s.background && s.background_kind == "image") {
-      try {
-        background_host = gp::frames::load_rgb_image(s.background_image);
-      } catch (const std::exception& e) {
-        throw UsageError(std::string("/output/background/image: ") + e.what());
-      }
-      if (gpu) {
-        ensure(background_image, background_host.pixels.size(), "background image");
-        stream.copy_to_device(background_image.data, background_host.pixels.data(), background_host.pixels.size());
-        stream.synchronize("background image upload");
-      }
-    }
+  }
+
+  // BlazePose: the pose stage's canvas is the postprocess's model mask (the whole frame, stretched);
+  // the preprocess still runs at that size for the temporal smoothing's luma.
+  void init_pose() {
+    pose = std::make_unique<PoseStage>(rt, gpu ? &stream : nullptr, s, batch);
+    model_w = model_h = s.pose.canvas;
+    pre.width = model_w;
+    pre.height = model_h;
+    pre.mode = ResizeMode::stretch;
+    pre.type = TensorType::f32;
+    ensure(pose_sink, std::size_t(model_w) * model_h * 3 * sizeof(float), "pose preprocess sink");
   }
 
   void ensure(Memory& m, std::size_t bytes, const char* what) {
@@ -163,6 +187,7 @@ struct MaskProcessor::Impl {
     }
     for (Slot& slot : slots) {
       ensure(slot.luma, std::size_t(model_w) * model_h * 4, "model luma");
+      if (pose) ensure(slot.canvas, std::size_t(model_w) * model_h * 4, "pose canvas");
       ensure(slot.mask, pixels, "mask");
       if (wants.rgba) ensure(slot.rgba, pixels * 4, "rgba");
       if (wants.background_rgb) ensure(slot.background, pixels * 3, "background");
@@ -279,16 +304,22 @@ struct MaskProcessor::Impl {
       const FrameSource& f = frames[i];
       reserve(f, wants);
       Rect content;
+      const float* model_mask = cpu_output.data();
       {
         ScopedStage span("preprocess");
         const ImageView luma = model_view(slot.luma.data);
-        content = preprocess_cpu(f, pre, cpu_input.data(), 0, &luma);
+        content = preprocess_cpu(f, pre, pose ? pose_sink.data : cpu_input.data(), 0, &luma);
       }
-      {
+      if (pose) {
+        std::vector<std::vector<PersonPose>> people;
+        pose->run({f}, {model_view(slot.canvas.data)}, people);
+        results[i].people = std::move(people[0]);
+        model_mask = static_cast<const float*>(slot.canvas.data);
+      } else {
         ScopedStage span("model");
         cpu->run({cpu_input.data()}, {cpu_output.data()});
       }
-      finish_frame(f, slot, content, cpu_output.data(), temporal, wants);
+      finish_frame(f, slot, content, model_mask, temporal, wants);
       // The results live in the slot's host memory: copy them out like the GPU path's download.
       FrameResult& r = results[i];
       r.width = f.width;
@@ -309,6 +340,11 @@ struct MaskProcessor::Impl {
   // starts, instead of inside the first batch that the encoder waits for.
   void warm_up() {
     if (!gpu || warmed) return;
+    if (pose) {
+      pose->warm_up();
+      warmed = true;
+      return;
+    }
     ScopedStage span("model warm-up");
     const infer::Shape in = cuda->input_shapes().at(0);
     stream.memset(cuda->input_device(0), 0, std::size_t(infer::element_count(in)) * sizeof(float));
@@ -334,17 +370,29 @@ struct MaskProcessor::Impl {
         stream.copy_to_device(slot.frame.data, staged, gp::frames::frame_bytes(frames[i]));
         device_frames[i] = gp::frames::frame_at(frames[i], static_cast<std::uint8_t*>(slot.frame.data));
         const ImageView luma = model_view(slot.luma.data);
-        content[i] = preprocess_gpu(device_frames[i], pre, cuda->input_device(0), int(i), &luma, stream.get());
+        if (pose)
+          content[i] = preprocess_gpu(device_frames[i], pre, pose_sink.data, 0, &luma, stream.get());
+        else
+          content[i] = preprocess_gpu(device_frames[i], pre, cuda->input_device(0), int(i), &luma, stream.get());
       }
     }
-    float* model_out = const_cast<float*>(cuda->output_device(0));
-    {
+    std::vector<const float*> model_masks(n);
+    std::vector<std::vector<PersonPose>> people(n);
+    if (pose) {
+      std::vector<ImageView> canvases(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        canvases[i] = model_view(slots[i].canvas.data);
+        model_masks[i] = static_cast<const float*>(slots[i].canvas.data);
+      }
+      pose->run(device_frames, canvases, people);
+    } else {
       ScopedStage span("model");
+      float* model_out = const_cast<float*>(cuda->output_device(0));
       cuda->run({cuda->input_device(0)}, {model_out}, stream);
+      for (std::size_t i = 0; i < n; ++i) model_masks[i] = model_out + std::size_t(model_w) * model_h * i;
     }
-    const std::size_t per_item = std::size_t(model_w) * model_h;
     for (std::size_t i = 0; i < n; ++i)
-      finish_frame(device_frames[i], slots[i], content[i], model_out + per_item * i, temporal, wants);
+      finish_frame(device_frames[i], slots[i], content[i], model_masks[i], temporal, wants);
     {
       ScopedStage span("download");
       for (std::size_t i = 0; i < n; ++i) {
@@ -363,8 +411,10 @@ struct MaskProcessor::Impl {
       ScopedStage span("gpu wait");
       stream.synchronize("segment-body batch");
     }
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
       copy_results(slots[i], slots[i].down.as<std::uint8_t>(), frames[i].width, frames[i].height, wants, results[i]);
+      results[i].people = std::move(people[i]);
+    }
   }
 };
 

@@ -1,7 +1,9 @@
 #pragma once
 // The compute stage of segment-body, on the GPU or the CPU (same kernels, same outputs): a batch
 // of decoded frames -> model tensor (fused preprocess) -> engine -> per-frame postprocess (with a
-// video's temporal state) -> composites -> 8-bit results on the host.
+// video's temporal state) -> composites -> 8-bit results on the host. With a BlazePose variant the
+// pose stage (pose_stage.hpp) takes the place of preprocess and engine: its people's masks, pasted
+// into a canvas the size of the frame's model mask, go through the same postprocess.
 //
 // GPU: frames are copied into pinned staging and uploaded, everything runs on one stream, results
 // come back through pinned memory; one synchronisation per batch. CPU: CpuEngine (batch 1, its
@@ -13,6 +15,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "cuda/frames/frame.hpp"
+#include "segment_body/pose_model.hpp"
 #include "segment_body/segment_settings.hpp"
 
 namespace gp::segbody {
@@ -29,6 +32,7 @@ struct FrameResult {
   std::vector<std::uint8_t> mask;        // width x height
   std::vector<std::uint8_t> rgba;        // width x height x 4
   std::vector<std::uint8_t> background;  // RGB width x height x 3, or Y + U + V planes
+  std::vector<PersonPose> people;        // BlazePose variants: the frame's people
 };
 
 // A video's temporal state (model size), made by the processor that runs its frames.

@@ -51,8 +51,10 @@ Table make_table() {
   t.object("/input", "how inputs are found");
   t.boolean("/input/recursive", false, "search folders recursively", &Settings::recursive);
 
-  t.object("/model", "MediaPipe selfie segmentation (scripts/fetch-models.sh fetches it)");
-  t.choice("/model/variant", "general", {"general", "landscape"}, "general: 256x256 input; landscape: 144x256 (faster)",
+  t.object("/model", "MediaPipe selfie segmentation or BlazePose (scripts/fetch-models.sh fetches them)");
+  t.choice("/model/variant", "general", {"general", "landscape", "pose_lite", "pose_full", "pose_heavy"},
+           "selfie segmentation general: 256x256 input; landscape: 144x256 (faster); BlazePose pose_lite, pose_full, "
+           "pose_heavy: whole bodies, several people a frame, with 33 landmarks each (see /pose)",
            &Settings::model_variant);
   t.string("/model/path", "",
            "the .tflite file; empty: the variant's file from $GPUPROC_MODELS, the source tree's .models, or "
@@ -63,6 +65,21 @@ Table make_table() {
   t.choice("/model/resize", "letterbox", {"letterbox", "stretch"},
            "letterbox: keep the frame's aspect, pad; stretch: fill the model input",
            [](Settings& s, const std::string& v) { s.resize = v == "stretch" ? ResizeMode::stretch : ResizeMode::letterbox; });
+
+  t.object("/pose", "BlazePose variants: the person detector and the people of a frame");
+  t.string("/pose/detector_path", "",
+           "the person detector .tflite; empty: pose_detection.tflite from where /model/path's default is found",
+           [](Settings& s, const std::string& v) {
+             if (s.is_pose()) s.pose.detector_path = infer::locate_model(v, "pose_detection.tflite", "/pose/detector_path");
+           });
+  t.integer("/pose/max_people", 8, 1, 256, "people a frame at most (the best-scored detections)",
+            member(&Settings::pose, &PoseSettings::max_people));
+  t.number("/pose/min_detection_score", 0.2, 0, 1, "person detections under this score are dropped (MediaPipe: 0.2)",
+           member(&Settings::pose, &PoseSettings::min_detection_score));
+  t.number("/pose/min_presence", 0.5, 0, 1, "a person whose pose flag is under this is dropped (MediaPipe: 0.5)",
+           member(&Settings::pose, &PoseSettings::min_presence));
+  t.integer("/pose/canvas", 512, 64, 4096, "side of the square canvas the people's masks are combined in before upsampling",
+            member(&Settings::pose, &PoseSettings::canvas));
 
   t.object("/mask", "from the model's output to the mask");
   t.choice("/mask/output", "soft", {"soft", "binary"}, "soft: alpha 0..255; binary: 255 where >= threshold, else 0",
@@ -176,6 +193,7 @@ int hex_digit(char c) {
 const config::Schema& schema() { return table().schema(); }
 
 std::string model_file_name(const std::string& variant) {
+  if (variant.rfind("pose_", 0) == 0) return "pose_landmark_" + variant.substr(5) + ".tflite";
   return variant == "landscape" ? "selfie_segmentation_landscape.tflite" : "selfie_segmentation.tflite";
 }
 

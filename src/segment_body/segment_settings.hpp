@@ -29,11 +29,23 @@ struct VideoOutput {  // one video per video input
   int crf = 18;
 };
 
+// BlazePose (model variants pose_lite, pose_full, pose_heavy): the person detector and how many
+// people a frame may have.
+struct PoseSettings {
+  std::string detector_path;        // resolved: pose_detection.tflite
+  int max_people = 8;               // per frame, by detection score
+  float min_detection_score = 0.2f; // pose_detection_cpu.pbtxt's min_score_thresh
+  float min_presence = 0.5f;        // the landmark model's pose flag (ThresholdingCalculator)
+  int canvas = 512;                 // side of the square mask canvas the people are pasted into
+};
+
 struct Settings {
   bool recursive = false;
 
-  std::string model_variant = "general";  // general (256x256), landscape (144x256)
+  std::string model_variant = "general";  // general (256x256), landscape (144x256), pose_lite/full/heavy
   std::string model_path;                 // resolved: an existing file
+  PoseSettings pose;
+  bool is_pose() const { return model_variant.rfind("pose_", 0) == 0; }
   bool fp16 = true;
   ResizeMode resize = ResizeMode::letterbox;
 
@@ -66,7 +78,8 @@ Settings read_settings(const config::json& config);
 // tree's .models and <install prefix>/share/gpuproc/models. Throws UsageError naming /model/path
 // and the folders tried.
 std::string resolve_model_path(const std::string& path, const std::string& variant);
-std::string model_file_name(const std::string& variant);  // selfie_segmentation[_landscape].tflite
+// selfie_segmentation[_landscape].tflite, pose_landmark_{lite,full,heavy}.tflite
+std::string model_file_name(const std::string& variant);
 
 // "0,255,0" or "#00ff00" -> RGB. Throws UsageError naming `field`.
 void parse_colour(const std::string& text, const std::string& field, std::uint8_t rgb[3]);

@@ -9,6 +9,7 @@
 #include "cuda/detection/roi_warp.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
+#include "infer/engine_ladder.hpp"
 #include "cuda/infer/op_geometry.hpp"
 #include "infer/tflite_model.hpp"
 #include "frames/frame_packing.hpp"
@@ -51,36 +52,8 @@ LandmarkOutputs landmark_outputs(const std::vector<infer::Shape>& inputs, const 
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
-// One model's engines at batch sizes 1, 2, 4, ... and the largest: a run takes the smallest that
-// fits, so a step with a few frames to detect or a few faces left over pays for at most twice
-// their work, not for the largest batch (an engine runs its whole batch every time).
-class EngineLadder {
- public:
-  EngineLadder() = default;
-  EngineLadder(Runtime& rt, const infer::Model& model, int largest, const infer::CudaEngineOptions& options) {
-    for (int batch = 1;; batch = std::min(largest, batch * 2)) {
-      engines_.push_back(std::make_unique<infer::CudaEngine>(rt, model, batch, options));
-      if (batch == largest) break;
-    }
-  }
-  explicit operator bool() const { return !engines_.empty(); }
-  infer::CudaEngine& largest() const { return *engines_.back(); }
-  infer::CudaEngine& fitting(int items) const {
-    for (const auto& e : engines_)
-      if (e->batch() >= items) return *e;
-    return largest();
-  }
-  const std::vector<std::unique_ptr<infer::CudaEngine>>& all() const { return engines_; }
-
- private:
-  std::vector<std::unique_ptr<infer::CudaEngine>> engines_;
-};
-
-std::vector<float*> output_pointers(const infer::CudaEngine& e) {
-  std::vector<float*> outs;
-  for (std::size_t i = 0; i < e.output_shapes().size(); ++i) outs.push_back(const_cast<float*>(e.output_device(i)));
-  return outs;
-}
+using infer::EngineLadder;
+using infer::output_pointers;
 
 }  // namespace
 
