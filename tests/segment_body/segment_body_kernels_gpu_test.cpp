@@ -19,6 +19,7 @@
 #include "cuda/segment_body/guided_filter.hpp"
 #include "cuda/segment_body/islands.hpp"
 #include "cuda/segment_body/mask.hpp"
+#include "cuda/segment_body/person_masks.hpp"
 #include "cuda/segment_body/postprocess.hpp"
 #include "cuda/frames/preprocess.hpp"
 #include "support/device_frames.hpp"
@@ -58,6 +59,11 @@ class SegGpu : public gp::test::DeviceFrameBench {
   ImageView upload(const ImageView& host) {
     ImageView d = like(host);
     upload(host, d);
+    return d;
+  }
+  void* upload_bytes(const void* host, std::size_t bytes) {
+    void* d = alloc(bytes);
+    raw_stream().copy_2d(d, bytes, host, bytes, bytes, 1);
     return d;
   }
   void download(const ImageView& d, const ImageView& host) {
@@ -514,4 +520,38 @@ TEST_CASE("segment-body 1080p kernel timings (printed)", "[segment_body][gpu]") 
        << ", 1/4 resize + blur sigma 5 " << t_quarter_blur << ", composite " << t_comp << " (over the 1/4 blur "
        << t_comp_quarter << ", straight to YUV 4:2:0 " << t_comp_yuv << "), postprocess chain soft + islands " << t_post);
   CHECK(t_pre > 0);
+}
+
+TEST_CASE("person masks paste GPU = CPU: rotated ROIs of several people, some skipped", "[segment_body][gpu]") {
+  SegGpu gpu;
+  const int S = 256, people = 5;
+  std::vector<float> logits;
+  for (int k = 0; k < people; ++k) {
+    const HostImage<float> m = blob_mask(S, S, 300 + unsigned(k));
+    for (int y = 0; y < S; ++y)
+      for (int x = 0; x < S; ++x) logits.push_back(12.0f * (m.at(x, y) - 0.5f));  // logits around 0
+  }
+  // 1920 x 1080 frame: ROIs of several sizes and turns, one partly outside, one skipped (size 0).
+  const gp::detect::Roi rois[people] = {{500, 500, 600, 0.3f},   {1200, 400, 350, -1.2f}, {1850, 1000, 500, 2.5f},
+                                        {900, 600, 0, 0.0f},     {960, 540, 1400, 0.05f}};
+  const void* d_logits = gpu.upload_bytes(logits.data(), logits.size() * sizeof(float));
+  const void* d_rois = gpu.upload_bytes(rois, sizeof(rois));
+  PersonMasks host_people{logits.data(), rois, people, S, 1920, 1080};
+  PersonMasks device_people{static_cast<const float*>(d_logits), static_cast<const gp::detect::Roi*>(d_rois), people, S,
+                            1920, 1080};
+  for (int side : {512, 300}) {
+    HostImage<float> cpu(side, side, 1, PixelType::f32), got(side, side, 1, PixelType::f32);
+    paste_person_masks_cpu(host_people, cpu.view);
+    const ImageView d = gpu.like(cpu.view);
+    paste_person_masks_gpu(device_people, d, gpu.stream());
+    gpu.download(d, got.view);
+    INFO("canvas " << side);
+    CHECK(max_float_diff(cpu, got) <= 1e-6);
+    // Not trivially zero: the people cover part of the canvas and leave the rest.
+    double covered = 0;
+    for (int y = 0; y < side; ++y)
+      for (int x = 0; x < side; ++x) covered += cpu.at(x, y) > 0.5f;
+    CHECK(covered > 0.05 * side * side);
+    CHECK(covered < 0.95 * side * side);
+  }
 }

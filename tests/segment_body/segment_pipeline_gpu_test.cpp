@@ -6,6 +6,7 @@
 // the model's arithmetic.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -137,5 +138,59 @@ TEST_CASE("segment-body GPU path vs CPU path: video with temporal state (batches
     gpu.run(one, nullptr, image_wants, b);
     check_bounds(compare(a[0].mask, b[0].mask), fp16, std::string(precision) + " messi5.jpg mask");
     CHECK(compare(a[0].background, b[0].background).mean_abs <= (fp16 ? 3.0 : 1.0));
+  }
+}
+
+TEST_CASE("segment-body pose_full GPU path vs CPU path: people, landmarks and masks on real photos",
+          "[segment_body][gpu][pose]") {
+  if (!gp::test::find_model("pose_detection.tflite") || !gp::test::find_model("pose_landmark_full.tflite")) return;
+  const char* photos[] = {"/usr/share/doc/opencv-doc/examples/data/messi5.jpg",
+                          "/usr/share/doc/opencv-doc/examples/data/basketball1.png"};
+  for (const char* p : photos)
+    if (!std::filesystem::is_regular_file(p)) {
+      WARN("skipped: " << p << " not found (opencv-doc)");
+      return;
+    }
+  gp::Runtime cpu_rt(gp::RuntimeOptions{gp::DeviceChoice::parse("cpu")});
+  gp::RuntimeOptions gpu_options;
+  gpu_options.device = gp::DeviceChoice::parse("cuda:0");
+  gp::Runtime gpu_rt(gpu_options);
+  std::vector<gp::frames::RgbImage> images;
+  std::vector<FrameSource> frames;
+  for (const char* p : photos) images.push_back(gp::frames::load_rgb_image(p));
+  for (const auto& im : images)
+    frames.push_back(packed_frame(FrameFormat::rgb, im.pixels.data(), std::size_t(im.width) * 3, im.width, im.height));
+
+  for (const char* precision : {"fp32", "fp16"}) {
+    const bool fp16 = std::string(precision) == "fp16";
+    Settings s = settings_for(precision);
+    gp::config::json c = gp::config::json::object();
+    c["inputs"] = gp::config::json::array({"x.jpg"});
+    gp::config::apply_override(c, "model.variant=pose_full");
+    gp::config::apply_override(c, "model.precision=" + std::string(precision));
+    s = read_settings(schema().validate(c, "test"));
+    MaskProcessor cpu(cpu_rt, s, 1), gpu(gpu_rt, s, 4);
+    gpu.warm_up();
+    std::vector<FrameResult> a, b;
+    for (const FrameSource& f : frames) {  // the CPU path takes one frame a run
+      std::vector<FrameResult> one;
+      cpu.run({f}, nullptr, FrameWants{}, one);
+      a.push_back(std::move(one[0]));
+    }
+    gpu.run(frames, nullptr, FrameWants{}, b);  // both photos in one GPU batch
+    REQUIRE(b.size() == frames.size());
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      INFO(precision << " " << photos[i]);
+      REQUIRE(a[i].people.size() >= 1);
+      REQUIRE(b[i].people.size() == a[i].people.size());
+      double worst = 0;
+      for (std::size_t k = 0; k < a[i].people.size(); ++k)
+        for (int l = 0; l < kPoseLandmarks; ++l)
+          worst = std::max(worst, double(std::hypot(a[i].people[k].landmarks[std::size_t(l)].x - b[i].people[k].landmarks[std::size_t(l)].x,
+                                                    a[i].people[k].landmarks[std::size_t(l)].y - b[i].people[k].landmarks[std::size_t(l)].y)));
+      WARN(precision << " " << photos[i] << ": " << a[i].people.size() << " people, worst landmark |GPU - CPU| " << worst << " px");
+      CHECK(worst < (fp16 ? 4.0 : 0.5));
+      check_bounds(compare(a[i].mask, b[i].mask), fp16, std::string(precision) + " " + photos[i] + " pose mask");
+    }
   }
 }
