@@ -27,6 +27,9 @@ InputPlan plan_input(const Settings& s, const InputItem& item) {
   InputPlan plan;
   plan.video = !gp::frames::is_image_file(item.path);
   const auto vars = naming_variables(item);
+  if (s.pose_output)
+    plan.pose = plan.video ? path_for(s, item, s.pose_video_name, "/output/pose/video_name", vars)
+                           : path_for(s, item, s.pose_image_name, "/output/pose/image_name", vars);
   if (plan.video) {
     if (s.mask_video.enabled) plan.mask_video = path_for(s, item, s.mask_video.name, "/output/mask_video/name", vars);
     if (s.background_video.enabled)
@@ -59,6 +62,7 @@ std::vector<PlannedFile> planned_files(const Settings& s, const InputItem& item,
   add(plan.mask_png, "/output/mask_png/name");
   add(plan.rgba_png, "/output/rgba_png/name");
   add(plan.background_png, "/output/background/name");
+  add(plan.pose, plan.video ? "/output/pose/video_name" : "/output/pose/image_name");
   if (plan.mask_frames)
     add(frame_file(s, s.mask_png, "/output/mask_png/frame_name", item, "{frame}"), "/output/mask_png/frame_name");
   if (plan.rgba_frames)

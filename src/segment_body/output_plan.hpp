@@ -17,6 +17,8 @@ struct InputPlan {
   std::string manifest;
   // Images (empty when off).
   std::string mask_png, rgba_png, background_png;
+  // BlazePose variants: the poses (a JSON line per video frame, or one object per image).
+  std::string pose;
 };
 
 InputPlan plan_input(const Settings& s, const InputItem& item);

@@ -23,6 +23,7 @@
 #include "frames/rgb_image.hpp"
 #include "segment_body/segment_settings.hpp"
 #include "segment_body/video_job.hpp"
+#include "segment_body/pose_json.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -170,6 +171,15 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
       if (!item.plan.rgba_png.empty()) write_png(item.plan.rgba_png, r.rgba, r.width, r.height, 4), item.written.push_back(item.plan.rgba_png);
       if (!item.plan.background_png.empty())
         write_png(item.plan.background_png, r.background, r.width, r.height, 3), item.written.push_back(item.plan.background_png);
+      if (!item.plan.pose.empty()) {
+        const std::string json = pose_frame_json(0, -1.0, r.people) + "\n";
+        write_atomically(item.plan.pose, [&](const std::string& temp) {
+          std::ofstream out(temp, std::ios::binary);
+          out << json;
+          if (!out.flush()) throw Error("cannot write " + item.plan.pose);
+        });
+        item.written.push_back(item.plan.pose);
+      }
     };
     stages.done = [&](const ImageItem& item) {
       if (!item.failed) {

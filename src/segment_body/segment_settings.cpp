@@ -132,6 +132,12 @@ Table make_table() {
            &Settings::background_name);
   t.string("/output/frames_manifest", "{stem}_frames.json", "videos with per-frame PNGs: the list of frames written, written last",
            &Settings::frames_manifest);
+  t.object("/output/pose", "BlazePose variants: every person's box and 33 landmarks (pixels) and world landmarks (metres)");
+  t.boolean("/output/pose/enabled", true, "write them (only with a pose_* model variant)", &Settings::pose_output);
+  t.string("/output/pose/video_name", "{stem}_pose.jsonl", std::string("video inputs: a JSON line per frame: ") + naming_variables_doc,
+           &Settings::pose_video_name);
+  t.string("/output/pose/image_name", "{stem}_pose.json", std::string("image inputs: one JSON object: ") + naming_variables_doc,
+           &Settings::pose_image_name);
   video_fields(t, "/output/background/video", true, "video inputs: the replaced video (yuv420p)", "{stem}_background.mp4",
                {"libx264", "ffv1"}, &Settings::background_video);
 
@@ -239,6 +245,9 @@ Settings read_settings(const config::json& c) {
   check_template(s.background_name, "/output/background/name", false);
   check_video(s.background_video, "/output/background/video");
   check_template(s.frames_manifest, "/output/frames_manifest", false);
+  check_template(s.pose_video_name, "/output/pose/video_name", false);
+  check_template(s.pose_image_name, "/output/pose/image_name", false);
+  if (!s.is_pose()) s.pose_output = false;
   if (!s.background) s.background_video.enabled = false;
   if (!s.mask_video.enabled && s.mask_png.coverage == Coverage::off && s.rgba_png.coverage == Coverage::off &&
       !s.background)

@@ -63,6 +63,9 @@ struct Settings {
   VideoOutput background_video;  // video inputs (libx264 yuv420p)
   std::string background_name;   // image inputs: {stem}_background.png
   std::string frames_manifest;   // videos with per-frame PNGs: written last, listing them
+  // BlazePose variants: the people's landmarks (pose_json.hpp), JSON lines per video, JSON per image.
+  bool pose_output = true;
+  std::string pose_video_name = "{stem}_pose.jsonl", pose_image_name = "{stem}_pose.json";
 
   bool streaming = false;  // batch 1, per-frame latency
   int batch = 16;
