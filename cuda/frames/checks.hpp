@@ -25,7 +25,7 @@ inline void require_frame(const FrameSource& f, const char* function) {
     require(f.pitches[0] >= std::size_t(f.width) && f.pitches[1] >= cw && f.pitches[2] >= cw, function,
             "frame: a YUV plane's pitch is smaller than its row");
   } else {
-    const int bytes = f.format == FrameFormat::rgba || f.format == FrameFormat::bgra ? 4 : 3;
+    const int bytes = packed_stride(f.format);
     require(f.planes[0] != nullptr, function, "frame: no data");
     require(f.pitches[0] >= std::size_t(f.width) * bytes, function, "frame: pitch smaller than a row");
   }

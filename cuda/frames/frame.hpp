@@ -65,6 +65,24 @@ inline bool operator==(const Rect& a, const Rect& b) {
   return a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height;
 }
 
+// Bytes a pixel of a packed format (rgb, bgr: 3; rgba, bgra: 4).
+GP_VIEW_HD inline int packed_stride(FrameFormat f) { return f == FrameFormat::rgba || f == FrameFormat::bgra ? 4 : 3; }
+
+// The part r of frame f, sharing its planes (no copy). r must lie inside the frame, and for
+// yuv420 start at even x and y (a chroma sample covers a 2x2 block); the caller checks.
+inline FrameSource crop_frame(const FrameSource& f, const Rect& r) {
+  FrameSource c = f;
+  c.width = r.width;
+  c.height = r.height;
+  if (f.format == FrameFormat::yuv420) {
+    c.planes[0] = f.planes[0] + std::size_t(r.y) * f.pitches[0] + std::size_t(r.x);
+    for (int p = 1; p < 3; ++p) c.planes[p] = f.planes[p] + std::size_t(r.y / 2) * f.pitches[p] + std::size_t(r.x / 2);
+  } else {
+    c.planes[0] = f.planes[0] + std::size_t(r.y) * f.pitches[0] + std::size_t(r.x) * std::size_t(packed_stride(f.format));
+  }
+  return c;
+}
+
 // Writable Y, U, V planes of a YUV 4:2:0 frame (the encoder's input).
 struct Yuv420Planes {
   std::uint8_t* planes[3] = {nullptr, nullptr, nullptr};

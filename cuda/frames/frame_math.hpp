@@ -113,7 +113,6 @@ GP_HD float filter_plane(const std::uint8_t* plane, std::size_t pitch, int strid
   return weight_sum > 0.0f ? sum / weight_sum : 0.0f;
 }
 
-GP_HD int packed_stride(FrameFormat f) { return f == FrameFormat::rgba || f == FrameFormat::bgra ? 4 : 3; }
 GP_HD bool packed_bgr(FrameFormat f) { return f == FrameFormat::bgr || f == FrameFormat::bgra; }
 
 // The frame filtered over the footprints (luma-plane coordinates), as R'G'B' in [0, 255]. YUV is

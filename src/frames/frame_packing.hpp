@@ -12,7 +12,7 @@ namespace gp::frames {
 inline std::size_t frame_bytes(const FrameSource& f) {
   const std::size_t w = std::size_t(f.width), h = std::size_t(f.height);
   if (f.format == FrameFormat::yuv420) return w * h + 2 * std::size_t(chroma_size(f.width)) * chroma_size(f.height);
-  const int c = (f.format == FrameFormat::rgba || f.format == FrameFormat::bgra) ? 4 : 3;
+  const int c = packed_stride(f.format);
   return w * h * c;
 }
 

@@ -17,6 +17,46 @@ float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 }  // namespace
 
+namespace {
+
+// Even starts of `count` spans of `side` covering [0, extent), evenly spread.
+std::vector<int> tile_starts(int extent, int side) {
+  if (side >= extent) return {0};
+  const int count = int(std::ceil(double(extent - side) / (0.75 * side))) + 1;
+  std::vector<int> starts;
+  for (int i = 0; i < count; ++i) {
+    const int at = int(std::lround(double(extent - side) * i / (count - 1))) & ~1;
+    if (starts.empty() || at != starts.back()) starts.push_back(at);
+  }
+  return starts;
+}
+
+}  // namespace
+
+std::vector<frames::Rect> detector_views(int w, int h, bool tiles) {
+  std::vector<frames::Rect> views{{0, 0, w, h}};
+  const int side = std::max(kPoseDetectorInput, std::min(w, h) / 2) & ~1;
+  if (!tiles || side >= std::min(w, h)) return views;
+  const std::vector<int> xs = tile_starts(w, side), ys = tile_starts(h, side);
+  // The last tile of a row or column reaches the frame's edge (its start was made even).
+  for (int y : ys)
+    for (int x : xs) views.push_back({x, y, x == xs.back() ? w - x : side, y == ys.back() ? h - y : side});
+  return views;
+}
+
+detect::Detection detection_in_frame(const detect::Detection& d, const frames::Rect& view, int frame_width,
+                                     int frame_height) {
+  const float sx = float(view.width) / float(frame_width), sy = float(view.height) / float(frame_height);
+  const float ox = float(view.x) / float(frame_width), oy = float(view.y) / float(frame_height);
+  detect::Detection f = d;
+  f.xmin = ox + d.xmin * sx;
+  f.ymin = oy + d.ymin * sy;
+  f.width = d.width * sx;
+  f.height = d.height * sy;
+  for (detect::Keypoint& k : f.keypoints) k = {ox + k.x * sx, oy + k.y * sy};
+  return f;
+}
+
 detect::Roi pose_roi_from_detection(const detect::Detection& d, int frame_width, int frame_height) {
   const float w = float(frame_width), h = float(frame_height);
   const detect::Keypoint& hips = d.keypoints[0];

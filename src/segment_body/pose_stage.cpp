@@ -25,6 +25,7 @@ constexpr std::size_t kWorldValues = kPoseModelLandmarks * 3;
 // What the host decodes of one person: landmarks, heatmap, world landmarks, flag.
 constexpr std::size_t kPersonValues = kLandmarkValues + kHeatmapValues + kWorldValues + 1;
 constexpr int kLandmarkBatch = 16;  // largest landmark engine (GPU)
+constexpr int kDetectorBatch = 32;  // largest detector engine (GPU): views of frames
 
 infer::Model load_model(const std::string& path, const char* field) {
   try {
@@ -61,7 +62,7 @@ DetectorOutputs detector_outputs(const std::vector<infer::Shape>& inputs, const 
   return d;
 }
 
-// A detection in the letterboxed detector input -> normalised to the frame
+// A detection in the letterboxed detector input -> normalised to the view it was detected in
 // (DetectionLetterboxRemovalCalculator).
 detect::Detection remove_letterbox(detect::Detection d, const frames::Rect& content) {
   const float in = float(kPoseDetectorInput);
@@ -81,6 +82,13 @@ struct Person {
   detect::Roi roi;
 };
 
+// One detector input: a view of a frame (pose_model.hpp detector_views) and where it landed in
+// the letterboxed input.
+struct DetectorItem {
+  int frame = 0;
+  frames::Rect view, content;
+};
+
 }  // namespace
 
 struct PoseStage::Impl {
@@ -98,8 +106,8 @@ struct PoseStage::Impl {
   PoseOutputs lm_out;
 
   // GPU
-  std::unique_ptr<infer::CudaEngine> detector_gpu;
-  infer::EngineLadder landmarks_gpu;
+  infer::EngineLadder detector_gpu, landmarks_gpu;
+  std::size_t detections_capacity = 0;  // detector items detections_down holds
   PinnedBuffer detections_down, rois_up, people_down;
   DeviceBuffer rois_device, logits_device;
   std::size_t people_capacity = 0;
@@ -117,12 +125,12 @@ struct PoseStage::Impl {
     if (gpu) {
       infer::CudaEngineOptions o;
       o.precision = settings.fp16 ? infer::Precision::fp16 : infer::Precision::fp32;
-      detector_gpu = std::make_unique<infer::CudaEngine>(rt, std::move(detector), max_frames, o);
+      detector_gpu = infer::EngineLadder(rt, detector, kDetectorBatch, o);
       landmarks_gpu = infer::EngineLadder(rt, landmarks, kLandmarkBatch, o);
-      det_out = detector_outputs(detector_gpu->input_shapes(), detector_gpu->output_shapes(), decode, s.detector_path);
+      det_out = detector_outputs(detector_gpu.largest().input_shapes(), detector_gpu.largest().output_shapes(), decode,
+                                 s.detector_path);
       check_landmark_model(landmarks_gpu.largest().input_shapes(), landmarks_gpu.largest().output_shapes(),
                            settings.model_path);
-      detections_down = rt.pinned_alloc(std::size_t(max_frames) * decode.num_boxes * (decode.num_coords + 1) * sizeof(float));
     } else {
       detector_cpu = std::make_unique<infer::CpuEngine>(std::move(detector), 1);
       landmarks_cpu = std::make_unique<infer::CpuEngine>(std::move(landmarks), 1);
@@ -170,29 +178,67 @@ struct PoseStage::Impl {
     people_capacity = n;
   }
 
-  // Decoded, suppressed detections of one frame -> its people (at most max_people).
-  void add_people(int frame, const float* boxes, const float* scores, const frames::FrameSource& f,
-                  const frames::Rect& content, std::vector<Person>& people) const {
-    std::vector<detect::Detection> found =
-        detect::weighted_non_max_suppression(detect::decode_detections(boxes, scores, anchors, decode), nms);
-    if (int(found.size()) > s.max_people) found.resize(std::size_t(s.max_people));
-    for (const detect::Detection& d : found) {
-      const detect::Detection in_frame = remove_letterbox(d, content);
-      people.push_back({frame, d.score, pose_roi_from_detection(in_frame, f.width, f.height)});
+  std::vector<DetectorItem> detector_items(const std::vector<frames::FrameSource>& frames) const {
+    std::vector<DetectorItem> items;
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      for (const frames::Rect& v : detector_views(frames[i].width, frames[i].height, s.detector_tiles))
+        items.push_back({int(i), v, {}});
+    return items;
+  }
+
+  // A frame's detections from all its views (item.content set), in the frame -> its people (at
+  // most max_people, best first). Each view's detections are suppressed as MediaPipe does; across
+  // views a detection is dropped when a better one's face box overlaps it (IoU > 0.3, the same
+  // threshold) or when it comes from another view and the smaller of the two ROIs lies mostly
+  // inside the other (over 80% of it: one person seen in the whole frame and in a tile, whose
+  // face boxes and body sizes can differ more). Two people of one view are never merged by their
+  // ROIs: people side by side have overlapping ROIs.
+  void add_people(int frame, const std::vector<DetectorItem>& items, const float* boxes, const float* scores,
+                  const frames::FrameSource& f, std::vector<Person>& people) const {
+    struct Candidate {
+      detect::Detection d;
+      std::size_t view;
+      detect::Roi roi;
+    };
+    std::vector<Candidate> found;
+    const std::size_t per_box = std::size_t(decode.num_boxes) * decode.num_coords;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      if (items[k].frame != frame) continue;
+      for (const detect::Detection& d : detect::weighted_non_max_suppression(
+               detect::decode_detections(boxes + k * per_box, scores + k * decode.num_boxes, anchors, decode), nms)) {
+        const detect::Detection in_frame = detection_in_frame(remove_letterbox(d, items[k].content), items[k].view, f.width, f.height);
+        found.push_back({in_frame, k, pose_roi_from_detection(in_frame, f.width, f.height)});
+      }
     }
+    std::stable_sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) { return a.d.score > b.d.score; });
+    std::vector<const Candidate*> kept;
+    for (const Candidate& c : found) {
+      if (int(kept.size()) >= s.max_people) break;
+      const bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const Candidate* k) {
+        return detect::box_iou(k->d, c.d) > nms.min_suppression_threshold || (k->view != c.view && roi_overlap(k->roi, c.roi) > 0.8f);
+      });
+      if (!duplicate) kept.push_back(&c);
+    }
+    for (const Candidate* c : kept) people.push_back({frame, c->d.score, c->roi});
+  }
+
+  // The share of the smaller of two ROIs' squares (rotations ignored) inside the other.
+  static float roi_overlap(const detect::Roi& a, const detect::Roi& b) {
+    const float ix = std::max(0.0f, std::min(a.cx + a.size / 2, b.cx + b.size / 2) - std::max(a.cx - a.size / 2, b.cx - b.size / 2));
+    const float iy = std::max(0.0f, std::min(a.cy + a.size / 2, b.cy + b.size / 2) - std::max(a.cy - a.size / 2, b.cy - b.size / 2));
+    const float smaller = std::min(a.size, b.size);
+    return smaller > 0 ? ix * iy / (smaller * smaller) : 0.0f;
   }
 
   void warm_up() {
     if (!gpu) return;
     ScopedStage span("pose warm-up");
     const Stream& st = *stream;
-    st.memset(detector_gpu->input_device(0), 0,
-              std::size_t(infer::element_count(detector_gpu->input_shapes().at(0))) * sizeof(float));
-    for (int run = 0; run < 2; ++run) detector_gpu->run({detector_gpu->input_device(0)}, infer::output_pointers(*detector_gpu), st);
-    for (const auto& e : landmarks_gpu.all()) {
-      st.memset(e->input_device(0), 0, std::size_t(infer::element_count(e->input_shapes().at(0))) * sizeof(float));
-      for (int run = 0; run < 2; ++run) e->run({e->input_device(0)}, infer::output_pointers(*e), st);
-    }
+    for (const infer::EngineLadder* ladder : {&detector_gpu, &landmarks_gpu})
+      for (const auto& e : ladder->all()) {
+        st.memset(e->input_device(0), 0, std::size_t(infer::element_count(e->input_shapes().at(0))) * sizeof(float));
+        for (int run = 0; run < 2; ++run) e->run({e->input_device(0)}, infer::output_pointers(*e), st);
+      }
     st.synchronize("segment-body pose warm-up");
   }
 
@@ -200,27 +246,34 @@ struct PoseStage::Impl {
                std::vector<std::vector<PersonPose>>& out) {
     const Stream& st = *stream;
     const std::size_t n = frames.size();
-    std::vector<frames::Rect> content(n);
+    std::vector<DetectorItem> items = detector_items(frames);
+    const std::size_t per_item = std::size_t(decode.num_boxes) * (decode.num_coords + 1);
+    if (items.size() > detections_capacity) {
+      detections_down.reset();
+      detections_down = rt.pinned_alloc(items.size() * per_item * sizeof(float));
+      detections_capacity = items.size();
+    }
+    float* boxes = detections_down.as<float>();
+    float* scores = boxes + items.size() * decode.num_boxes * decode.num_coords;
     {
       ScopedStage span("pose detector");
-      for (std::size_t i = 0; i < n; ++i)
-        content[i] = frames::preprocess_gpu(frames[i], detector_input, detector_gpu->input_device(0), int(i), nullptr, st.get());
-      const std::vector<float*> outs = infer::output_pointers(*detector_gpu);
-      detector_gpu->run({detector_gpu->input_device(0)}, outs, st);
-      float* boxes = detections_down.as<float>();
-      float* scores = boxes + n * decode.num_boxes * decode.num_coords;
-      st.copy_to_host(boxes, outs[std::size_t(det_out.boxes)], n * decode.num_boxes * decode.num_coords * sizeof(float));
-      st.copy_to_host(scores, outs[std::size_t(det_out.scores)], n * decode.num_boxes * sizeof(float));
+      for (std::size_t first = 0; first < items.size(); first += kDetectorBatch) {
+        const std::size_t last = std::min(items.size(), first + std::size_t(kDetectorBatch));
+        infer::CudaEngine& engine = detector_gpu.fitting(int(last - first));
+        for (std::size_t k = first; k < last; ++k)
+          items[k].content = frames::preprocess_gpu(frames::crop_frame(frames[std::size_t(items[k].frame)], items[k].view),
+                                                    detector_input, engine.input_device(0), int(k - first), nullptr, st.get());
+        const std::vector<float*> outs = infer::output_pointers(engine);
+        engine.run({engine.input_device(0)}, outs, st);
+        st.copy_to_host(boxes + first * decode.num_boxes * decode.num_coords, outs[std::size_t(det_out.boxes)],
+                        (last - first) * decode.num_boxes * decode.num_coords * sizeof(float));
+        st.copy_to_host(scores + first * decode.num_boxes, outs[std::size_t(det_out.scores)],
+                        (last - first) * decode.num_boxes * sizeof(float));
+      }
       st.synchronize("segment-body pose detector");
     }
     std::vector<Person> people;
-    {
-      const float* boxes = detections_down.as<float>();
-      const float* scores = boxes + n * decode.num_boxes * decode.num_coords;
-      for (std::size_t i = 0; i < n; ++i)
-        add_people(int(i), boxes + i * decode.num_boxes * decode.num_coords, scores + i * decode.num_boxes, frames[i],
-                   content[i], people);
-    }
+    for (std::size_t i = 0; i < n; ++i) add_people(int(i), items, boxes, scores, frames[i], people);
     const std::size_t count = people.size();
     if (count > 0) {
       ScopedStage span("pose landmarks");
@@ -302,10 +355,21 @@ struct PoseStage::Impl {
       std::vector<Person> people;
       {
         ScopedStage span("pose detector");
-        const frames::Rect content = frames::preprocess_cpu(frames[i], detector_input, cpu_detector_in.data(), 0, nullptr);
-        const auto result = detector_cpu->run({cpu_detector_in});
-        add_people(int(i), result[std::size_t(det_out.boxes)].data(), result[std::size_t(det_out.scores)].data(),
-                   frames[i], content, people);
+        std::vector<DetectorItem> items = detector_items({frames[i]});
+        const std::size_t per_box = std::size_t(decode.num_boxes) * decode.num_coords;
+        cpu_boxes.resize(items.size() * per_box);
+        cpu_scores.resize(items.size() * std::size_t(decode.num_boxes));
+        for (std::size_t k = 0; k < items.size(); ++k) {
+          items[k].content = frames::preprocess_cpu(frames::crop_frame(frames[i], items[k].view), detector_input,
+                                                    cpu_detector_in.data(), 0, nullptr);
+          const auto result = detector_cpu->run({cpu_detector_in});
+          std::copy(result[std::size_t(det_out.boxes)].begin(), result[std::size_t(det_out.boxes)].end(),
+                    cpu_boxes.begin() + std::ptrdiff_t(k * per_box));
+          std::copy(result[std::size_t(det_out.scores)].begin(), result[std::size_t(det_out.scores)].end(),
+                    cpu_scores.begin() + std::ptrdiff_t(k * std::size_t(decode.num_boxes)));
+        }
+        add_people(0, items, cpu_boxes.data(), cpu_scores.data(), frames[i], people);
+        for (Person& p : people) p.frame = int(i);
       }
       std::vector<detect::Roi> rois;
       cpu_logits.resize(people.size() * kMaskValues);

@@ -74,10 +74,15 @@ Table make_table() {
            });
   t.integer("/pose/max_people", 8, 1, 256, "people a frame at most (the best-scored detections)",
             member(&Settings::pose, &PoseSettings::max_people));
-  t.number("/pose/min_detection_score", 0.2, 0, 1, "person detections under this score are dropped (MediaPipe: 0.2)",
+  t.number("/pose/min_detection_score", 0.5, 0, 1,
+           "person detections under this score are dropped (MediaPipe's PoseLandmarker, which finds several people: 0.5)",
            member(&Settings::pose, &PoseSettings::min_detection_score));
   t.number("/pose/min_presence", 0.5, 0, 1, "a person whose pose flag is under this is dropped (MediaPipe: 0.5)",
            member(&Settings::pose, &PoseSettings::min_presence));
+  t.boolean("/pose/detector_tiles", true,
+            "also look for people in overlapping tiles of half the frame's short side, to find small ones (MediaPipe "
+            "looks at the whole frame only)",
+            member(&Settings::pose, &PoseSettings::detector_tiles));
   t.integer("/pose/canvas", 512, 64, 4096, "side of the square canvas the people's masks are combined in before upsampling",
             member(&Settings::pose, &PoseSettings::canvas));
 

@@ -34,9 +34,10 @@ struct VideoOutput {  // one video per video input
 struct PoseSettings {
   std::string detector_path;        // resolved: pose_detection.tflite
   int max_people = 8;               // per frame, by detection score
-  float min_detection_score = 0.2f; // pose_detection_cpu.pbtxt's min_score_thresh
+  float min_detection_score = 0.5f; // MediaPipe PoseLandmarker's min_pose_detection_confidence
   float min_presence = 0.5f;        // the landmark model's pose flag (ThresholdingCalculator)
   int canvas = 512;                 // side of the square mask canvas the people are pasted into
+  bool detector_tiles = true;       // also detect in tiles of the frame (pose_model.hpp detector_views)
 };
 
 struct Settings {

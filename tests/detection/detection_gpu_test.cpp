@@ -112,7 +112,7 @@ int compare(DetectionGpu& gpu, const Case& c) {
 }  // namespace
 
 TEST_CASE("detect_faces GPU = CPU: short and full range, batches of 1 and 64, special frames",
-          "[track_faces][gpu]") {
+          "[detection][gpu]") {
   DetectionGpu gpu;
   for (FaceModel model : {FaceModel::short_range, FaceModel::full_range}) {
     int compared = 0;
@@ -126,14 +126,14 @@ TEST_CASE("detect_faces GPU = CPU: short and full range, batches of 1 and 64, sp
 }
 
 TEST_CASE("detect_faces GPU: output limits (max_out, max_num_detections) keep the CPU's first detections",
-          "[track_faces][gpu]") {
+          "[detection][gpu]") {
   DetectionGpu gpu;
   compare(gpu, {FaceModel::short_range, batch_frames(16), 2, -1, 21});
   compare(gpu, {FaceModel::full_range, batch_frames(16), 50, 3, 22});
   compare(gpu, {FaceModel::short_range, batch_frames(16), 50, 0, 23});  // nothing asked for
 }
 
-TEST_CASE("detect_faces GPU: argument checks, empty batch, 64 short-range frames timed", "[track_faces][gpu]") {
+TEST_CASE("detect_faces GPU: argument checks, empty batch, 64 short-range frames timed", "[detection][gpu]") {
   DetectionGpu gpu;
   const DecodeOptions o = gp::test::face_decode_options(FaceModel::short_range);
   const NmsOptions nms;

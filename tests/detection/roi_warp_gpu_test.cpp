@@ -84,7 +84,7 @@ std::size_t count_mismatches(const std::vector<std::uint8_t>& cpu, const std::ve
 }  // namespace
 
 TEST_CASE("warp_rois GPU = CPU: YUV 4:2:0 odd size, RGB, BGRA; f32 and f16; ROIs inside and outside",
-          "[track_faces][gpu]") {
+          "[detection][gpu]") {
   WarpGpu gpu;
   HostYuvFrame yuv(1281, 721, 7);
   gp::test::fill_realistic(yuv, 31);
@@ -129,7 +129,7 @@ TEST_CASE("warp_rois GPU = CPU: YUV 4:2:0 odd size, RGB, BGRA; f32 and f16; ROIs
   }
 }
 
-TEST_CASE("warp_rois GPU: zero ROIs, argument checks, 64 faces from 1080p timed", "[track_faces][gpu]") {
+TEST_CASE("warp_rois GPU: zero ROIs, argument checks, 64 faces from 1080p timed", "[detection][gpu]") {
   WarpGpu gpu;
   HostYuvFrame yuv(1920, 1080);
   gp::test::fill_realistic(yuv, 41);

@@ -3,7 +3,9 @@
 // a pose variant, CPU path) on real photos from opencv-doc.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <filesystem>
 #include <vector>
 
@@ -11,6 +13,8 @@
 #include "core/gpu_runtime.hpp"
 #include "cuda/segment_body/person_masks.hpp"
 #include "frames/rgb_image.hpp"
+#include "frames/video_frame_source.hpp"
+#include "io/video_reader.hpp"
 #include "infer/model_files.hpp"
 #include "segment_body/mask_processor.hpp"
 #include "segment_body/pose_model.hpp"
@@ -218,4 +222,85 @@ TEST_CASE("segment-body pose_full on real photos (CPU path): people, landmarks a
   // World landmarks in metres, the hips at the origin.
   CHECK(std::abs(p.world[23].x + p.world[24].x) < 0.1f);
   CHECK(std::abs(p.world[0].y) > 0.3f);  // the nose well above the hips
+}
+
+TEST_CASE("pose detector views: the whole frame, then overlapping tiles of half its short side", "[segment_body]") {
+  using gp::frames::Rect;
+  const auto whole_only = detector_views(768, 576, false);
+  REQUIRE(whole_only.size() == 1);
+  CHECK(whole_only[0] == (Rect{0, 0, 768, 576}));
+  for (auto [w, h] : {std::pair<int, int>{768, 576}, {1920, 1080}, {1081, 721}, {300, 2000}}) {
+    const auto views = detector_views(w, h, true);
+    INFO(w << "x" << h << ": " << views.size() << " views");
+    REQUIRE(views.size() > 1);
+    CHECK(views[0] == (Rect{0, 0, w, h}));
+    const int side = std::max(224, std::min(w, h) / 2) & ~1;
+    std::vector<int> covered(std::size_t(w) * h, 0);
+    for (std::size_t i = 1; i < views.size(); ++i) {
+      const Rect& v = views[i];
+      CHECK(v.x % 2 == 0);
+      CHECK(v.y % 2 == 0);
+      CHECK(v.width >= side);  // the last of a row takes the odd pixel left by even starts
+      CHECK(v.width <= side + 1);
+      CHECK(v.height >= side);
+      CHECK(v.height <= side + 1);
+      CHECK(v.x + v.width <= w);
+      CHECK(v.y + v.height <= h);
+      for (int y = v.y; y < v.y + v.height; ++y)
+        for (int x = v.x; x < v.x + v.width; ++x) covered[std::size_t(y) * w + std::size_t(x)] = 1;
+    }
+    CHECK(std::count(covered.begin(), covered.end(), 0) == 0);  // the tiles cover the frame
+  }
+  // 768x576: tiles of 288, 4 across and 3 down.
+  CHECK(detector_views(768, 576, true).size() == 1 + 12);
+  // A frame whose tiles would not be smaller than the detector's input: the whole frame only.
+  CHECK(detector_views(400, 224, true).size() == 1);
+  CHECK(detector_views(400, 300, true).size() > 1);
+}
+
+TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians (CPU path, detector tiles)", "[segment_body][pose]") {
+  const auto detector = gp::test::find_model("pose_detection.tflite");
+  const auto landmarks = gp::test::find_model("pose_landmark_full.tflite");
+  const std::filesystem::path video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+  if (!detector || !landmarks) return;
+  if (!std::filesystem::is_regular_file(video)) {
+    WARN("skipped: " << video.string() << " not found (install opencv-doc)");
+    return;
+  }
+  gp::io::VideoReader reader(video.string());
+  gp::io::VideoFrame frame;
+  REQUIRE(reader.read(frame));
+  const FrameSource source = gp::frames::video_frame_source(frame);
+  gp::config::json c = gp::config::json::object();
+  c["inputs"] = gp::config::json::array({"x.avi"});
+  gp::config::apply_override(c, "model.variant=pose_full");
+  gp::Runtime rt(gp::RuntimeOptions{gp::DeviceChoice::parse("cpu")});
+  // The first frame: three people 70-90 px tall in 768x576 (by hand: centres near (270, 265),
+  // (515, 195) and (660, 285)).
+  const float truth[3][2] = {{270, 265}, {515, 195}, {660, 285}};
+  for (bool tiles : {false, true}) {
+    gp::config::apply_override(c, std::string("pose.detector_tiles=") + (tiles ? "true" : "false"));
+    MaskProcessor processor(rt, read_settings(schema().validate(c, "test")), 1);
+    std::vector<FrameResult> out;
+    processor.run({source}, nullptr, FrameWants{}, out);
+    int found = 0;
+    for (const auto& t : truth)
+      for (const PersonPose& p : out[0].people)
+        if (t[0] >= p.box[0] && t[0] <= p.box[2] && t[1] >= p.box[1] && t[1] <= p.box[3]) {
+          ++found;
+          break;
+        }
+    INFO("tiles " << tiles << ": " << out[0].people.size() << " people, " << found << " of the three");
+    if (tiles) {
+      CHECK(found == 3);
+      // Their masks: on each person's hips, not on the grass between them.
+      for (const PersonPose& p : out[0].people) {
+        const float x = (p.landmarks[23].x + p.landmarks[24].x) / 2, y = (p.landmarks[23].y + p.landmarks[24].y) / 2;
+        if (p.presence > 0.9f) CHECK(out[0].mask[std::size_t(std::lround(y)) * 768 + std::size_t(std::lround(x))] > 128);
+      }
+      CHECK(out[0].mask[std::size_t(450) * 768 + 300] < 20);
+    } else {
+      CHECK(found == 0);  // too small for the detector in the whole frame: what the tiles are for
+    }
+  }
 }
