@@ -14,6 +14,7 @@
 #include "infer/tflite_model.hpp"
 #include "frames/frame_packing.hpp"
 #include "frames/rgb_image.hpp"
+#include "detection/tracker.hpp"
 #include "segment_body/pose_stage.hpp"
 
 namespace gp::segbody {
@@ -30,7 +31,17 @@ struct Memory {
 struct Temporal final : TemporalStream {
   Memory state, prev_luma;
   bool first = true;
+  detect::ByteTracker people;  // BlazePose variants: the video's people, by their landmarks' boxes
 };
+
+// IDs for a video frame's people: the tracker's confirmed track each was matched to (track-faces'
+// ByteTrack on the boxes of the landmarks, scored by the detector).
+void track_people(detect::ByteTracker& tracker, std::vector<PersonPose>& people) {
+  std::vector<detect::TrackerDetection> boxes;
+  for (const PersonPose& p : people) boxes.push_back({{p.box[0], p.box[1], p.box[2], p.box[3]}, p.detection_score});
+  for (const detect::TrackView& t : tracker.update(boxes).confirmed)
+    if (t.detection >= 0) people[std::size_t(t.detection)].id = t.id;
+}
 
 Yuv420Planes yuv_planes_at(std::uint8_t* data, int w, int h) {
   Yuv420Planes p;
@@ -314,6 +325,7 @@ struct MaskProcessor::Impl {
         std::vector<std::vector<PersonPose>> people;
         pose->run({f}, {model_view(slot.canvas.data)}, people);
         results[i].people = std::move(people[0]);
+        if (temporal) track_people(temporal->people, results[i].people);
         model_mask = static_cast<const float*>(slot.canvas.data);
       } else {
         ScopedStage span("model");
@@ -414,6 +426,7 @@ struct MaskProcessor::Impl {
     for (std::size_t i = 0; i < n; ++i) {
       copy_results(slots[i], slots[i].down.as<std::uint8_t>(), frames[i].width, frames[i].height, wants, results[i]);
       results[i].people = std::move(people[i]);
+      if (temporal && pose) track_people(temporal->people, results[i].people);  // in frame order
     }
   }
 };

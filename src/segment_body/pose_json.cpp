@@ -25,6 +25,7 @@ std::string pose_frame_json(std::int64_t frame, double time_s, const std::vector
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const PersonPose& p : people) {
     nlohmann::ordered_json person;
+    person["id"] = p.id;
     person["detection_score"] = rounded(p.detection_score, 1e-4);
     person["presence"] = rounded(p.presence, 1e-4);
     person["box"] = {rounded(p.box[0], 1e-3), rounded(p.box[1], 1e-3), rounded(p.box[2], 1e-3), rounded(p.box[3], 1e-3)};

@@ -1,12 +1,14 @@
 #pragma once
 // segment-body's pose output (BlazePose variants): one JSON object per frame,
-//   {"frame": 12, "time_s": 0.4, "people": [{"detection_score": .., "presence": ..,
+//   {"frame": 12, "time_s": 0.4, "people": [{"id": 3, "detection_score": .., "presence": ..,
 //     "box": [x0, y0, x1, y1], "roi": {"cx", "cy", "size", "rotation"},
 //     "landmarks": [[x, y, z, visibility, presence] x 33], "world_landmarks": [[x, y, z] x 33]}]}
 // Pixels of the frame (x right, y down; z in the scale of x, negative towards the camera, 0 at
 // the hips' depth) and metres for the world landmarks (origin between the hips), as MediaPipe's
 // NormalizedLandmark and Landmark define them (here multiplied by the frame size). Videos get a
-// JSON line per frame ({stem}_pose.jsonl), images one object ({stem}_pose.json).
+// JSON line per frame ({stem}_pose.jsonl), images one object ({stem}_pose.json). "id": the
+// person's track in a video (1, 2, ... as each is confirmed after two frames, kept through up to
+// 30 frames without the person), 0 before confirmation and in images.
 #include <cstdint>
 #include <string>
 #include <vector>

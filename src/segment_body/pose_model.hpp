@@ -35,6 +35,7 @@ struct WorldLandmark {
 };
 
 struct PersonPose {
+  int id = 0;                 // videos: the person's track (1, 2, ...); 0 until confirmed, and for images
   float detection_score = 0;  // the person detector's
   float presence = 0;         // the landmark model's pose flag
   detect::Roi roi;            // the landmark model's input, frame pixels

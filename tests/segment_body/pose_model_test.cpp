@@ -258,7 +258,8 @@ TEST_CASE("pose detector views: the whole frame, then overlapping tiles of half 
   CHECK(detector_views(400, 300, true).size() > 1);
 }
 
-TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians (CPU path, detector tiles)", "[segment_body][pose]") {
+TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians and keeps their IDs (CPU path, detector tiles)",
+          "[segment_body][pose]") {
   const auto detector = gp::test::find_model("pose_detection.tflite");
   const auto landmarks = gp::test::find_model("pose_landmark_full.tflite");
   const std::filesystem::path video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
@@ -268,9 +269,9 @@ TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians (CPU path,
     return;
   }
   gp::io::VideoReader reader(video.string());
-  gp::io::VideoFrame frame;
-  REQUIRE(reader.read(frame));
-  const FrameSource source = gp::frames::video_frame_source(frame);
+  std::vector<gp::io::VideoFrame> frames(3);
+  for (auto& f : frames) REQUIRE(reader.read(f));
+  const FrameSource source = gp::frames::video_frame_source(frames[0]);
   gp::config::json c = gp::config::json::object();
   c["inputs"] = gp::config::json::array({"x.avi"});
   gp::config::apply_override(c, "model.variant=pose_full");
@@ -299,6 +300,29 @@ TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians (CPU path,
         if (p.presence > 0.9f) CHECK(out[0].mask[std::size_t(std::lround(y)) * 768 + std::size_t(std::lround(x))] > 128);
       }
       CHECK(out[0].mask[std::size_t(450) * 768 + 300] < 20);
+      // Three frames as a video: each pedestrian gets an ID once confirmed (the second frame) and
+      // keeps it; the three IDs differ.
+      auto stream = processor.new_stream();
+      std::vector<std::vector<int>> ids(3);
+      for (std::size_t f = 0; f < frames.size(); ++f) {
+        processor.run({gp::frames::video_frame_source(frames[f])}, stream.get(), FrameWants{}, out);
+        for (const auto& t : truth) {
+          int id = -1;
+          for (const PersonPose& p : out[0].people)
+            if (t[0] >= p.box[0] - 10 && t[0] <= p.box[2] + 10 && t[1] >= p.box[1] - 10 && t[1] <= p.box[3] + 10) id = p.id;
+          ids[f].push_back(id);
+        }
+      }
+      INFO("IDs frame 1: " << ids[1][0] << " " << ids[1][1] << " " << ids[1][2] << "; frame 2: " << ids[2][0] << " "
+                           << ids[2][1] << " " << ids[2][2]);
+      CHECK(ids[0] == std::vector<int>{0, 0, 0});
+      for (int k = 0; k < 3; ++k) {
+        CHECK(ids[1][std::size_t(k)] > 0);
+        CHECK(ids[2][std::size_t(k)] == ids[1][std::size_t(k)]);
+      }
+      CHECK(ids[1][0] != ids[1][1]);
+      CHECK(ids[1][1] != ids[1][2]);
+      CHECK(ids[1][0] != ids[1][2]);
     } else {
       CHECK(found == 0);  // too small for the detector in the whole frame: what the tiles are for
     }
