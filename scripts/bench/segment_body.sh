@@ -17,6 +17,12 @@
 #   (e) (b) and (d) again on a longer clip of BENCH_LONG_FRAMES frames (default 1500: 60 s at 25 fps;
 #       0 skips it), made the same way: the start-up (CUDA context, model, first batch) costs a
 #       fixed ~0.6 s that a 12 s clip shows as ~20% of its codec limit.
+#   (f) BlazePose (issue 25; BENCH_POSE=0 skips it): model only for pose_landmark_full/lite and the
+#       person detector (person ROIs/s = items/s of the landmark model); pose_full end to end on
+#       the clip of (b) in throughput and streaming mode (compute latency p50/p99 per frame with the
+#       clip's people); and on the source video itself (vtest.avi: 768x576, pedestrians 70-100 px
+#       tall) the people found per frame and the distinct confirmed IDs, with and without the
+#       detector's tiles.
 # From (b)'s --trace: the start-up (first traced span -> first mask handed to the encoder), the
 # encoder's window (its first span's start -> its last span's end) and that window over the encode
 # limit (steady state).
@@ -32,6 +38,7 @@
 #   BENCH_FRAMES      frames of the clip (default 300)      BENCH_CPU_FRAMES  frames of (c) (default 30)
 #   BENCH_SOURCE      source video of the clip              BENCH_HOST      host name in the result's name
 #   BENCH_LONG_FRAMES frames of (e)'s clip (default 1500; 0: no (e))
+#   BENCH_POSE        1 (default) runs (f)
 #   BENCH_KEEP=1      keep the work folder
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -101,6 +108,23 @@ if ((long_frames > 0)); then
   timed e_gpu "$work/none" "$gpuproc" "${job[@]}" --device "$device" "$long_clip" --set output.dir="$work/e" \
     --report "$work/e_gpu.json"
   codec_limit _long "$long_clip" "$work/e/long1080_mask.mkv"
+fi
+
+if [[ ${BENCH_POSE:-1} == 1 ]]; then
+  echo "(f) BlazePose"
+  for model in pose_landmark_full pose_landmark_lite pose_detection; do
+    timed "f_$model" "$work/none" "$bench_infer" "$models/$model.tflite" --batch 1,16,64 --precision fp16,fp32 \
+      --device "$device" --json "$work/infer-$model.json"
+  done
+  pose=(--set model.variant=pose_full --set output.mask_video.codec=ffv1)
+  timed f_pose_gpu "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$clip" --set output.dir="$work/f" \
+    --report "$work/f_pose_gpu.json"
+  timed f_pose_streaming "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$clip" \
+    --set output.dir="$work/fs" --set run.mode=streaming --report "$work/f_pose_streaming.json"
+  for tiles in true false; do
+    timed "f_source_tiles_$tiles" "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$source_video" \
+      --set output.dir="$work/f_source_$tiles" --set pose.detector_tiles=$tiles --report "$work/f_source_$tiles.json"
+  done
 fi
 
 host=${BENCH_HOST:-$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1 | awk '{print tolower($2)}')}
@@ -188,6 +212,40 @@ long_ratio = out["ratios"]["e2e_over_codec_limit_long_clip"]
 if long_ratio is not None:
     out["targets"]["e2e_over_codec_limit_long_clip"] = {"value": long_ratio, "target": "<= 1.2", "met": long_ratio <= 1.2,
                                                         "frames": long_frames}
+# (f) BlazePose
+if load("infer-pose_landmark_full.json"):
+    def fp16_rate(j, batch):
+        for r in (j or {}).get("results", (j or {}).get("runs", [])):
+            if r.get("precision") == "fp16" and r.get("batch") == batch:
+                return r.get("frames_per_s") or r.get("throughput", {}).get("frames_per_s")
+        return None
+    f = {"model_only": {m: load(f"infer-{m}.json") for m in ("pose_landmark_full", "pose_landmark_lite", "pose_detection")}}
+    t_f, t_fs = ok_time(runs, "f_pose_gpu"), ok_time(runs, "f_pose_streaming")
+    fg, fs = load("f_pose_gpu.json"), load("f_pose_streaming.json")
+    f["clip_pose_full"] = {"wall_s": t_f, "frames_per_s": rate(frames, t_f), "extra": (fg or {}).get("extra"),
+                           "streaming_wall_s": t_fs, "streaming_compute_latency_ms": (fs or {}).get("extra", {}).get("compute_latency_ms")}
+    people = {}
+    for tiles in ("true", "false"):
+        folder = os.path.join(work, f"f_source_{tiles}")
+        lines = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith("_pose.jsonl")] if os.path.isdir(folder) else []
+        if not lines:
+            continue
+        counts, ids = [], set()
+        for line in open(lines[0]):
+            d = json.loads(line)
+            counts.append(len(d["people"]))
+            ids.update(p["id"] for p in d["people"] if p["id"] > 0)
+        people[f"tiles_{tiles}"] = {"frames": len(counts), "mean_people_per_frame": round(sum(counts) / max(1, len(counts)), 3),
+                                    "max_people_in_a_frame": max(counts or [0]), "frames_with_nobody": counts.count(0),
+                                    "distinct_confirmed_ids": len(ids), "wall_s": ok_time(runs, f"f_source_tiles_{tiles}")}
+    f["source_video_people"] = people
+    f["source_video_people_note"] = ("no annotation of the source's pedestrians is at hand: distinct IDs count tracks, which "
+                                     "a person who is lost for over 30 frames or a false detection adds to")
+    out["f_pose"] = f
+    rois = fp16_rate(f["model_only"]["pose_landmark_full"], 64)
+    p99_pose = (f["clip_pose_full"]["streaming_compute_latency_ms"] or {}).get("p99")
+    out["targets"]["pose_full_fp16_b64_rois_per_s"] = {"value": rois, "target": ">= 3000", "met": rois is not None and rois >= 3000}
+    out["targets"]["pose_streaming_p99_ms"] = {"value": p99_pose, "target": "< 10 (clip's people)", "met": p99_pose is not None and p99_pose < 10}
 text = json.dumps(out, indent=1)
 open(result, "w").write(text + "\n")
 open(os.path.join(results_dir, f"segment_body-{host}-{time.strftime('%Y%m%d')}.json"), "w").write(text + "\n")

@@ -17,6 +17,7 @@
 #include "io/video_reader.hpp"
 #include "infer/model_files.hpp"
 #include "segment_body/mask_processor.hpp"
+#include "segment_body/pose_json.hpp"
 #include "segment_body/pose_model.hpp"
 #include "segment_body/segment_settings.hpp"
 #include "support/test_data.hpp"
@@ -327,4 +328,36 @@ TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians and keeps 
       CHECK(found == 0);  // too small for the detector in the whole frame: what the tiles are for
     }
   }
+}
+
+TEST_CASE("pose JSON: one object per frame with every person's numbers, rounded", "[segment_body]") {
+  PersonPose p;
+  p.id = 7;
+  p.detection_score = 0.912345f;
+  p.presence = 0.99999f;
+  p.box[0] = 10.0004f, p.box[1] = 20, p.box[2] = 110.5f, p.box[3] = 220.25f;
+  p.roi = {60, 120, 250, 0.1f};
+  for (int i = 0; i < kPoseLandmarks; ++i) {
+    p.landmarks[std::size_t(i)] = {float(i), 2.0f * i, -0.5f * i, 0.25f, 0.75f};
+    p.world[std::size_t(i)] = {0.01f * i, -0.02f * i, 0.123456f};
+  }
+  const auto j = gp::config::json::parse(pose_frame_json(12, 0.48, {p, PersonPose{}}));
+  CHECK(j["frame"] == 12);
+  CHECK(j["time_s"].get<double>() == Approx(0.48));
+  REQUIRE(j["people"].size() == 2);
+  const auto& person = j["people"][0];
+  CHECK(person["id"] == 7);
+  CHECK(person["detection_score"].get<double>() == 0.9123);
+  CHECK(person["box"][0].get<double>() == 10.0);
+  CHECK(person["box"][3].get<double>() == 220.25);
+  REQUIRE(person["landmarks"].size() == 33);
+  REQUIRE(person["landmarks"][32].size() == 5);
+  CHECK(person["landmarks"][32][1].get<double>() == 64.0);
+  CHECK(person["landmarks"][32][2].get<double>() == -16.0);
+  CHECK(person["landmarks"][32][4].get<double>() == 0.75);
+  REQUIRE(person["world_landmarks"].size() == 33);
+  CHECK(person["world_landmarks"][5][2].get<double>() == 0.1235);  // a tenth of a millimetre
+  CHECK(person["roi"]["size"].get<double>() == 250.0);
+  // Images: no time.
+  CHECK_FALSE(gp::config::json::parse(pose_frame_json(0, -1.0, {})).contains("time_s"));
 }
