@@ -142,11 +142,12 @@ GP_HD Rgb frame_pixel(const FrameSource& f, int x, int y) {
   return sample_frame(f, axis_footprint(float(x), float(x + 1), false), axis_footprint(float(y), float(y + 1), false));
 }
 
-// Footprint of output pixel o of n_out spread over n_src source pixels starting at source pixel 0.
-// Shrinking by more than 2x averages areas; otherwise bilinear.
-GP_HD AxisFootprint resize_footprint(int o, int n_out, int n_src) {
+// Footprint of output pixel o of n_out spread over n_src source pixels starting at source pixel 0:
+// bilinear at the pixel's centre, or with `area` an average over its area when shrinking by more
+// than 2x (no aliasing; what the images and blur copies use).
+GP_HD AxisFootprint resize_footprint(int o, int n_out, int n_src, bool area) {
   const float scale = float(n_src) / float(n_out);
-  return axis_footprint(float(o) * scale, float(o + 1) * scale, scale > 2.0f);
+  return axis_footprint(float(o) * scale, float(o + 1) * scale, area && scale > 2.0f);
 }
 
 }  // namespace gp::frames::math

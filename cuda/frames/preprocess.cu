@@ -25,8 +25,8 @@ __global__ void preprocess_kernel(FrameSource frame, PreprocessParams p, Rect co
 __global__ void resize_frame_kernel(FrameSource frame, ImageView out) {
   int x, y;
   if (!launch::pixel_of_thread(out.width, out.height, x, y)) return;
-  const math::Rgb c = math::sample_frame(frame, math::resize_footprint(x, out.width, frame.width),
-                                         math::resize_footprint(y, out.height, frame.height));
+  const math::Rgb c = math::sample_frame(frame, math::resize_footprint(x, out.width, frame.width, true),
+                                         math::resize_footprint(y, out.height, frame.height, true));
   std::uint8_t* o = out.row<std::uint8_t>(y) + std::size_t(x) * out.channels;
   o[0] = math::round_u8(c.r);
   o[1] = math::round_u8(c.g);

@@ -1,9 +1,10 @@
 #pragma once
 // Model input of segment-body, in one fused pass per frame: decoded frame (YUV 4:2:0 or packed
 // RGB) -> resize to the model's W x H (stretch, or letterbox: aspect kept, padded) -> normalise
-// -> item b of an NHWC RGB float32/float16 batch tensor. Each output pixel filters the frame over
-// its footprint (frame_math.hpp: bilinear, area average when shrinking by more than 2x, so 1080p
-// -> 256 does not alias). Optionally also the downscaled luma the temporal smoothing compares.
+// -> item b of an NHWC RGB float32/float16 batch tensor. Each output pixel samples the frame
+// bilinearly at its centre as MediaPipe does (ResizeFilter::bilinear), or averages its footprint
+// when shrinking by more than 2x (ResizeFilter::area, frame_math.hpp). Optionally also the
+// downscaled luma the temporal smoothing compares.
 //
 // Also here, on the same sampling: a frame resized to an 8-bit RGB image (a small copy to blur for
 // a background, composite.hpp) and the frame's full-size 8-bit luma (the guided filter's guide).
@@ -18,11 +19,17 @@
 namespace gp::frames {
 
 enum class ResizeMode : std::uint8_t { stretch, letterbox };
+// bilinear: each model pixel samples the frame bilinearly at its centre, as MediaPipe's
+// ImageToTensorCalculator does (cv::warpAffine INTER_LINEAR, GL linear textures), also when it
+// shrinks a frame many times; area: averages the pixel's footprint when shrinking by more than
+// 2x (no aliasing, but not what the models were fed in training).
+enum class ResizeFilter : std::uint8_t { bilinear, area };
 enum class TensorType : std::uint8_t { f32, f16 };
 
 struct PreprocessParams {
   int width = 256, height = 256;  // model input
   ResizeMode mode = ResizeMode::stretch;
+  ResizeFilter filter = ResizeFilter::bilinear;
   // out = rgb * scale + offset with rgb in [0, 255]; the default gives MediaPipe selfie
   // segmentation's [0, 1]. Padding pixels get `pad` (already normalised).
   float scale[3] = {1.0f / 255.0f, 1.0f / 255.0f, 1.0f / 255.0f};

@@ -40,9 +40,9 @@ void resize_frame_cpu(const FrameSource& frame, const ImageView& out) {
   checks::require_frame(frame, fn);
   checks::require_view(out, PixelType::u8, 0, fn, "out");
   for_each_row(out.width, out.height, [&](int y) {
-    const math::AxisFootprint fy = math::resize_footprint(y, out.height, frame.height);
+    const math::AxisFootprint fy = math::resize_footprint(y, out.height, frame.height, true);
     for (int x = 0; x < out.width; ++x) {
-      const math::Rgb c = math::sample_frame(frame, math::resize_footprint(x, out.width, frame.width), fy);
+      const math::Rgb c = math::sample_frame(frame, math::resize_footprint(x, out.width, frame.width, true), fy);
       std::uint8_t* o = out.row<std::uint8_t>(y) + std::size_t(x) * out.channels;
       o[0] = math::round_u8(c.r);
       o[1] = math::round_u8(c.g);

@@ -26,8 +26,9 @@ GP_HD ModelPixel preprocess_pixel(const FrameSource& f, const PreprocessParams& 
     out.luma = 0.0f;
     return out;
   }
-  const Rgb rgb = sample_frame(f, resize_footprint(cx, content.width, f.width),
-                               resize_footprint(cy, content.height, f.height));
+  const bool area = p.filter == ResizeFilter::area;
+  const Rgb rgb = sample_frame(f, resize_footprint(cx, content.width, f.width, area),
+                               resize_footprint(cy, content.height, f.height, area));
   out.value[0] = rgb.r * p.scale[0] + p.offset[0];
   out.value[1] = rgb.g * p.scale[1] + p.offset[1];
   out.value[2] = rgb.b * p.scale[2] + p.offset[2];

@@ -44,7 +44,7 @@ GP_HD Rgb composited(const FrameSource& frame, const ImageView& alpha, const Bac
       src.height = im.height;
       src.planes[0] = static_cast<const std::uint8_t*>(im.data);
       src.pitches[0] = im.pitch;
-      b = sample_frame(src, resize_footprint(x, frame.width, im.width), resize_footprint(y, frame.height, im.height));
+      b = sample_frame(src, resize_footprint(x, frame.width, im.width, true), resize_footprint(y, frame.height, im.height, true));
     }
   }
   const float fa = float(a), fb = 255.0f - fa;

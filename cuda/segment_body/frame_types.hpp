@@ -21,6 +21,7 @@ using frames::Rect;
 using frames::resize_frame_cpu;
 using frames::resize_frame_gpu;
 using frames::ResizeMode;
+using frames::ResizeFilter;
 using frames::TensorType;
 using frames::Yuv420Planes;
 using frames::yuv420_frame;

@@ -139,6 +139,7 @@ struct MaskProcessor::Impl {
     pre.width = model_w;
     pre.height = model_h;
     pre.mode = s.resize;
+    pre.filter = s.filter;
     pre.type = TensorType::f32;  // the engines take float32 (the FP16 engine converts inside its graph)
   }
 

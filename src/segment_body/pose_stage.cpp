@@ -142,6 +142,7 @@ struct PoseStage::Impl {
     // pose_detection_cpu.pbtxt: letterboxed 224 x 224 in [-1, 1], BORDER_ZERO (black: -1).
     detector_input.width = detector_input.height = kPoseDetectorInput;
     detector_input.mode = frames::ResizeMode::letterbox;
+    detector_input.filter = settings.filter;
     for (int c = 0; c < 3; ++c) {
       detector_input.scale[c] = 2.0f / 255.0f;
       detector_input.offset[c] = -1.0f;

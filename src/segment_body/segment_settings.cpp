@@ -62,9 +62,14 @@ Table make_table() {
            [](Settings& s, const std::string& v) { s.model_path = resolve_model_path(v, s.model_variant); });
   t.choice("/model/precision", "fp16", {"fp16", "fp32"}, "GPU arithmetic (the CPU path is always fp32)",
            [](Settings& s, const std::string& v) { s.fp16 = v == "fp16"; });
-  t.choice("/model/resize", "letterbox", {"letterbox", "stretch"},
-           "letterbox: keep the frame's aspect, pad; stretch: fill the model input",
+  t.choice("/model/resize", "stretch", {"stretch", "letterbox"},
+           "selfie models: stretch fills the model input, as MediaPipe's selfie_segmentation graph does "
+           "(keep_aspect_ratio false); letterbox keeps the frame's aspect and pads",
            [](Settings& s, const std::string& v) { s.resize = v == "stretch" ? ResizeMode::stretch : ResizeMode::letterbox; });
+  t.choice("/model/filter", "bilinear", {"bilinear", "area"},
+           "how a frame is shrunk into a model input: bilinear at each input pixel's centre, as MediaPipe does; area "
+           "averages the pixels it covers (no aliasing, not what the models were trained on)",
+           [](Settings& s, const std::string& v) { s.filter = v == "area" ? ResizeFilter::area : ResizeFilter::bilinear; });
 
   t.object("/pose", "BlazePose variants: the person detector and the people of a frame");
   t.string("/pose/detector_path", "",

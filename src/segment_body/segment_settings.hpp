@@ -48,7 +48,8 @@ struct Settings {
   PoseSettings pose;
   bool is_pose() const { return model_variant.rfind("pose_", 0) == 0; }
   bool fp16 = true;
-  ResizeMode resize = ResizeMode::letterbox;
+  ResizeMode resize = ResizeMode::stretch;
+  ResizeFilter filter = ResizeFilter::bilinear;
 
   PostprocessParams post;  // mask output, temporal, refine, islands
 

@@ -24,10 +24,11 @@ const char* detector_model_file(DetectorModel model) {
 
 int detector_input_size(DetectorModel model) { return model == DetectorModel::short_range ? 128 : 192; }
 
-frames::PreprocessParams detector_preprocess(DetectorModel model, frames::TensorType type) {
+frames::PreprocessParams detector_preprocess(DetectorModel model, frames::TensorType type, frames::ResizeFilter filter) {
   frames::PreprocessParams p;
   p.width = p.height = detector_input_size(model);
   p.mode = frames::ResizeMode::letterbox;
+  p.filter = filter;
   for (int c = 0; c < 3; ++c) {
     p.scale[c] = 2.0f / 255.0f;
     p.offset[c] = -1.0f;
@@ -106,7 +107,7 @@ CpuFaceDetector::CpuFaceDetector(const std::string& model_path, const DetectorOp
 CpuFaceDetector::~CpuFaceDetector() = default;
 
 std::vector<FrameFace> CpuFaceDetector::detect(const frames::FrameSource& frame) {
-  const frames::PreprocessParams p = detector_preprocess(options_.model, frames::TensorType::f32);
+  const frames::PreprocessParams p = detector_preprocess(options_.model, frames::TensorType::f32, options_.filter);
   const frames::Rect content = frames::preprocess_cpu(frame, p, input_.data(), 0, nullptr);
   engine_->run({input_.data()}, {boxes_.data(), scores_.data()});
   return faces_from_outputs(boxes_.data(), scores_.data(), options_, content, frame.width, frame.height);

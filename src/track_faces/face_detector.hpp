@@ -37,6 +37,7 @@ struct DetectorOptions {
   float min_score = -1;        // < 0: the model's MediaPipe default (0.5 short, 0.6 full range)
   float nms_iou = 0.3f;        // weighted NMS: IoU above this merges
   int max_faces = -1;          // -1: no limit
+  frames::ResizeFilter filter = frames::ResizeFilter::bilinear;  // MediaPipe's; area as an option
 };
 
 // A face in frame pixels.
@@ -47,7 +48,7 @@ struct FrameFace {
 };
 
 // The model input's preprocessing: letterbox, rgb / 127.5 - 1, padding -1 (black).
-frames::PreprocessParams detector_preprocess(DetectorModel model, frames::TensorType type);
+frames::PreprocessParams detector_preprocess(DetectorModel model, frames::TensorType type, frames::ResizeFilter filter);
 
 // The model's SSD anchors, decoding options (min_score applied) and suppression options.
 const std::vector<Anchor>& detector_anchors(DetectorModel model);

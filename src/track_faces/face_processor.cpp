@@ -100,7 +100,7 @@ struct FaceProcessor::Impl {
       : rt(runtime), o(options), gpu(runtime.gpu()) {
     infer::Model det_model = load_model(o.detector_path, "face detector");
     const int size = detector_input_size(o.detector.model);
-    det_pre = detector_preprocess(o.detector.model, frames::TensorType::f32);
+    det_pre = detector_preprocess(o.detector.model, frames::TensorType::f32, o.detector.filter);
     warp.size = kLandmarkInput;
     warp.scale = 1.0f;
     warp.offset = 0.0f;

@@ -68,6 +68,12 @@ Table make_table() {
            });
   t.number("/detector/min_score", -1, -1, 1, "detections below are dropped; -1: the model's default (0.5 short, 0.6 full)",
            detector(&DetectorOptions::min_score));
+  t.choice("/detector/filter", "bilinear", {"bilinear", "area"},
+           "how a frame is shrunk into the detector's input: bilinear at each input pixel's centre, as MediaPipe does; "
+           "area averages the pixels it covers",
+           [](S& s, const std::string& v) {
+             s.processor.detector.filter = v == "area" ? frames::ResizeFilter::area : frames::ResizeFilter::bilinear;
+           });
   t.number("/detector/nms_iou", 0.3, 0, 1, "weighted non-maximum suppression: boxes overlapping more merge",
            detector(&DetectorOptions::nms_iou));
   t.integer("/detector/max_faces", 16, 1, 256, "faces per frame at most",

@@ -120,7 +120,7 @@ TEST_CASE("preprocess letterbox: content pixels exact at scale 1, padding gets t
   }
 }
 
-TEST_CASE("preprocess: shrinking a 1-pixel checkerboard 8x averages it instead of aliasing", "[segment_body]") {
+TEST_CASE("preprocess: the area filter averages a 1-pixel checkerboard shrunk 8x instead of aliasing", "[segment_body]") {
   HostPackedFrame f(FrameFormat::rgb, 64, 48);
   for (int y = 0; y < 48; ++y)
     for (int x = 0; x < 64; ++x) {
@@ -128,7 +128,8 @@ TEST_CASE("preprocess: shrinking a 1-pixel checkerboard 8x averages it instead o
       f.set(x, y, v, v, v);
     }
   for (int size : {8, 6, 5}) {  // 8x and 10.7x (whole) / 12.8x (fractional footprints)
-    const PreprocessParams p = params(size, size, ResizeMode::stretch);
+    PreprocessParams p = params(size, size, ResizeMode::stretch);
+    p.filter = gp::frames::ResizeFilter::area;
     std::vector<float> tensor(std::size_t(size) * size * 3);
     preprocess_cpu(f.frame(), p, tensor.data(), 0, nullptr);
     for (float v : tensor) CHECK(v == Approx(0.5f).margin(size == 8 ? 1e-6 : 0.02));
@@ -226,4 +227,25 @@ TEST_CASE("preprocess: bad arguments are errors naming the function", "[segment_
   HostImage<float> luma(3, 4, 1, gp::PixelType::f32);
   CHECK_THROWS_WITH(preprocess_cpu(f.frame(), params(4, 4, ResizeMode::stretch), tensor.data(), 0, &luma.view),
                     Catch::Contains("luma"));
+}
+
+TEST_CASE("preprocess: the bilinear filter (MediaPipe's) samples at each input pixel's centre, also shrinking 32x",
+          "[segment_body]") {
+  // Columns 15 and 16 of every 32 are white: an 8-wide input's pixel o centres on frame x = 32 o + 15.5,
+  // between two white columns (ImageToTensorCalculator's warpAffine INTER_LINEAR sees 255 there);
+  // the area filter averages the 32 columns it covers (2 of them white).
+  HostPackedFrame f(FrameFormat::rgb, 256, 64);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 256; ++x) {
+      const std::uint8_t v = (x % 32 == 15 || x % 32 == 16) ? 255 : 0;
+      f.set(x, y, v, v, v);
+    }
+  PreprocessParams p = params(8, 2, ResizeMode::stretch);
+  REQUIRE(p.filter == gp::frames::ResizeFilter::bilinear);  // the default
+  std::vector<float> tensor(8 * 2 * 3);
+  preprocess_cpu(f.frame(), p, tensor.data(), 0, nullptr);
+  for (float v : tensor) CHECK(v == Approx(1.0f));
+  p.filter = gp::frames::ResizeFilter::area;
+  preprocess_cpu(f.frame(), p, tensor.data(), 0, nullptr);
+  for (float v : tensor) CHECK(v == Approx(2.0f / 32).margin(1e-6));
 }

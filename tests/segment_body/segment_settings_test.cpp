@@ -43,7 +43,8 @@ TEST_CASE("segment-body: configs/segment-body.json documents every field and rea
   CHECK(s.model_variant == "general");
   CHECK(s.model_path.find("selfie_segmentation.tflite") != std::string::npos);
   CHECK(s.fp16);
-  CHECK(s.resize == gp::segbody::ResizeMode::letterbox);
+  CHECK(s.resize == gp::segbody::ResizeMode::stretch);  // MediaPipe's selfie graph
+  CHECK(s.filter == gp::segbody::ResizeFilter::bilinear);
   CHECK(s.mask_video.enabled);
   CHECK(s.mask_video.codec == "ffv1");
   CHECK(s.mask_png.coverage == gp::segbody::Coverage::images);

@@ -32,7 +32,7 @@ TEST_CASE("CpuFaceDetector finds Megamind's face in the sample clip", "[track_fa
     gp::track::CpuFaceDetector detector(path->string(), options);
     gp::io::VideoReader reader(megamind);
     gp::io::VideoFrame frame;
-    int frames = 0, with_face = 0;
+    int frames = 0, with_face = 0, unexplained = 0;
     while (reader.read(frame)) {
       if (frame.index() % 10 != 0) continue;
       ++frames;
@@ -43,8 +43,10 @@ TEST_CASE("CpuFaceDetector finds Megamind's face in the sample clip", "[track_fa
       // The main character's face, the largest (full range scores the man behind her higher in
       // frame 80): inside the frame (a little margin) and face-sized, right eye (keypoint 0) left of
       // the left eye in the image, both inside the box.
+      // The main face: the larger of two only when the other is not confident.
       const auto width = [](const gp::track::FrameFace& face) { return face.box.x1 - face.box.x0; };
-      const std::size_t main = faces.size() == 2 && width(faces[1]) > width(faces[0]) ? 1 : 0;
+      const std::size_t main =
+          faces.size() == 2 && faces[1].score > 0.6f && width(faces[1]) > width(faces[0]) ? 1 : 0;
       const gp::track::FrameFace& f = faces[main];
       CHECK(f.score > 0.65f);
       CHECK(f.box.x0 > -40);
@@ -60,17 +62,22 @@ TEST_CASE("CpuFaceDetector finds Megamind's face in the sample clip", "[track_fa
       if (faces.size() == 2) {
         const gp::track::FrameFace& g = faces[1 - main];
         const float cx = (g.box.x0 + g.box.x1) / 2, cy = (g.box.y0 + g.box.y1) / 2;
-        CHECK(frame.index() < 100);
-        CHECK(cx > 430);
-        CHECK(cx < 530);
-        CHECK(cy > 190);
-        CHECK(cy < 260);
+        if (g.score < 0.6f && cx > f.box.x0 && cx < f.box.x1 && cy > f.box.y0 && cy < f.box.y1) continue;  // her face again
+        const bool the_man = frame.index() < 100 && cx > 430 && cx < 530 && cy > 190 && cy < 260;
+        if (!the_man) {
+          // Frame 190: her hand and glass at about (160, 400), score 0.51 with MediaPipe's bilinear input
+          // (issue 25 measured Google's MediaPipe build finding a 0.50 detection there).
+          WARN("frame " << frame.index() << ": a second detection at " << cx << "," << cy << " score " << g.score);
+          CHECK(g.score < f.score);
+          ++unexplained;
+        }
       }
     }
     INFO((model == gp::track::DetectorModel::short_range ? "short" : "full") << " range: " << with_face << " of "
                                                                              << frames << " sampled frames with a face");
     CHECK(frames == 27);
     CHECK(with_face >= 25);  // frame 0 has none (the clip fades in)
+    CHECK(unexplained <= 1);
   }
 }
 
