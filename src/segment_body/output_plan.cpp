@@ -1,5 +1,6 @@
 #include "segment_body/output_plan.hpp"
 
+#include <filesystem>
 #include <map>
 
 #include "core/outputs.hpp"
@@ -27,9 +28,11 @@ InputPlan plan_input(const Settings& s, const InputItem& item) {
   InputPlan plan;
   plan.video = !gp::frames::is_image_file(item.path);
   const auto vars = naming_variables(item);
-  if (s.pose_output)
+  if (s.pose_output) {
     plan.pose = plan.video ? path_for(s, item, s.pose_video_name, "/output/pose/video_name", vars)
                            : path_for(s, item, s.pose_image_name, "/output/pose/image_name", vars);
+    if (s.pose_csv) plan.pose_csv = std::filesystem::path(plan.pose).replace_extension(".csv").string();
+  }
   if (plan.video) {
     if (s.mask_video.enabled) plan.mask_video = path_for(s, item, s.mask_video.name, "/output/mask_video/name", vars);
     if (s.background_video.enabled)
@@ -63,6 +66,7 @@ std::vector<PlannedFile> planned_files(const Settings& s, const InputItem& item,
   add(plan.rgba_png, "/output/rgba_png/name");
   add(plan.background_png, "/output/background/name");
   add(plan.pose, plan.video ? "/output/pose/video_name" : "/output/pose/image_name");
+  add(plan.pose_csv, "/output/pose/csv");
   if (plan.mask_frames)
     add(frame_file(s, s.mask_png, "/output/mask_png/frame_name", item, "{frame}"), "/output/mask_png/frame_name");
   if (plan.rgba_frames)

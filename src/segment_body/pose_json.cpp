@@ -2,7 +2,14 @@
 
 #include <cmath>
 
+#include <fstream>
+
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/outputs.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -44,6 +51,35 @@ std::string pose_frame_json(std::int64_t frame, double time_s, const std::vector
   }
   j["people"] = std::move(list);
   return j.dump();
+}
+
+std::string pose_csv_header() {
+  std::string h = "frame,time_s,id,detection_score,presence,box_x0,box_y0,box_x1,box_y1";
+  for (int i = 0; i < kPoseLandmarks; ++i)
+    h += fmt::format(",lm{0}_x,lm{0}_y,lm{0}_z,lm{0}_visibility,lm{0}_presence", i);
+  for (int i = 0; i < kPoseLandmarks; ++i) h += fmt::format(",world{0}_x,world{0}_y,world{0}_z", i);
+  return h + "\n";
+}
+
+std::string pose_csv_rows(std::int64_t frame, double time_s, const std::vector<PersonPose>& people) {
+  std::string rows;
+  for (const PersonPose& p : people) {
+    rows += fmt::format("{},{},{},{:.4f},{:.4f},{:.3f},{:.3f},{:.3f},{:.3f}", frame, time_s >= 0 ? fmt::format("{:.6f}", time_s) : "",
+                        p.id, p.detection_score, p.presence, p.box[0], p.box[1], p.box[2], p.box[3]);
+    for (const PoseLandmark& l : p.landmarks)
+      rows += fmt::format(",{:.3f},{:.3f},{:.3f},{:.4f},{:.4f}", l.x, l.y, l.z, l.visibility, l.presence);
+    for (const WorldLandmark& w : p.world) rows += fmt::format(",{:.4f},{:.4f},{:.4f}", w.x, w.y, w.z);
+    rows += "\n";
+  }
+  return rows;
+}
+
+void write_text_file(const std::string& file, const std::string& text, const std::string& input) {
+  write_atomically(file, [&](const std::string& temp) {
+    std::ofstream out(temp, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw ItemError(input, "write", "cannot write " + file);
+  });
 }
 
 }  // namespace gp::segbody

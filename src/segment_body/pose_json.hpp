@@ -20,4 +20,13 @@ namespace gp::segbody {
 // One frame's object, compact (no newline). time_s < 0: omitted (images).
 std::string pose_frame_json(std::int64_t frame, double time_s, const std::vector<PersonPose>& people);
 
+// The same as CSV ({stem}_pose.csv): the header line, then a row per person of a frame: frame,
+// time_s (empty for images), id, detection_score, presence, box_x0..box_y1, then lm<i>_x, _y, _z,
+// _visibility, _presence for the 33 landmarks and world<i>_x, _y, _z for the world landmarks.
+std::string pose_csv_header();
+std::string pose_csv_rows(std::int64_t frame, double time_s, const std::vector<PersonPose>& people);
+
+// `text` into `file` atomically (ItemError naming `input` when it cannot be written).
+void write_text_file(const std::string& file, const std::string& text, const std::string& input);
+
 }  // namespace gp::segbody

@@ -172,13 +172,12 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
       if (!item.plan.background_png.empty())
         write_png(item.plan.background_png, r.background, r.width, r.height, 3), item.written.push_back(item.plan.background_png);
       if (!item.plan.pose.empty()) {
-        const std::string json = pose_frame_json(0, -1.0, r.people) + "\n";
-        write_atomically(item.plan.pose, [&](const std::string& temp) {
-          std::ofstream out(temp, std::ios::binary);
-          out << json;
-          if (!out.flush()) throw Error("cannot write " + item.plan.pose);
-        });
+        write_text_file(item.plan.pose, pose_frame_json(0, -1.0, r.people) + "\n", item.name);
         item.written.push_back(item.plan.pose);
+      }
+      if (!item.plan.pose_csv.empty()) {
+        write_text_file(item.plan.pose_csv, pose_csv_header() + pose_csv_rows(0, -1.0, r.people), item.name);
+        item.written.push_back(item.plan.pose_csv);
       }
     };
     stages.done = [&](const ImageItem& item) {

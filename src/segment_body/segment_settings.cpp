@@ -144,6 +144,8 @@ Table make_table() {
            &Settings::frames_manifest);
   t.object("/output/pose", "BlazePose variants: every person's box and 33 landmarks (pixels) and world landmarks (metres)");
   t.boolean("/output/pose/enabled", true, "write them (only with a pose_* model variant)", &Settings::pose_output);
+  t.boolean("/output/pose/csv", true, "also as CSV, a row per person and frame, named like the JSON with .csv",
+            &Settings::pose_csv);
   t.string("/output/pose/video_name", "{stem}_pose.jsonl", std::string("video inputs: a JSON line per frame: ") + naming_variables_doc,
            &Settings::pose_video_name);
   t.string("/output/pose/image_name", "{stem}_pose.json", std::string("image inputs: one JSON object: ") + naming_variables_doc,

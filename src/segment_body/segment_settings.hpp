@@ -67,6 +67,7 @@ struct Settings {
   std::string frames_manifest;   // videos with per-frame PNGs: written last, listing them
   // BlazePose variants: the people's landmarks (pose_json.hpp), JSON lines per video, JSON per image.
   bool pose_output = true;
+  bool pose_csv = true;  // the same as CSV beside the JSON (its name with .csv)
   std::string pose_video_name = "{stem}_pose.jsonl", pose_image_name = "{stem}_pose.json";
 
   bool streaming = false;  // batch 1, per-frame latency

@@ -117,7 +117,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
   });
 
   std::vector<std::string> frame_files;
-  std::string pose_lines;  // written once the video is complete
+  std::string pose_lines, pose_rows = pose_csv_header();  // written once the video is complete
   const double seconds_per_tick = info.time_base.value();
   std::thread encoder([&] {
     Trace::name_thread("encode");
@@ -152,8 +152,11 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
           const std::uint8_t* v = u + std::size_t(cw) * ch;
           background_writer->write_yuv420(y, r.width, u, cw, v, cw, done->pts);
         }
-        if (!plan.pose.empty())
-          pose_lines += pose_frame_json(done->index, double(done->pts) * seconds_per_tick - info.start_time, r.people) + "\n";
+        if (!plan.pose.empty()) {
+          const double time_s = double(done->pts) * seconds_per_tick - info.start_time;
+          pose_lines += pose_frame_json(done->index, time_s, r.people) + "\n";
+          if (!plan.pose_csv.empty()) pose_rows += pose_csv_rows(done->index, time_s, r.people);
+        }
         if (plan.mask_frames) {
           const std::string f = frame_path(s, s.mask_png, "/output/mask_png/frame_name", item, done->index);
           write_png(f, packed_view(const_cast<std::uint8_t*>(r.mask.data()), r.width, r.height, 1, PixelType::u8));
@@ -218,13 +221,10 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
   try {
     failure.rethrow();
     if (result.frames == 0) throw ItemError(path, "decode", "no frames");
-    if (!plan.pose.empty()) {
-      write_atomically(plan.pose, [&](const std::string& temp) {
-        std::ofstream out(temp, std::ios::binary);
-        out << pose_lines;
-        if (!out.flush()) throw ItemError(path, "write", "cannot write " + plan.pose);
-      });
-      result.written.push_back(plan.pose);
+    for (const auto& [file, text] : {std::pair{&plan.pose, &pose_lines}, std::pair{&plan.pose_csv, &pose_rows}}) {
+      if (file->empty()) continue;
+      write_text_file(*file, *text, path);
+      result.written.push_back(*file);
     }
     if (!plan.manifest.empty()) {
       nlohmann::ordered_json manifest{{"input", path}, {"frames", result.frames}, {"files", frame_files}};

@@ -3,8 +3,10 @@
 // a person photo whose mask covers the person.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -159,4 +161,51 @@ TEST_CASE("segment-body CPU: a corrupt video fails alone; --resume skips finishe
   CHECK(gp::run_batch_job(*command, o) == 0);
   const nlohmann::json resumed = nlohmann::json::parse(std::ifstream(o.report_path));
   CHECK(resumed["items"]["skipped_complete"] == 1);
+}
+
+TEST_CASE("segment-body CPU pose_lite: a photo and the sample video give masks and poses as JSON and CSV",
+          "[segment_body][segment_body_cpu][pose]") {
+  if (!gp::test::find_model("pose_detection.tflite") || !gp::test::find_model("pose_landmark_lite.tflite")) return;
+  if (!fs::is_regular_file(kMessi)) {
+    WARN("skipped: " << kMessi << " not found (Debian package opencv-doc)");
+    return;
+  }
+  const fs::path out = gp::test::scratch_dir("sb-pose") / "out";
+  const std::string video = gp::test::source_path("data-samples/video/moving_shapes.mp4");
+  nlohmann::json report;
+  REQUIRE(run_cpu({kMessi, video}, {"model.variant=pose_lite", "pose.detector_tiles=false"}, out, report) == 0);
+  // The photo: one person, as JSON and as a CSV row under its header (9 + 33 x 5 + 33 x 3 columns).
+  std::ifstream json_file(out / "messi5_pose.json");
+  const nlohmann::json photo = nlohmann::json::parse(json_file);
+  REQUIRE(photo["people"].size() == 1);
+  CHECK(photo["people"][0]["landmarks"].size() == 33);
+  CHECK(photo["people"][0]["id"] == 0);  // IDs are for videos
+  std::ifstream csv(out / "messi5_pose.csv");
+  std::string header, row, extra;
+  REQUIRE(std::getline(csv, header));
+  REQUIRE(std::getline(csv, row));
+  CHECK_FALSE(std::getline(csv, extra));
+  CHECK(std::count(header.begin(), header.end(), ',') == 9 + 33 * 5 + 33 * 3 - 1);
+  CHECK(std::count(row.begin(), row.end(), ',') == 9 + 33 * 5 + 33 * 3 - 1);
+  CHECK(row.rfind("0,,0,", 0) == 0);  // frame 0, no time, ID 0
+  int w = 0, h = 0;
+  CHECK(coverage((out / "messi5_mask.png").string(), w, h) > 0.10);
+  // The sample video (moving shapes, nobody): a JSON line per frame, each with no people, and the
+  // mask video; the CSV has its header only.
+  std::ifstream lines(out / "moving_shapes_pose.jsonl");
+  int frames = 0;
+  for (std::string line; std::getline(lines, line); ++frames) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    CHECK(j["frame"] == frames);
+    CHECK(j["people"].empty());
+  }
+  gp::io::VideoReader reader(video);
+  gp::io::VideoFrame frame;
+  int decoded = 0;
+  while (reader.read(frame)) ++decoded;
+  CHECK(frames == decoded);
+  CHECK(fs::is_regular_file(out / "moving_shapes_mask.mkv"));
+  std::ifstream video_csv(out / "moving_shapes_pose.csv");
+  REQUIRE(std::getline(video_csv, header));
+  CHECK_FALSE(std::getline(video_csv, extra));
 }
