@@ -94,7 +94,8 @@ class SegmentBodyCommand final : public SettingsCommand {
     }
   }
 
-  // One per device of the job (ctx.runtime_for_worker(d)); image worker d and video lane d use processors_[d].
+  // Image worker d and video lane d use processors_[d], on device d % devices (ctx.runtime_for_worker):
+  // one per device, and more for the video lanes when several videos are in flight on a device.
   std::vector<std::unique_ptr<MaskProcessor>> processors_;
   std::mutex reductions_mutex_;
   nlohmann::ordered_json reductions_ = nlohmann::ordered_json::array();
@@ -123,7 +124,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
   };
   std::int64_t frames = 0;
   std::vector<double> latency_ms, compute_latency_ms;
-  std::vector<double> busy_s(devices, 0.0);  // each device's compute time; written by its own worker or lane
+  std::vector<double> busy_s(devices, 0.0);  // each worker's or lane's compute time, written by it alone
 
   // Images: load pool -> batches on one compute worker per device -> save pool.
   if (!images.empty()) {
@@ -191,7 +192,17 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
     outcome.stopped_on_error = pipeline.run(images.size()).cancelled;
   }
 
-  // Videos: each with its own decode and encode threads, one at a time per device.
+  // Videos: each with its own decode and encode threads, run.videos_in_flight at a time per device
+  // (lane d on device d % devices, its own processor and stream), each lane taking the next video.
+  const std::size_t lanes =
+      videos.empty() ? 0 : devices * std::size_t(videos_in_flight_for(s, rt.gpu(), std::thread::hardware_concurrency(), videos.size()));
+  const std::size_t lanes_used = std::min(lanes, videos.size());
+  if (lanes_used > processors_.size()) {
+    const std::size_t first_new = processors_.size();
+    processors_.resize(lanes_used);
+    busy_s.resize(lanes_used, 0.0);
+    for (std::size_t d = first_new; d < lanes_used; ++d) make_processor(d, ctx.runtime_for_worker(int(d)), s, s.batch, 0, 0, {});
+  }
   std::atomic<std::size_t> next_video{0};
   std::atomic<bool> cancelled{outcome.stopped_on_error};
   std::exception_ptr fatal;  // a GPU error: the device is unusable, fatal for the job
@@ -253,12 +264,11 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
       cancelled = true;
     }
   };
-  const std::size_t lanes = std::min(devices, videos.size());
-  if (lanes == 1) {
+  if (lanes_used == 1) {
     video_lane(0);  // on this thread, as with one device
-  } else if (lanes > 1) {
+  } else if (lanes_used > 1) {
     std::vector<std::thread> threads;
-    for (std::size_t d = 0; d < lanes; ++d)
+    for (std::size_t d = 0; d < lanes_used; ++d)
       threads.emplace_back([&, d] {
         Trace::name_thread("video-lane-" + std::to_string(d));
         video_lane(d);
@@ -267,7 +277,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
   }
   if (fatal) std::rethrow_exception(fatal);
   outcome.stopped_on_error = cancelled && !stop_requested();
-  // Devices work at once: the job's compute time is the busiest one's (one device: all of it).
+  // Devices and lanes work at once: the job's compute time is the busiest one's (one of each: all of it).
   const double compute_wall = *std::max_element(busy_s.begin(), busy_s.end());
   nlohmann::ordered_json& x = outcome.extra;
   x["path"] = rt.gpu() ? "gpu" : "cpu";
@@ -280,6 +290,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
   x["frames"] = frames;
   x["images"] = images.size();
   x["videos"] = videos.size();
+  x["videos_in_flight"] = videos.empty() ? 0 : int(lanes_used);
   x["compute_wall_s"] = round3(compute_wall);
   x["frames_per_s"] = compute_wall > 0 ? round3(double(frames) / compute_wall) : 0.0;
   if (!latency_ms.empty())

@@ -1,5 +1,6 @@
 #include "segment_body/segment_settings.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -42,6 +43,9 @@ void video_fields(Table& t, const std::string& at, bool enabled, const std::stri
   const std::string def = codecs.front();
   t.choice(at + "/codec", def, std::move(codecs), "ffv1: lossless; libx264: H.264 at /crf", member(out, &VideoOutput::codec));
   t.integer(at + "/crf", 18, 0, 51, "libx264 quality (lower is better; 0 = lossless)", member(out, &VideoOutput::crf));
+  t.boolean(at + "/bitexact", true,
+            "reproducible files: no random container IDs or library version strings, so the same job writes the same bytes",
+            member(out, &VideoOutput::bitexact));
 }
 
 // Each field once: its schema entry and where its value lands in Settings.
@@ -159,6 +163,10 @@ Table make_table() {
            [](Settings& s, const std::string& v) { s.streaming = v == "streaming"; });
   t.integer("/run/batch", 16, 1, 64, "frames per model batch (streaming: 1); halved on GPU out-of-memory",
             [](Settings& s, long long v) { s.batch = s.streaming ? 1 : int(v); });
+  t.integer("/run/videos_in_flight", 0, 0, 64,
+            "videos processed at once per device, each with its own decoder, model batches and encoder (0: one per 4 "
+            "cores on a GPU, one on the CPU)",
+            &Settings::videos_in_flight);
   t.integer("/run/decode_threads", 0, 0, 64, "video decoder threads per video (0 = libav's choice)", &Settings::decode_threads);
   t.integer("/run/encode_threads", 0, 0, 64, "video encoder threads per output video (0 = the encoder's choice)",
             &Settings::encode_threads);
@@ -243,6 +251,11 @@ void parse_colour(const std::string& text, const std::string& field, std::uint8_
     rgb[k] = std::uint8_t(v);
     pos = end + 1;
   }
+}
+
+int videos_in_flight_for(const Settings& s, bool gpu, unsigned cores, std::size_t videos) {
+  const int wanted = s.videos_in_flight > 0 ? s.videos_in_flight : gpu ? std::clamp(int(cores / 4), 1, 8) : 1;
+  return int(std::min<std::size_t>(std::size_t(wanted), std::max<std::size_t>(videos, 1)));
 }
 
 Settings read_settings(const config::json& c) {

@@ -27,6 +27,7 @@ struct VideoOutput {  // one video per video input
   std::string name;   // {stem} {name} {index}
   std::string codec;  // ffv1 or libx264
   int crf = 18;
+  bool bitexact = true;  // no random container IDs or version strings: a job gives the same bytes every run
 };
 
 // BlazePose (model variants pose_lite, pose_full, pose_heavy): the person detector and how many
@@ -73,8 +74,14 @@ struct Settings {
   bool streaming = false;  // batch 1, per-frame latency
   int batch = 16;
   int decode_threads = 0, encode_threads = 0;
+  int videos_in_flight = 0;  // per device; 0: automatic (videos_in_flight_for)
   bool stop_on_error = false;
 };
+
+// Videos processed at once per device: the setting, or when 0 one per 4 cores on a GPU (each video
+// has its own decode and encode threads; the GPU takes their batches in turn), one on the CPU
+// (its engine already uses every core); never more than the videos.
+int videos_in_flight_for(const Settings& s, bool gpu, unsigned cores, std::size_t videos);
 
 // Reads a validated config. Throws UsageError naming the field.
 Settings read_settings(const config::json& config);

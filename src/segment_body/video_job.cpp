@@ -60,6 +60,7 @@ io::VideoWriterOptions writer_options(const Settings& s, const VideoOutput& out,
   o.crf = out.crf;
   o.lossless = out.codec == "libx264" && out.crf == 0;
   o.threads = s.encode_threads;
+  o.bitexact = out.bitexact;
   o.timing_from(info);
   return o;
 }

@@ -209,3 +209,37 @@ TEST_CASE("segment-body CPU pose_lite: a photo and the sample video give masks a
   REQUIRE(std::getline(video_csv, header));
   CHECK_FALSE(std::getline(video_csv, extra));
 }
+
+TEST_CASE("segment-body CPU: videos in flight give the same files as one video at a time, byte for byte",
+          "[segment_body][segment_body_cpu]") {
+  if (!gp::test::find_model("selfie_segmentation.tflite")) return;
+  const fs::path dir = gp::test::scratch_dir("sb-in-flight");
+  const fs::path sample = gp::test::source_path("data-samples/video/moving_shapes.mp4");
+  std::vector<std::string> clips;
+  for (const char* name : {"a.mp4", "b.mp4"}) {
+    fs::copy_file(sample, dir / name, fs::copy_options::overwrite_existing);
+    clips.push_back((dir / name).string());
+  }
+  nlohmann::json one_report, two_report;
+  REQUIRE(run_cpu(clips, {"run.videos_in_flight=1", "output.mask_png.enabled=all"}, dir / "one", one_report) == 0);
+  REQUIRE(run_cpu(clips, {"run.videos_in_flight=2", "output.mask_png.enabled=all"}, dir / "two", two_report) == 0);
+  CHECK(one_report["extra"]["videos_in_flight"] == 1);
+  CHECK(two_report["extra"]["videos_in_flight"] == 2);
+  CHECK(two_report["extra"]["frames"] == one_report["extra"]["frames"]);
+  auto bytes = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  std::size_t compared = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "one")) {
+    if (!entry.is_regular_file()) continue;
+    const fs::path rel = fs::relative(entry.path(), dir / "one");
+    // The manifests and completion records name their output folder.
+    if (rel.extension() == ".json" || *rel.begin() == ".gpuproc") continue;
+    INFO(rel.string());
+    REQUIRE(fs::is_regular_file(dir / "two" / rel));
+    CHECK(bytes(entry.path()) == bytes(dir / "two" / rel));
+    ++compared;
+  }
+  CHECK(compared > 2 * 2);  // per video: the mask video and the frame PNGs
+}

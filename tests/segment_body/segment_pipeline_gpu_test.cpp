@@ -183,13 +183,26 @@ TEST_CASE("segment-body pose_full GPU path vs CPU path: people, landmarks and ma
       INFO(precision << " " << photos[i]);
       REQUIRE(a[i].people.size() >= 1);
       REQUIRE(b[i].people.size() == a[i].people.size());
-      double worst = 0;
-      for (std::size_t k = 0; k < a[i].people.size(); ++k)
-        for (int l = 0; l < kPoseLandmarks; ++l)
-          worst = std::max(worst, double(std::hypot(a[i].people[k].landmarks[std::size_t(l)].x - b[i].people[k].landmarks[std::size_t(l)].x,
-                                                    a[i].people[k].landmarks[std::size_t(l)].y - b[i].people[k].landmarks[std::size_t(l)].y)));
-      WARN(precision << " " << photos[i] << ": " << a[i].people.size() << " people, worst landmark |GPU - CPU| " << worst << " px");
-      CHECK(worst < (fp16 ? 4.0 : 0.5));
+      // FP32 equals the CPU. FP16 moves a landmark by a pixel or two, except where a heatmap window's
+      // confidence sits at MediaPipe's refinement threshold (0.5): refined on one side and not on
+      // the other, it jumps by up to a few heatmap cells (a cell is 4 of the 256 input pixels).
+      double worst = 0, total = 0, side = 0;
+      int count = 0;
+      for (std::size_t k = 0; k < a[i].people.size(); ++k) {
+        side = std::max(side, double(a[i].people[k].roi.size));
+        for (int l = 0; l < kPoseLandmarks; ++l) {
+          const double e = std::hypot(a[i].people[k].landmarks[std::size_t(l)].x - b[i].people[k].landmarks[std::size_t(l)].x,
+                                      a[i].people[k].landmarks[std::size_t(l)].y - b[i].people[k].landmarks[std::size_t(l)].y);
+          worst = std::max(worst, e);
+          total += e;
+          ++count;
+        }
+      }
+      const double mean = total / std::max(1, count);
+      WARN(precision << " " << photos[i] << ": " << a[i].people.size() << " people, landmark |GPU - CPU| mean " << mean
+                     << " px, worst " << worst << " px (ROI " << side << " px)");
+      CHECK(mean < (fp16 ? 2.0 : 0.01));
+      CHECK(worst < (fp16 ? 0.05 * side : 0.5));
       check_bounds(compare(a[i].mask, b[i].mask), fp16, std::string(precision) + " " + photos[i] + " pose mask");
     }
   }
