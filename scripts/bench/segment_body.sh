@@ -23,6 +23,11 @@
 #       clip's people); and on the source video itself (vtest.avi: 768x576, pedestrians 70-100 px
 #       tall) the people found per frame and the distinct confirmed IDs, with and without the
 #       detector's tiles.
+#   (g) many videos (BENCH_CLIPS, default 16; 0 skips it): that many different 1080p clips of
+#       BENCH_FRAMES frames (the source from different start offsets, every other one mirrored), in one
+#       gpuproc job (run.videos_in_flight automatic) against one clip alone, and the aggregate codec
+#       limit: the same clips decoded and encoded to grey FFV1 by as many ffmpeg processes at once.
+#       Targets: aggregate frames/s >= 4x one clip's; gpuproc's time within 1.3x of that limit.
 # From (b)'s --trace: the start-up (first traced span -> first mask handed to the encoder), the
 # encoder's window (its first span's start -> its last span's end) and that window over the encode
 # limit (steady state).
@@ -39,6 +44,7 @@
 #   BENCH_SOURCE      source video of the clip              BENCH_HOST      host name in the result's name
 #   BENCH_LONG_FRAMES frames of (e)'s clip (default 1500; 0: no (e))
 #   BENCH_POSE        1 (default) runs (f)
+#   BENCH_CLIPS       clips of (g) (default 16; 0: no (g))
 #   BENCH_KEEP=1      keep the work folder
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -125,6 +131,27 @@ if [[ ${BENCH_POSE:-1} == 1 ]]; then
     timed "f_source_tiles_$tiles" "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$source_video" \
       --set output.dir="$work/f_source_$tiles" --set pose.detector_tiles=$tiles --report "$work/f_source_$tiles.json"
   done
+fi
+
+clips=${BENCH_CLIPS:-16}
+if ((clips > 0)); then
+  echo "(g) $clips different clips at once"
+  mkdir -p "$work/g_clips"
+  many=()
+  for ((k = 0; k < clips; ++k)); do
+    flip=""; ((k % 2)) && flip=",hflip"
+    "$ffmpeg" -v error -y -ss $((k * 3)) -stream_loop -1 -i "$source_video" -frames:v "$frames" \
+      -vf "scale=1920:1080:flags=bicubic$flip" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -an \
+      "$work/g_clips/clip$k.mp4" &
+    many+=("$work/g_clips/clip$k.mp4")
+  done
+  wait
+  timed g_one "$work/none" "$gpuproc" "${job[@]}" --device "$device" "${many[0]}" --set output.dir="$work/g1" \
+    --report "$work/g_one.json"
+  timed g_many "$work/none" "$gpuproc" "${job[@]}" --device "$device" "${many[@]}" --set output.dir="$work/gm" \
+    --report "$work/g_many.json"
+  timed g_codec_limit "$work/none" bash -c "mkdir -p '$work/gc' && for c in ${many[*]}; do \
+    '$ffmpeg' -v error -y -threads 0 -i \$c -vf format=gray -c:v ffv1 -threads 0 '$work/gc/'\$(basename \$c .mp4).mkv & done; wait"
 fi
 
 host=${BENCH_HOST:-$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1 | awk '{print tolower($2)}')}
@@ -246,6 +273,22 @@ if load("infer-pose_landmark_full.json"):
     p99_pose = (f["clip_pose_full"]["streaming_compute_latency_ms"] or {}).get("p99")
     out["targets"]["pose_full_fp16_b64_rois_per_s"] = {"value": rois, "target": ">= 3000", "met": rois is not None and rois >= 3000}
     out["targets"]["pose_streaming_p99_ms"] = {"value": p99_pose, "target": "< 10 (clip's people)", "met": p99_pose is not None and p99_pose < 10}
+# (g) many clips at once
+t_one, t_many, t_limit = ok_time(runs, "g_one"), ok_time(runs, "g_many"), ok_time(runs, "g_codec_limit")
+if t_many:
+    gm = load("g_many.json")
+    n_clips = (gm or {}).get("extra", {}).get("videos")
+    total = frames * (n_clips or 0)
+    g = {"clips": n_clips, "frames_each": frames, "one_clip_s": t_one, "one_clip_frames_per_s": rate(frames, t_one),
+         "many_s": t_many, "many_frames_per_s": rate(total, t_many), "videos_in_flight": (gm or {}).get("extra", {}).get("videos_in_flight"),
+         "codec_limit_s": t_limit, "codec_limit_frames_per_s": rate(total, t_limit)}
+    g["aggregate_over_one"] = round(g["many_frames_per_s"] / g["one_clip_frames_per_s"], 2) if t_one else None
+    g["many_over_codec_limit"] = round(t_many / t_limit, 3) if t_limit else None
+    out["g_many_clips"] = g
+    out["targets"]["many_clips_aggregate_over_one"] = {"value": g["aggregate_over_one"], "target": ">= 4",
+                                                       "met": g["aggregate_over_one"] is not None and g["aggregate_over_one"] >= 4}
+    out["targets"]["many_clips_over_codec_limit"] = {"value": g["many_over_codec_limit"], "target": "<= 1.3",
+                                                     "met": g["many_over_codec_limit"] is not None and g["many_over_codec_limit"] <= 1.3}
 text = json.dumps(out, indent=1)
 open(result, "w").write(text + "\n")
 open(os.path.join(results_dir, f"segment_body-{host}-{time.strftime('%Y%m%d')}.json"), "w").write(text + "\n")
