@@ -32,6 +32,10 @@ InputPlan plan_input(const Settings& s, const InputItem& item) {
     plan.pose = plan.video ? path_for(s, item, s.pose_video_name, "/output/pose/video_name", vars)
                            : path_for(s, item, s.pose_image_name, "/output/pose/image_name", vars);
     if (s.pose_csv) plan.pose_csv = std::filesystem::path(plan.pose).replace_extension(".csv").string();
+    if (s.pose_preview)
+      plan.pose_preview =
+          plan.video ? path_for(s, item, s.pose_preview_video_name, "/output/pose/preview_video_name", vars)
+                     : path_for(s, item, s.pose_preview_image_name, "/output/pose/preview_image_name", vars);
   }
   if (plan.video) {
     if (s.mask_video.enabled) plan.mask_video = path_for(s, item, s.mask_video.name, "/output/mask_video/name", vars);
@@ -67,6 +71,7 @@ std::vector<PlannedFile> planned_files(const Settings& s, const InputItem& item,
   add(plan.background_png, "/output/background/name");
   add(plan.pose, plan.video ? "/output/pose/video_name" : "/output/pose/image_name");
   add(plan.pose_csv, "/output/pose/csv");
+  add(plan.pose_preview, plan.video ? "/output/pose/preview_video_name" : "/output/pose/preview_image_name");
   if (plan.mask_frames)
     add(frame_file(s, s.mask_png, "/output/mask_png/frame_name", item, "{frame}"), "/output/mask_png/frame_name");
   if (plan.rgba_frames)

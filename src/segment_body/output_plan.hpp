@@ -18,7 +18,7 @@ struct InputPlan {
   // Images (empty when off).
   std::string mask_png, rgba_png, background_png;
   // BlazePose variants: the poses (a JSON line per video frame, or one object per image).
-  std::string pose, pose_csv;
+  std::string pose, pose_csv, pose_preview;
 };
 
 InputPlan plan_input(const Settings& s, const InputItem& item);

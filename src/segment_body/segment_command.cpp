@@ -24,6 +24,7 @@
 #include "segment_body/segment_settings.hpp"
 #include "segment_body/video_job.hpp"
 #include "segment_body/pose_json.hpp"
+#include "segment_body/pose_preview.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -44,7 +45,7 @@ void write_png(const std::string& path, std::vector<std::uint8_t>& pixels, int w
 
 FrameWants image_wants(const Settings& s) {
   FrameWants w;
-  w.rgba = s.rgba_png.coverage != Coverage::off;
+  w.rgba = s.rgba_png.coverage != Coverage::off || s.pose_preview;
   w.background_rgb = s.background;
   return w;
 }
@@ -175,6 +176,13 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
       if (!item.plan.pose.empty()) {
         write_text_file(item.plan.pose, pose_frame_json(0, -1.0, r.people) + "\n", item.name);
         item.written.push_back(item.plan.pose);
+      }
+      if (!item.plan.pose_preview.empty()) {
+        std::vector<std::uint8_t> rgb(std::size_t(r.width) * r.height * 3);
+        pose_preview(packed_view(r.rgba.data(), r.width, r.height, 4, PixelType::u8), r.people,
+                     packed_view(rgb.data(), r.width, r.height, 3, PixelType::u8));
+        write_png(item.plan.pose_preview, rgb, r.width, r.height, 3);
+        item.written.push_back(item.plan.pose_preview);
       }
       if (!item.plan.pose_csv.empty()) {
         write_text_file(item.plan.pose_csv, pose_csv_header() + pose_csv_rows(0, -1.0, r.people), item.name);

@@ -150,6 +150,13 @@ Table make_table() {
   t.boolean("/output/pose/enabled", true, "write them (only with a pose_* model variant)", &Settings::pose_output);
   t.boolean("/output/pose/csv", true, "also as CSV, a row per person and frame, named like the JSON with .csv",
             &Settings::pose_csv);
+  t.boolean("/output/pose/preview", false,
+            "also the skeletons drawn on the frame, the background dimmed by the mask (videos: libx264; images: PNG)",
+            &Settings::pose_preview);
+  t.string("/output/pose/preview_video_name", "{stem}_pose_preview.mp4", std::string("video inputs: ") + naming_variables_doc,
+           &Settings::pose_preview_video_name);
+  t.string("/output/pose/preview_image_name", "{stem}_pose_preview.png", std::string("image inputs: ") + naming_variables_doc,
+           &Settings::pose_preview_image_name);
   t.string("/output/pose/video_name", "{stem}_pose.jsonl", std::string("video inputs: a JSON line per frame: ") + naming_variables_doc,
            &Settings::pose_video_name);
   t.string("/output/pose/image_name", "{stem}_pose.json", std::string("image inputs: one JSON object: ") + naming_variables_doc,
@@ -272,6 +279,8 @@ Settings read_settings(const config::json& c) {
   check_template(s.frames_manifest, "/output/frames_manifest", false);
   check_template(s.pose_video_name, "/output/pose/video_name", false);
   check_template(s.pose_image_name, "/output/pose/image_name", false);
+  check_template(s.pose_preview_video_name, "/output/pose/preview_video_name", false);
+  check_template(s.pose_preview_image_name, "/output/pose/preview_image_name", false);
   if (!s.is_pose()) s.pose_output = false;
   if (!s.background) s.background_video.enabled = false;
   if (!s.mask_video.enabled && s.mask_png.coverage == Coverage::off && s.rgba_png.coverage == Coverage::off &&

@@ -69,6 +69,8 @@ struct Settings {
   // BlazePose variants: the people's landmarks (pose_json.hpp), JSON lines per video, JSON per image.
   bool pose_output = true;
   bool pose_csv = true;  // the same as CSV beside the JSON (its name with .csv)
+  bool pose_preview = false;  // the skeletons drawn on the frame (pose_preview.hpp)
+  std::string pose_preview_video_name = "{stem}_pose_preview.mp4", pose_preview_image_name = "{stem}_pose_preview.png";
   std::string pose_video_name = "{stem}_pose.jsonl", pose_image_name = "{stem}_pose.json";
 
   bool streaming = false;  // batch 1, per-frame latency

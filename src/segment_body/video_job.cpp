@@ -19,6 +19,7 @@
 #include "io/video_writer.hpp"
 #include "frames/video_frame_source.hpp"
 #include "segment_body/pose_json.hpp"
+#include "segment_body/pose_preview.hpp"
 
 namespace gp::segbody {
 namespace {
@@ -73,7 +74,7 @@ void write_png(const std::string& path, const ImageView& image) {
 
 FrameWants video_wants(const InputPlan& plan) {
   FrameWants w;
-  w.rgba = plan.rgba_frames;
+  w.rgba = plan.rgba_frames || !plan.pose_preview.empty();
   w.background_yuv = !plan.background_video.empty();
   return w;
 }
@@ -122,7 +123,8 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
   const double seconds_per_tick = info.time_base.value();
   std::thread encoder([&] {
     Trace::name_thread("encode");
-    std::unique_ptr<io::VideoWriter> mask_writer, background_writer;
+    std::unique_ptr<io::VideoWriter> mask_writer, background_writer, preview_writer;
+    std::vector<std::uint8_t> preview_rgb;
     try {
       // Opened before the first mask (0.2 s for FFV1 with its threads on the H100 machine): the
       // encoder sets the pace, so its set-up overlaps the model's warm-up. Masks have the frames' size.
@@ -153,6 +155,17 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
           const std::uint8_t* v = u + std::size_t(cw) * ch;
           background_writer->write_yuv420(y, r.width, u, cw, v, cw, done->pts);
         }
+        if (!plan.pose_preview.empty()) {
+          if (!preview_writer) {
+            VideoOutput preview{true, plan.pose_preview, "libx264", 18, true};
+            preview_writer = std::make_unique<io::VideoWriter>(plan.pose_preview, r.width, r.height,
+                                                               writer_options(s, preview, info, io::VideoPixels::rgb24));
+          }
+          preview_rgb.resize(std::size_t(r.width) * r.height * 3);
+          const ImageView rgb = packed_view(preview_rgb.data(), r.width, r.height, 3, PixelType::u8);
+          pose_preview(packed_view(const_cast<std::uint8_t*>(r.rgba.data()), r.width, r.height, 4, PixelType::u8), r.people, rgb);
+          preview_writer->write(rgb, done->pts);
+        }
         if (!plan.pose.empty()) {
           const double time_s = double(done->pts) * seconds_per_tick - info.start_time;
           pose_lines += pose_frame_json(done->index, time_s, r.people) + "\n";
@@ -174,6 +187,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
         ScopedStage span("encode finish");
         if (mask_writer) mask_writer->finish(), result.written.push_back(plan.mask_video);
         if (background_writer) background_writer->finish(), result.written.push_back(plan.background_video);
+        if (preview_writer) preview_writer->finish(), result.written.push_back(plan.pose_preview);
       }
     } catch (...) {
       failure.set(std::current_exception());

@@ -18,6 +18,8 @@
 #include "infer/model_files.hpp"
 #include "segment_body/mask_processor.hpp"
 #include "segment_body/pose_json.hpp"
+#include "segment_body/pose_preview.hpp"
+#include "frames/annotate.hpp"
 #include "segment_body/pose_model.hpp"
 #include "segment_body/segment_settings.hpp"
 #include "support/test_data.hpp"
@@ -360,4 +362,35 @@ TEST_CASE("pose JSON: one object per frame with every person's numbers, rounded"
   CHECK(person["roi"]["size"].get<double>() == 250.0);
   // Images: no time.
   CHECK_FALSE(gp::config::json::parse(pose_frame_json(0, -1.0, {})).contains("time_s"));
+}
+
+TEST_CASE("pose preview: background dimmed by the mask, visible limbs drawn in the track's colour", "[segment_body]") {
+  const int w = 120, h = 100;
+  std::vector<std::uint8_t> rgba(std::size_t(w) * h * 4), rgb(std::size_t(w) * h * 3, 0);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      std::uint8_t* p = &rgba[(std::size_t(y) * w + std::size_t(x)) * 4];
+      p[0] = p[1] = p[2] = 200;
+      p[3] = x < 60 ? 255 : 0;  // the "person" on the left half
+    }
+  PersonPose p;
+  p.id = 2;
+  for (auto& l : p.landmarks) l = {0, 0, 0, 0.0f, 1.0f};  // hidden
+  p.landmarks[11] = {20, 20, 0, 0.9f, 0.9f};  // left shoulder -> left elbow (11-13), visible
+  p.landmarks[13] = {20, 80, 0, 0.9f, 0.9f};
+  p.landmarks[12] = {100, 20, 0, 0.9f, 0.9f};  // right shoulder visible, right elbow hidden: no line
+  p.landmarks[14] = {100, 80, 0, 0.2f, 0.9f};
+  p.box[0] = 20, p.box[1] = 20, p.box[2] = 100, p.box[3] = 80;
+  pose_preview(gp::ImageView{rgba.data(), w, h, 4, gp::PixelType::u8, std::size_t(w) * 4}, {p},
+               gp::ImageView{rgb.data(), w, h, 3, gp::PixelType::u8, std::size_t(w) * 3});
+  auto at = [&](int x, int y) {
+    const std::uint8_t* q = &rgb[(std::size_t(y) * w + std::size_t(x)) * 3];
+    return gp::frames::Rgb{q[0], q[1], q[2]};
+  };
+  const gp::frames::Rgb colour = gp::frames::track_colour(2);
+  CHECK(at(20, 50) == colour);                             // on the 11-13 limb
+  CHECK(at(100, 50) == (gp::frames::Rgb{80, 80, 80}));     // no 12-14 limb: dimmed background (200 x 0.4)
+  CHECK(at(40, 50) == (gp::frames::Rgb{200, 200, 200}));  // the person's pixels at full brightness
+  CHECK(at(100, 20) == gp::frames::tint(colour));          // the visible right shoulder's joint
+  CHECK(at(100, 80) == (gp::frames::Rgb{80, 80, 80}));     // the hidden elbow: nothing
 }
