@@ -183,7 +183,7 @@ TEST_CASE("segment-body pose_full GPU path vs CPU path: people, landmarks and ma
       INFO(precision << " " << photos[i]);
       REQUIRE(a[i].people.size() >= 1);
       REQUIRE(b[i].people.size() == a[i].people.size());
-      // FP32 equals the CPU. FP16 moves a landmark by a pixel or two, except where a heatmap window's
+      // FP32 equals the CPU. FP16 moves a landmark by a fraction of a model pixel, except where a heatmap window's
       // confidence sits at MediaPipe's refinement threshold (0.5): refined on one side and not on
       // the other, it jumps by up to a few heatmap cells (a cell is 4 of the 256 input pixels).
       double worst = 0, total = 0, side = 0;
@@ -201,7 +201,9 @@ TEST_CASE("segment-body pose_full GPU path vs CPU path: people, landmarks and ma
       const double mean = total / std::max(1, count);
       WARN(precision << " " << photos[i] << ": " << a[i].people.size() << " people, landmark |GPU - CPU| mean " << mean
                      << " px, worst " << worst << " px (ROI " << side << " px)");
-      CHECK(mean < (fp16 ? 2.0 : 0.01));
+      // Bounds relative to the ROI (the landmark model sees it at 256 px): FP16 measured a mean of
+      // 0.3% of it on basketball1.png's 1098 px ROI (3.2 px), worst 1.2% (12.7 px).
+      CHECK(mean < (fp16 ? 0.005 * side : 0.01));
       CHECK(worst < (fp16 ? 0.05 * side : 0.5));
       check_bounds(compare(a[i].mask, b[i].mask), fp16, std::string(precision) + " " + photos[i] + " pose mask");
     }
