@@ -1,7 +1,6 @@
 #include "segment_body/pose_stage.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/error.hpp"
 #include "core/trace.hpp"
@@ -114,7 +113,6 @@ struct PoseStage::Impl {
   // CPU
   std::unique_ptr<infer::CpuEngine> detector_cpu, landmarks_cpu;
   std::vector<float> cpu_detector_in, cpu_boxes, cpu_scores, cpu_landmark_in;
-  std::vector<std::vector<float>> cpu_landmark_out;
   std::vector<float> cpu_logits;
 
   Impl(Runtime& runtime, const Stream* st, const Settings& settings, int frames)
