@@ -21,8 +21,8 @@
 #       person detector (person ROIs/s = items/s of the landmark model); pose_full end to end on
 #       the clip of (b) in throughput and streaming mode (compute latency p50/p99 per frame with the
 #       clip's people); and on the source video itself (vtest.avi: 768x576, pedestrians 70-100 px
-#       tall) the people found per frame and the distinct confirmed IDs, with and without the
-#       detector's tiles.
+#       tall) the people found per frame and the distinct confirmed IDs, with the detector's tile
+#       levels 0 (MediaPipe's whole frame), 1 (the default) and 2.
 #   (g) many videos (BENCH_CLIPS, default 16; 0 skips it): that many different 1080p clips of
 #       BENCH_FRAMES frames (the source from different start offsets, every other one mirrored), in one
 #       gpuproc job (run.videos_in_flight automatic) against one clip alone, and the aggregate codec
@@ -127,7 +127,7 @@ if [[ ${BENCH_POSE:-1} == 1 ]]; then
     --report "$work/f_pose_gpu.json"
   timed f_pose_streaming "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$clip" \
     --set output.dir="$work/fs" --set run.mode=streaming --report "$work/f_pose_streaming.json"
-  for tiles in true false; do
+  for tiles in 0 1 2; do
     timed "f_source_tiles_$tiles" "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$source_video" \
       --set output.dir="$work/f_source_$tiles" --set pose.detector_tiles=$tiles --report "$work/f_source_$tiles.json"
   done
@@ -252,7 +252,7 @@ if load("infer-pose_landmark_full.json"):
     f["clip_pose_full"] = {"wall_s": t_f, "frames_per_s": rate(frames, t_f), "extra": (fg or {}).get("extra"),
                            "streaming_wall_s": t_fs, "streaming_compute_latency_ms": (fs or {}).get("extra", {}).get("compute_latency_ms")}
     people = {}
-    for tiles in ("true", "false"):
+    for tiles in ("0", "1", "2"):
         folder = os.path.join(work, f"f_source_{tiles}")
         lines = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith("_pose.jsonl")] if os.path.isdir(folder) else []
         if not lines:

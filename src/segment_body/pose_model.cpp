@@ -33,14 +33,19 @@ std::vector<int> tile_starts(int extent, int side) {
 
 }  // namespace
 
-std::vector<frames::Rect> detector_views(int w, int h, bool tiles) {
+std::vector<frames::Rect> detector_views(int w, int h, int tile_levels) {
   std::vector<frames::Rect> views{{0, 0, w, h}};
-  const int side = std::max(kPoseDetectorInput, std::min(w, h) / 2) & ~1;
-  if (!tiles || side >= std::min(w, h)) return views;
-  const std::vector<int> xs = tile_starts(w, side), ys = tile_starts(h, side);
-  // The last tile of a row or column reaches the frame's edge (its start was made even).
-  for (int y : ys)
-    for (int x : xs) views.push_back({x, y, x == xs.back() ? w - x : side, y == ys.back() ? h - y : side});
+  for (int level = 1; level <= tile_levels; ++level) {
+    // Level 1: half the short side, at least the detector's input; level 2: a quarter, at least
+    // 128 px (the detector then sees the tile enlarged up to 1.75x).
+    const int floor = level == 1 ? kPoseDetectorInput : 128;
+    const int side = std::max(floor, std::min(w, h) >> level) & ~1;
+    if (side >= std::min(w, h)) continue;
+    const std::vector<int> xs = tile_starts(w, side), ys = tile_starts(h, side);
+    // The last tile of a row or column reaches the frame's edge (its start was made even).
+    for (int y : ys)
+      for (int x : xs) views.push_back({x, y, x == xs.back() ? w - x : side, y == ys.back() ? h - y : side});
+  }
   return views;
 }
 

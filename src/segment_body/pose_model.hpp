@@ -45,12 +45,13 @@ struct PersonPose {
   float box[4] = {0, 0, 0, 0};  // x0, y0, x1, y1: the landmarks' bounding box, frame pixels
 };
 
-// Where the person detector looks in a frame: the whole frame (MediaPipe's only view), then with
-// `tiles` a grid of square tiles of half the frame's short side (at least the detector's 224),
-// neighbours overlapping by at least a quarter, so that people too small for the detector in the
-// whole frame (a pedestrian 90 px tall in 768x576 is 26 px in the 224 input) are seen at about
-// twice the size. Tile corners are even (YUV 4:2:0 crops).
-std::vector<frames::Rect> detector_views(int frame_width, int frame_height, bool tiles);
+// Where the person detector looks in a frame: the whole frame (MediaPipe's only view), then for
+// each of `tile_levels` levels a grid of square tiles, neighbours overlapping by at least a
+// quarter: level 1 of half the frame's short side (at least the detector's 224), level 2 of a
+// quarter (at least 128), so that people too small for the detector in the whole frame (a
+// pedestrian 90 px tall in 768x576 is 26 px in the 224 input) are seen two or four times larger.
+// Tile corners are even (YUV 4:2:0 crops).
+std::vector<frames::Rect> detector_views(int frame_width, int frame_height, int tile_levels);
 
 // A detection normalized to `view` (letterbox removed) -> normalized to the whole frame.
 detect::Detection detection_in_frame(const detect::Detection& d, const frames::Rect& view, int frame_width,

@@ -88,9 +88,10 @@ Table make_table() {
            member(&Settings::pose, &PoseSettings::min_detection_score));
   t.number("/pose/min_presence", 0.5, 0, 1, "a person whose pose flag is under this is dropped (MediaPipe: 0.5)",
            member(&Settings::pose, &PoseSettings::min_presence));
-  t.boolean("/pose/detector_tiles", true,
-            "also look for people in overlapping tiles of half the frame's short side, to find small ones (MediaPipe "
-            "looks at the whole frame only)",
+  t.integer("/pose/detector_tiles", 1, 0, 2,
+            "tile levels the person detector also looks at, to find small people (MediaPipe looks at the whole frame "
+            "only: 0): 1 adds overlapping tiles of half the frame's short side, 2 also of a quarter (more people, about "
+            "four times the detector's work at level 1's)",
             member(&Settings::pose, &PoseSettings::detector_tiles));
   t.integer("/pose/canvas", 512, 64, 4096, "side of the square canvas the people's masks are combined in before upsampling",
             member(&Settings::pose, &PoseSettings::canvas));

@@ -38,7 +38,7 @@ struct PoseSettings {
   float min_detection_score = 0.5f; // MediaPipe PoseLandmarker's min_pose_detection_confidence
   float min_presence = 0.5f;        // the landmark model's pose flag (ThresholdingCalculator)
   int canvas = 512;                 // side of the square mask canvas the people are pasted into
-  bool detector_tiles = true;       // also detect in tiles of the frame (pose_model.hpp detector_views)
+  int detector_tiles = 1;           // tile levels the detector also looks at (pose_model.hpp detector_views)
 };
 
 struct Settings {

@@ -21,25 +21,14 @@
 #include "infer/model_files.hpp"
 #include "segment_body/people_mask_measure.hpp"
 #include "segment_body/people_truth.hpp"
+#include "core/gpu_runtime.hpp"
+#include "segment_body/mask_processor.hpp"
+#include "segment_body/segment_settings.hpp"
 
 namespace {
 
 using gp::test::MaskVariant;
 using gp::test::TruthImage;
-
-// A tile of a frame: the same planes from (x, y) on (x, y even for YUV 4:2:0).
-gp::segbody::FrameSource tile_of(const gp::segbody::FrameSource& f, int x, int y, int w, int h) {
-  gp::segbody::FrameSource t = f;
-  t.width = w;
-  t.height = h;
-  if (f.format == gp::segbody::FrameFormat::yuv420) {
-    t.planes[0] += std::size_t(y) * f.pitches[0] + std::size_t(x);
-    for (int p = 1; p < 3; ++p) t.planes[p] += std::size_t(y / 2) * f.pitches[p] + std::size_t(x / 2);
-  } else {
-    t.planes[0] += std::size_t(y) * f.pitches[0] + std::size_t(x) * 3;
-  }
-  return t;
-}
 
 // The binary person mask of one image at frame size: preprocess_cpu -> CpuEngine ->
 // upsample_mask_cpu (bilinear, threshold 0.5). tiles > 1 runs the model on each of tiles x tiles
@@ -62,7 +51,7 @@ std::vector<std::uint8_t> cpu_person_mask(gp::infer::CpuEngine& engine, const Tr
       const int x0 = (image.width * tx / tiles) & ~1, x1 = tx + 1 == tiles ? image.width : (image.width * (tx + 1) / tiles) & ~1;
       const int y0 = (image.height * ty / tiles) & ~1, y1 = ty + 1 == tiles ? image.height : (image.height * (ty + 1) / tiles) & ~1;
       const gp::segbody::Rect content =
-          gp::segbody::preprocess_cpu(tile_of(frame, x0, y0, x1 - x0, y1 - y0), p, tensor.data(), 0, nullptr);
+          gp::segbody::preprocess_cpu(gp::frames::crop_frame(frame, {x0, y0, x1 - x0, y1 - y0}), p, tensor.data(), 0, nullptr);
       std::vector<std::vector<float>> out = engine.run({tensor});
       const gp::ImageView model_mask = gp::packed_view(out[0].data(), p.width, p.height, 1, gp::PixelType::f32);
       gp::ImageView part = gp::packed_view(mask.data() + std::size_t(y0) * image.width + x0, x1 - x0, y1 - y0, 1,
@@ -144,4 +133,54 @@ TEST_CASE("Person masks on vtest.avi and messi5.jpg cover the annotated people a
     std::vector<std::uint8_t> mask = cpu_person_mask(engine, photo, gp::segbody::ResizeMode::letterbox);
     gp::test::check_messi_score(photo, gp::packed_view(mask.data(), photo.width, photo.height, 1, gp::PixelType::u8));
   }
+}
+
+// BlazePose (issue 25) on the same six annotated frames: a pedestrian is found when a person's
+// landmark box (grown by 10 px) holds the centre of their annotated box; the masks are scored like
+// the selfie model's.
+TEST_CASE("BlazePose finds vtest.avi's annotated pedestrians (CPU, pose_full with two tile levels)",
+          "[segment_body][people][pose]") {
+  if (!gp::test::find_model("pose_detection.tflite") || !gp::test::find_model("pose_landmark_full.tflite")) return;
+  const std::vector<TruthImage> frames = gp::test::load_vtest_truth();
+  if (frames.empty()) return;
+  gp::config::json c = gp::config::json::object();
+  c["inputs"] = gp::config::json::array({"x.avi"});
+  gp::config::apply_override(c, "model.variant=pose_full");
+  gp::config::apply_override(c, "pose.detector_tiles=2");  // level 1 alone: 20 of 33
+  gp::Runtime rt(gp::RuntimeOptions{gp::DeviceChoice::parse("cpu")});
+  gp::segbody::MaskProcessor processor(rt, gp::segbody::read_settings(gp::segbody::schema().validate(c, "test")), 1);
+  int people = 0, found = 0, covered = 0, extra = 0;
+  for (const TruthImage& image : frames) {
+    std::vector<gp::segbody::FrameResult> out;
+    processor.run({image.frame()}, nullptr, gp::segbody::FrameWants{}, out);
+    std::vector<std::uint8_t> binary(out[0].mask.size());
+    for (std::size_t i = 0; i < binary.size(); ++i) binary[i] = out[0].mask[i] >= 128 ? 255 : 0;
+    const gp::test::MaskScore s =
+        gp::test::score_mask(gp::packed_view(binary.data(), image.width, image.height, 1, gp::PixelType::u8), image.truth, 4);
+    std::vector<bool> matched(out[0].people.size(), false);
+    for (std::size_t k = 0; k < image.truth.people.size(); ++k) {
+      const gp::test::PixelBox& t = image.truth.people[k];
+      const float cx = 0.5f * float(t.x0 + t.x1), cy = 0.5f * float(t.y0 + t.y1);
+      ++people;
+      covered += s.coverage[k] >= 0.25;
+      for (std::size_t j = 0; j < out[0].people.size(); ++j) {
+        const auto& b = out[0].people[j].box;
+        if (cx >= b[0] - 10 && cx <= b[2] + 10 && cy >= b[1] - 10 && cy <= b[3] + 10) {
+          ++found;
+          matched[j] = true;
+          break;
+        }
+      }
+    }
+    extra += int(std::count(matched.begin(), matched.end(), false));
+    INFO(image.name);
+    CHECK(s.worst_background <= 0.05);
+  }
+  WARN("BlazePose on vtest.avi, " << frames.size() << " annotated frames: " << found << " of " << people
+       << " pedestrians found (" << covered << " with >= 25% of their box as mask); " << extra
+       << " people found outside the annotation");
+  CHECK(people == 33);
+  CHECK(found >= 27);    // issue 25's target: 80% of the 33; measured 30 (the selfie model: 10)
+  CHECK(covered >= 27);  // measured 30
+  CHECK(extra <= 10);    // measured 7 (the rag on the lawn, a person split in two, people the annotation leaves out)
 }

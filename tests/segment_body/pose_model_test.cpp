@@ -229,11 +229,11 @@ TEST_CASE("segment-body pose_full on real photos (CPU path): people, landmarks a
 
 TEST_CASE("pose detector views: the whole frame, then overlapping tiles of half its short side", "[segment_body]") {
   using gp::frames::Rect;
-  const auto whole_only = detector_views(768, 576, false);
+  const auto whole_only = detector_views(768, 576, 0);
   REQUIRE(whole_only.size() == 1);
   CHECK(whole_only[0] == (Rect{0, 0, 768, 576}));
   for (auto [w, h] : {std::pair<int, int>{768, 576}, {1920, 1080}, {1081, 721}, {300, 2000}}) {
-    const auto views = detector_views(w, h, true);
+    const auto views = detector_views(w, h, 1);
     INFO(w << "x" << h << ": " << views.size() << " views");
     REQUIRE(views.size() > 1);
     CHECK(views[0] == (Rect{0, 0, w, h}));
@@ -255,10 +255,16 @@ TEST_CASE("pose detector views: the whole frame, then overlapping tiles of half 
     CHECK(std::count(covered.begin(), covered.end(), 0) == 0);  // the tiles cover the frame
   }
   // 768x576: tiles of 288, 4 across and 3 down.
-  CHECK(detector_views(768, 576, true).size() == 1 + 12);
+  CHECK(detector_views(768, 576, 1).size() == 1 + 12);
+  // Level 2 adds tiles of 144 px: 7 across, 5 down (the last of each reaching the edge).
+  const auto two = detector_views(768, 576, 2);
+  CHECK(two.size() == 1 + 12 + 7 * 5);
+  CHECK(two.back().x + two.back().width == 768);
+  CHECK(two.back().y + two.back().height == 576);
+  CHECK(two[13].width == 144);
   // A frame whose tiles would not be smaller than the detector's input: the whole frame only.
-  CHECK(detector_views(400, 224, true).size() == 1);
-  CHECK(detector_views(400, 300, true).size() > 1);
+  CHECK(detector_views(400, 224, 1).size() == 1);
+  CHECK(detector_views(400, 300, 1).size() > 1);
 }
 
 TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians and keeps their IDs (CPU path, detector tiles)",
@@ -283,7 +289,7 @@ TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians and keeps 
   // (515, 195) and (660, 285)).
   const float truth[3][2] = {{270, 265}, {515, 195}, {660, 285}};
   for (bool tiles : {false, true}) {
-    gp::config::apply_override(c, std::string("pose.detector_tiles=") + (tiles ? "true" : "false"));
+    gp::config::apply_override(c, std::string("pose.detector_tiles=") + (tiles ? "1" : "0"));
     MaskProcessor processor(rt, read_settings(schema().validate(c, "test")), 1);
     std::vector<FrameResult> out;
     processor.run({source}, nullptr, FrameWants{}, out);

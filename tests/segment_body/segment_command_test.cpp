@@ -173,7 +173,7 @@ TEST_CASE("segment-body CPU pose_lite: a photo and the sample video give masks a
   const fs::path out = gp::test::scratch_dir("sb-pose") / "out";
   const std::string video = gp::test::source_path("data-samples/video/moving_shapes.mp4");
   nlohmann::json report;
-  REQUIRE(run_cpu({kMessi, video}, {"model.variant=pose_lite", "pose.detector_tiles=false"}, out, report) == 0);
+  REQUIRE(run_cpu({kMessi, video}, {"model.variant=pose_lite", "pose.detector_tiles=0"}, out, report) == 0);
   // The photo: one person, as JSON and as a CSV row under its header (9 + 33 x 5 + 33 x 3 columns).
   std::ifstream json_file(out / "messi5_pose.json");
   const nlohmann::json photo = nlohmann::json::parse(json_file);
