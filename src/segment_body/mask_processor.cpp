@@ -32,7 +32,17 @@ struct Temporal final : TemporalStream {
   Memory state, prev_luma;
   bool first = true;
   detect::ByteTracker people;  // BlazePose variants: the video's people, by their landmarks' boxes
+  std::vector<FollowedPerson> followed;  // streaming mode: the last frame's people, for the next
 };
+
+// Streaming mode follows a video's people from frame to frame as MediaPipe's video mode does (the
+// next frame's ROI from this frame's auxiliary landmarks). Batches of frames run together, so
+// throughput mode detects every frame; the CPU path, one frame at a time anyway, does the same as
+// the GPU's in each mode.
+void remember_people(Temporal& t, const std::vector<PersonPose>& people) {
+  t.followed.clear();
+  for (const PersonPose& p : people) t.followed.push_back({pose_roi_from_landmarks(p), p.detection_score});
+}
 
 // IDs for a video frame's people: the tracker's confirmed track each was matched to (track-faces'
 // ByteTrack on the boxes of the landmarks, scored by the detector).
@@ -324,9 +334,11 @@ struct MaskProcessor::Impl {
       }
       if (pose) {
         std::vector<std::vector<PersonPose>> people;
-        pose->run({f}, {model_view(slot.canvas.data)}, people);
+        const bool follow = temporal && s.streaming;
+        pose->run({f}, {model_view(slot.canvas.data)}, people, follow ? &temporal->followed : nullptr);
         results[i].people = std::move(people[0]);
         if (temporal) track_people(temporal->people, results[i].people);
+        if (follow) remember_people(*temporal, results[i].people);
         model_mask = static_cast<const float*>(slot.canvas.data);
       } else {
         ScopedStage span("model");
@@ -397,7 +409,8 @@ struct MaskProcessor::Impl {
         canvases[i] = model_view(slots[i].canvas.data);
         model_masks[i] = static_cast<const float*>(slots[i].canvas.data);
       }
-      pose->run(device_frames, canvases, people);
+      const bool follow = temporal && s.streaming && n == 1;
+      pose->run(device_frames, canvases, people, follow ? &temporal->followed : nullptr);
     } else {
       ScopedStage span("model");
       float* model_out = const_cast<float*>(cuda->output_device(0));
@@ -428,6 +441,7 @@ struct MaskProcessor::Impl {
       copy_results(slots[i], slots[i].down.as<std::uint8_t>(), frames[i].width, frames[i].height, wants, results[i]);
       results[i].people = std::move(people[i]);
       if (temporal && pose) track_people(temporal->people, results[i].people);  // in frame order
+      if (temporal && pose && s.streaming && n == 1) remember_people(*temporal, results[i].people);
     }
   }
 };

@@ -221,6 +221,22 @@ struct PoseStage::Impl {
     for (const Candidate* c : kept) people.push_back({frame, c->d.score, c->roi});
   }
 
+  // The previous frame's people first (their landmark ROIs), then the detections that are not one
+  // of them (frame 0 of a one-frame run), at most max_people.
+  void follow(std::vector<Person>& people, const std::vector<FollowedPerson>* followed) const {
+    if (!followed || followed->empty()) return;
+    std::vector<Person> merged;
+    for (const FollowedPerson& f : *followed)
+      if (int(merged.size()) < s.max_people) merged.push_back({0, f.score, f.roi});
+    for (const Person& p : people) {
+      if (int(merged.size()) >= s.max_people) break;
+      const bool known = std::any_of(followed->begin(), followed->end(),
+                                     [&](const FollowedPerson& f) { return roi_overlap(f.roi, p.roi) > 0.5f; });
+      if (!known) merged.push_back(p);
+    }
+    people.swap(merged);
+  }
+
   // The share of the smaller of two ROIs' squares (rotations ignored) inside the other.
   static float roi_overlap(const detect::Roi& a, const detect::Roi& b) {
     const float ix = std::max(0.0f, std::min(a.cx + a.size / 2, b.cx + b.size / 2) - std::max(a.cx - a.size / 2, b.cx - b.size / 2));
@@ -242,7 +258,7 @@ struct PoseStage::Impl {
   }
 
   void run_gpu(const std::vector<frames::FrameSource>& frames, const std::vector<ImageView>& canvases,
-               std::vector<std::vector<PersonPose>>& out) {
+               std::vector<std::vector<PersonPose>>& out, const std::vector<FollowedPerson>* followed) {
     const Stream& st = *stream;
     const std::size_t n = frames.size();
     std::vector<DetectorItem> items = detector_items(frames);
@@ -273,6 +289,7 @@ struct PoseStage::Impl {
     }
     std::vector<Person> people;
     for (std::size_t i = 0; i < n; ++i) add_people(int(i), items, boxes, scores, frames[i], people);
+    if (n == 1) follow(people, followed);
     const std::size_t count = people.size();
     if (count > 0) {
       ScopedStage span("pose landmarks");
@@ -349,7 +366,7 @@ struct PoseStage::Impl {
   }
 
   void run_cpu(const std::vector<frames::FrameSource>& frames, const std::vector<ImageView>& canvases,
-               std::vector<std::vector<PersonPose>>& out) {
+               std::vector<std::vector<PersonPose>>& out, const std::vector<FollowedPerson>* followed) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
       std::vector<Person> people;
       {
@@ -368,6 +385,7 @@ struct PoseStage::Impl {
                     cpu_scores.begin() + std::ptrdiff_t(k * std::size_t(decode.num_boxes)));
         }
         add_people(0, items, cpu_boxes.data(), cpu_scores.data(), frames[i], people);
+        if (frames.size() == 1) follow(people, followed);
         for (Person& p : people) p.frame = int(i);
       }
       std::vector<detect::Roi> rois;
@@ -403,7 +421,7 @@ PoseStage::~PoseStage() = default;
 void PoseStage::warm_up() { impl_->warm_up(); }
 
 void PoseStage::run(const std::vector<frames::FrameSource>& frames, const std::vector<ImageView>& canvases,
-                    std::vector<std::vector<PersonPose>>& people) {
+                    std::vector<std::vector<PersonPose>>& people, const std::vector<FollowedPerson>* followed) {
   if (frames.size() != canvases.size()) throw Error("segment-body pose: frames and canvases differ in number");
   if (impl_->gpu && int(frames.size()) > impl_->max_frames)
     throw Error("segment-body pose: " + std::to_string(frames.size()) + " frames for a batch of " +
@@ -411,9 +429,9 @@ void PoseStage::run(const std::vector<frames::FrameSource>& frames, const std::v
   people.assign(frames.size(), {});
   if (frames.empty()) return;
   if (impl_->gpu)
-    impl_->run_gpu(frames, canvases, people);
+    impl_->run_gpu(frames, canvases, people, followed);
   else
-    impl_->run_cpu(frames, canvases, people);
+    impl_->run_cpu(frames, canvases, people, followed);
 }
 
 }  // namespace gp::segbody

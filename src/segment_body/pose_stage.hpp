@@ -19,6 +19,13 @@
 
 namespace gp::segbody {
 
+// A person followed from the previous frame of a video (streaming mode): the ROI of their
+// auxiliary landmarks (pose_roi_from_landmarks) and their detection score.
+struct FollowedPerson {
+  detect::Roi roi;
+  float score = 0;
+};
+
 class PoseStage {
  public:
   // GPU when `stream` is not null (the processor's stream; everything is enqueued on it).
@@ -31,8 +38,11 @@ class PoseStage {
   // canvases[i]: f32 1-channel views (device or host as the frames) the size of the postprocess's
   // model mask. people[i]: frame i's people, in decreasing detection score. Synchronises the
   // stream once (for the detections) and again (for the landmarks) on the GPU.
+  // followed (one frame only): MediaPipe's video mode, for every person: the people of the
+  // previous frame are looked for in the ROIs of their landmarks, and the detector adds only people
+  // whose ROI is not mostly one of those.
   void run(const std::vector<frames::FrameSource>& frames, const std::vector<ImageView>& canvases,
-           std::vector<std::vector<PersonPose>>& people);
+           std::vector<std::vector<PersonPose>>& people, const std::vector<FollowedPerson>* followed = nullptr);
 
  private:
   struct Impl;

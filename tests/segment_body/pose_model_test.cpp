@@ -400,3 +400,37 @@ TEST_CASE("pose preview: background dimmed by the mask, visible limbs drawn in t
   CHECK(at(100, 20) == gp::frames::tint(colour));          // the visible right shoulder's joint
   CHECK(at(100, 80) == (gp::frames::Rgb{80, 80, 80}));     // the hidden elbow: nothing
 }
+
+TEST_CASE("segment-body pose streaming mode follows people with the ROIs of their landmarks (MediaPipe's video mode)",
+          "[segment_body][pose]") {
+  const auto detector = gp::test::find_model("pose_detection.tflite");
+  const auto landmarks = gp::test::find_model("pose_landmark_full.tflite");
+  const std::filesystem::path video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+  if (!detector || !landmarks || !std::filesystem::is_regular_file(video)) return;
+  gp::io::VideoReader reader(video.string());
+  std::vector<gp::io::VideoFrame> frames(2);
+  for (auto& f : frames) REQUIRE(reader.read(f));
+  gp::config::json c = gp::config::json::object();
+  c["inputs"] = gp::config::json::array({"x.avi"});
+  gp::config::apply_override(c, "model.variant=pose_full");
+  gp::config::apply_override(c, "run.mode=streaming");
+  gp::Runtime rt(gp::RuntimeOptions{gp::DeviceChoice::parse("cpu")});
+  MaskProcessor processor(rt, read_settings(schema().validate(c, "test")), 1);
+  auto stream = processor.new_stream();
+  std::vector<FrameResult> first, second;
+  processor.run({gp::frames::video_frame_source(frames[0])}, stream.get(), FrameWants{}, first);
+  processor.run({gp::frames::video_frame_source(frames[1])}, stream.get(), FrameWants{}, second);
+  REQUIRE(first[0].people.size() >= 3);
+  // Each of the first frame's people is looked for in the next frame in the ROI of their auxiliary
+  // landmarks, keeping their detection score.
+  int followed = 0;
+  for (const PersonPose& p : first[0].people) {
+    const gp::detect::Roi expected = pose_roi_from_landmarks(p);
+    for (const PersonPose& q : second[0].people)
+      if (q.roi.cx == expected.cx && q.roi.cy == expected.cy && q.roi.size == expected.size &&
+          q.detection_score == p.detection_score)
+        ++followed;
+  }
+  INFO(first[0].people.size() << " people in frame 0, " << second[0].people.size() << " in frame 1");
+  CHECK(followed >= 3);
+}
