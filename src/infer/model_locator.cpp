@@ -30,4 +30,12 @@ std::string locate_model(const std::string& explicit_path, const std::string& fi
                    " (run scripts/fetch-models.sh, set GPUPROC_MODELS or " + field + ")");
 }
 
+Model load_model(const std::string& path, const std::string& what) {
+  try {
+    return Model::load(path);
+  } catch (const std::exception& e) {
+    throw UsageError(what + ": " + e.what());
+  }
+}
+
 }  // namespace gp::infer

@@ -11,6 +11,7 @@
 #include "cuda/frames/preprocess.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/cuda_engine.hpp"
+#include "infer/model_locator.hpp"
 #include "infer/tflite_model.hpp"
 #include "frames/frame_packing.hpp"
 #include "frames/rgb_image.hpp"
@@ -120,13 +121,7 @@ struct MaskProcessor::Impl {
   }
 
   void init_selfie() {
-    infer::Model model = [&] {
-      try {
-        return infer::Model::load(s.model_path);
-      } catch (const std::exception& e) {
-        throw UsageError(std::string("/model/path: ") + e.what());
-      }
-    }();
+    infer::Model model = infer::load_model(s.model_path, "/model/path");
     if (gpu) {
       infer::CudaEngineOptions options;
       options.precision = s.fp16 ? infer::Precision::fp16 : infer::Precision::fp32;

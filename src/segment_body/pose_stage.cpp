@@ -11,6 +11,7 @@
 #include "detection/detection_decode.hpp"
 #include "infer/cpu_engine.hpp"
 #include "infer/engine_ladder.hpp"
+#include "infer/model_locator.hpp"
 #include "infer/tflite_model.hpp"
 
 namespace gp::segbody {
@@ -26,13 +27,7 @@ constexpr std::size_t kPersonValues = kLandmarkValues + kHeatmapValues + kWorldV
 constexpr int kLandmarkBatch = 16;  // largest landmark engine (GPU)
 constexpr int kDetectorBatch = 32;  // largest detector engine (GPU): views of frames
 
-infer::Model load_model(const std::string& path, const char* field) {
-  try {
-    return infer::Model::load(path);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string(field) + ": " + e.what());
-  }
-}
+using infer::load_model;
 
 std::vector<long long> per_item_elements(const std::vector<infer::Shape>& shapes) {
   std::vector<long long> out;

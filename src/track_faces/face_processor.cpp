@@ -11,6 +11,7 @@
 #include "infer/cuda_engine.hpp"
 #include "infer/engine_ladder.hpp"
 #include "cuda/infer/op_geometry.hpp"
+#include "infer/model_locator.hpp"
 #include "infer/tflite_model.hpp"
 #include "frames/frame_packing.hpp"
 
@@ -22,13 +23,7 @@ namespace {
 constexpr int kLandmarkInput = 192;          // face_landmark.tflite: 1 x 192 x 192 x 3, values in [0, 1]
 constexpr int kFacesReservedPerFrame = 8;  // landmark buffers made up front; more faces grow them
 
-infer::Model load_model(const std::string& path, const char* what) {
-  try {
-    return infer::Model::load(path);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string(what) + ": " + e.what());
-  }
-}
+using infer::load_model;
 
 // face_landmark.tflite's outputs, found by size: 468 x 3 landmarks and the face flag (a logit).
 struct LandmarkOutputs {
