@@ -16,6 +16,7 @@
 #include "frames/frame_packing.hpp"
 #include "frames/rgb_image.hpp"
 #include "detection/tracker.hpp"
+#include "segment_body/pose_smoothing.hpp"
 #include "segment_body/pose_stage.hpp"
 
 namespace gp::segbody {
@@ -33,25 +34,24 @@ struct Temporal final : TemporalStream {
   Memory state, prev_luma;
   bool first = true;
   detect::ByteTracker people;  // BlazePose variants: the video's people, by their landmarks' boxes
+  PoseSmoother smoother;  // their landmarks' filters, per ID
   std::vector<FollowedPerson> followed;  // streaming mode: the last frame's people, for the next
 };
 
-// Streaming mode follows a video's people from frame to frame as MediaPipe's video mode does (the
-// next frame's ROI from this frame's auxiliary landmarks). Batches of frames run together, so
-// throughput mode detects every frame; the CPU path, one frame at a time anyway, does the same as
-// the GPU's in each mode.
-void remember_people(Temporal& t, const std::vector<PersonPose>& people) {
-  t.followed.clear();
-  for (const PersonPose& p : people) t.followed.push_back({pose_roi_from_landmarks(p), p.detection_score});
-}
-
-// IDs for a video frame's people: the tracker's confirmed track each was matched to (track-faces'
-// ByteTrack on the boxes of the landmarks, scored by the detector).
-void track_people(detect::ByteTracker& tracker, std::vector<PersonPose>& people) {
+// A video frame's people, in frame order: IDs from the tracker (track-faces' ByteTrack on the
+// boxes of the landmarks, scored by the detector), then their landmarks smoothed per ID, then in
+// streaming mode the next frame's ROIs from the (smoothed) auxiliary landmarks: MediaPipe's video
+// mode. Batches of frames run together, so throughput mode detects every frame; the CPU path,
+// one frame at a time anyway, does the same as the GPU's in each mode.
+void follow_people(Temporal& t, std::vector<PersonPose>& people, double time_s, bool smooth, bool follow) {
   std::vector<detect::TrackerDetection> boxes;
   for (const PersonPose& p : people) boxes.push_back({{p.box[0], p.box[1], p.box[2], p.box[3]}, p.detection_score});
-  for (const detect::TrackView& t : tracker.update(boxes).confirmed)
-    if (t.detection >= 0) people[std::size_t(t.detection)].id = t.id;
+  for (const detect::TrackView& track : t.people.update(boxes).confirmed)
+    if (track.detection >= 0) people[std::size_t(track.detection)].id = track.id;
+  if (smooth) t.smoother.smooth(people, time_s);
+  if (!follow) return;
+  t.followed.clear();
+  for (const PersonPose& p : people) t.followed.push_back({pose_roi_from_landmarks(p), p.detection_score});
 }
 
 Yuv420Planes yuv_planes_at(std::uint8_t* data, int w, int h) {
@@ -314,8 +314,8 @@ struct MaskProcessor::Impl {
     else r.background.clear();
   }
 
-  void run_cpu(const std::vector<FrameSource>& frames, Temporal* temporal, const FrameWants& wants,
-               std::vector<FrameResult>& results) {
+  void run_cpu(const std::vector<FrameSource>& frames, Temporal* temporal, const std::vector<double>& times_s,
+               const FrameWants& wants, std::vector<FrameResult>& results) {
     Slot& slot = slots[0];
     for (std::size_t i = 0; i < frames.size(); ++i) {
       const FrameSource& f = frames[i];
@@ -332,8 +332,7 @@ struct MaskProcessor::Impl {
         const bool follow = temporal && s.streaming;
         pose->run({f}, {model_view(slot.canvas.data)}, people, follow ? &temporal->followed : nullptr);
         results[i].people = std::move(people[0]);
-        if (temporal) track_people(temporal->people, results[i].people);
-        if (follow) remember_people(*temporal, results[i].people);
+        if (temporal) follow_people(*temporal, results[i].people, times_s.at(i), s.pose.smooth_landmarks, follow);
         model_mask = static_cast<const float*>(slot.canvas.data);
       } else {
         ScopedStage span("model");
@@ -375,8 +374,8 @@ struct MaskProcessor::Impl {
   }
   bool warmed = false;
 
-  void run_gpu(const std::vector<FrameSource>& frames, Temporal* temporal, const FrameWants& wants,
-               std::vector<FrameResult>& results) {
+  void run_gpu(const std::vector<FrameSource>& frames, Temporal* temporal, const std::vector<double>& times_s,
+               const FrameWants& wants, std::vector<FrameResult>& results) {
     const std::size_t n = frames.size();
     std::vector<FrameSource> device_frames(n);
     std::vector<Rect> content(n);
@@ -435,8 +434,8 @@ struct MaskProcessor::Impl {
     for (std::size_t i = 0; i < n; ++i) {
       copy_results(slots[i], slots[i].down.as<std::uint8_t>(), frames[i].width, frames[i].height, wants, results[i]);
       results[i].people = std::move(people[i]);
-      if (temporal && pose) track_people(temporal->people, results[i].people);  // in frame order
-      if (temporal && pose && s.streaming && n == 1) remember_people(*temporal, results[i].people);
+      if (temporal && pose)
+        follow_people(*temporal, results[i].people, times_s.at(i), s.pose.smooth_landmarks, s.streaming && n == 1);
     }
   }
 };
@@ -476,16 +475,19 @@ std::unique_ptr<TemporalStream> MaskProcessor::new_stream() {
 }
 
 void MaskProcessor::run(const std::vector<FrameSource>& frames, TemporalStream* temporal, const FrameWants& wants,
-                        std::vector<FrameResult>& results) {
+                        std::vector<FrameResult>& results, const std::vector<double>& times_s) {
   if (frames.size() > std::size_t(impl_->batch) && impl_->gpu)
     throw Error("segment-body: " + std::to_string(frames.size()) + " frames for a batch of " +
                 std::to_string(impl_->batch));
   results.resize(frames.size());
+  if (temporal && times_s.size() != frames.size())
+    throw Error("segment-body: " + std::to_string(times_s.size()) + " frame times for " + std::to_string(frames.size()) +
+                " video frames");
   auto* t = static_cast<Temporal*>(temporal);
   if (impl_->gpu)
-    impl_->run_gpu(frames, t, wants, results);
+    impl_->run_gpu(frames, t, times_s, wants, results);
   else
-    impl_->run_cpu(frames, t, wants, results);
+    impl_->run_cpu(frames, t, times_s, wants, results);
 }
 
 }  // namespace gp::segbody

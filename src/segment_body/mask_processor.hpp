@@ -64,9 +64,10 @@ class MaskProcessor {
   std::unique_ptr<TemporalStream> new_stream();
 
   // frames: host memory, at most batch() of them, any sizes. temporal: the video's state (its
-  // frames in order), null for independent images. results: resized to frames.size().
+  // frames in order), null for independent images; then times_s gives each frame's time in the
+  // video (seconds, increasing: the landmark smoothing's clock). results: resized to frames.size().
   void run(const std::vector<FrameSource>& frames, TemporalStream* temporal, const FrameWants& wants,
-           std::vector<FrameResult>& results);
+           std::vector<FrameResult>& results, const std::vector<double>& times_s = {});
 
  private:
   struct Impl;

@@ -123,6 +123,11 @@ PersonPose decode_pose(const float* landmarks, const float* heatmap, const float
     const float* v = world + 3 * i;
     p.world[i] = {c * v[0] - s * v[1], s * v[0] + c * v[1], v[2]};
   }
+  update_box(p);
+  return p;
+}
+
+void update_box(PersonPose& p) {
   p.box[0] = p.box[2] = p.landmarks[0].x;
   p.box[1] = p.box[3] = p.landmarks[0].y;
   for (const PoseLandmark& l : p.landmarks) {
@@ -131,7 +136,6 @@ PersonPose decode_pose(const float* landmarks, const float* heatmap, const float
     p.box[2] = std::max(p.box[2], l.x);
     p.box[3] = std::max(p.box[3], l.y);
   }
-  return p;
 }
 
 PoseOutputs pose_outputs(const std::vector<long long>& elements, const std::string& path) {

@@ -67,6 +67,9 @@ detect::Roi pose_roi_from_landmarks(const PersonPose& pose);
 PersonPose decode_pose(const float* landmarks, const float* heatmap, const float* world, float flag,
                        const detect::Roi& roi);
 
+// The landmarks' bounding box into pose.box.
+void update_box(PersonPose& pose);
+
 // The landmark model's five outputs, by their element counts: landmarks 195, pose flag 1,
 // segmentation 256 x 256, heatmap 64 x 64 x 39, world landmarks 117.
 struct PoseOutputs {

@@ -93,6 +93,11 @@ Table make_table() {
             "only: 0): 1 adds overlapping tiles of half the frame's short side, 2 also of a quarter (more people, about "
             "four times the detector's work at level 1's)",
             member(&Settings::pose, &PoseSettings::detector_tiles));
+  t.boolean("/pose/smooth_landmarks", true,
+            "videos: take the jitter out of each person's landmarks from frame to frame with MediaPipe's filters "
+            "(its smooth_landmarks, on by default): 1-euro filters on the landmarks, world landmarks and the next "
+            "frame's ROI, a low-pass on visibilities",
+            member(&Settings::pose, &PoseSettings::smooth_landmarks));
   t.integer("/pose/canvas", 512, 64, 4096, "side of the square canvas the people's masks are combined in before upsampling",
             member(&Settings::pose, &PoseSettings::canvas));
 

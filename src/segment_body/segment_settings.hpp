@@ -39,6 +39,7 @@ struct PoseSettings {
   float min_presence = 0.5f;        // the landmark model's pose flag (ThresholdingCalculator)
   int canvas = 512;                 // side of the square mask canvas the people are pasted into
   int detector_tiles = 1;           // tile levels the detector also looks at (pose_model.hpp detector_views)
+  bool smooth_landmarks = true;     // videos: MediaPipe's landmark filters per person (pose_smoothing.hpp)
 };
 
 struct Settings {

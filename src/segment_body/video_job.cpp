@@ -203,6 +203,7 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
     processor.warm_up();  // while the decoder starts
     std::vector<DecodedFrame> frames;
     std::vector<FrameSource> sources;
+    std::vector<double> times_s;
     std::vector<FrameResult> results;
     for (bool first = true;; first = false) {
       frames.clear();
@@ -215,8 +216,12 @@ VideoJobResult run_video(const Settings& s, MaskProcessor& processor, io::VideoR
       throw_if_stop_requested(path, "compute");
       const std::int64_t taken_us = Trace::now_us();
       sources.clear();
-      for (const DecodedFrame& d : frames) sources.push_back(gp::frames::video_frame_source(d.frame));
-      processor.run(sources, temporal.get(), wants, results);
+      times_s.clear();
+      for (const DecodedFrame& d : frames) {
+        sources.push_back(gp::frames::video_frame_source(d.frame));
+        times_s.push_back(double(d.frame.pts()) * seconds_per_tick - info.start_time);
+      }
+      processor.run(sources, temporal.get(), wants, results, times_s);
       const std::int64_t ready_us = Trace::now_us();
       for (std::size_t i = 0; i < frames.size(); ++i) {
         result.latency_ms.push_back(double(ready_us - frames[i].decoded_us) / 1000.0);

@@ -314,7 +314,7 @@ TEST_CASE("segment-body pose_full finds vtest.avi's three pedestrians and keeps 
       auto stream = processor.new_stream();
       std::vector<std::vector<int>> ids(3);
       for (std::size_t f = 0; f < frames.size(); ++f) {
-        processor.run({gp::frames::video_frame_source(frames[f])}, stream.get(), FrameWants{}, out);
+        processor.run({gp::frames::video_frame_source(frames[f])}, stream.get(), FrameWants{}, out, {0.1 * double(f)});
         for (const auto& t : truth) {
           int id = -1;
           for (const PersonPose& p : out[0].people)
@@ -418,8 +418,8 @@ TEST_CASE("segment-body pose streaming mode follows people with the ROIs of thei
   MaskProcessor processor(rt, read_settings(schema().validate(c, "test")), 1);
   auto stream = processor.new_stream();
   std::vector<FrameResult> first, second;
-  processor.run({gp::frames::video_frame_source(frames[0])}, stream.get(), FrameWants{}, first);
-  processor.run({gp::frames::video_frame_source(frames[1])}, stream.get(), FrameWants{}, second);
+  processor.run({gp::frames::video_frame_source(frames[0])}, stream.get(), FrameWants{}, first, {0.0});
+  processor.run({gp::frames::video_frame_source(frames[1])}, stream.get(), FrameWants{}, second, {0.1});
   REQUIRE(first[0].people.size() >= 3);
   // Each of the first frame's people is looked for in the next frame in the ROI of their auxiliary
   // landmarks, keeping their detection score.

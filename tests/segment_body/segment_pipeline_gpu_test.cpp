@@ -110,10 +110,14 @@ TEST_CASE("segment-body GPU path vs CPU path: video with temporal state (batches
     std::vector<std::uint8_t> cpu_masks, gpu_masks, cpu_bg, gpu_bg;
     for (std::size_t start = 0; start < video.size(); start += 8) {
       std::vector<FrameSource> frames;
-      for (std::size_t i = start; i < start + 8; ++i) frames.push_back(video[i].source());
+      std::vector<double> times;
+      for (std::size_t i = start; i < start + 8; ++i) {
+        frames.push_back(video[i].source());
+        times.push_back(double(i) / 30);
+      }
       std::vector<FrameResult> a, b;
-      cpu.run(frames, cpu_stream.get(), wants, a);
-      gpu.run(frames, gpu_stream.get(), wants, b);
+      cpu.run(frames, cpu_stream.get(), wants, a, times);
+      gpu.run(frames, gpu_stream.get(), wants, b, times);
       for (std::size_t i = 0; i < frames.size(); ++i) {
         cpu_masks.insert(cpu_masks.end(), a[i].mask.begin(), a[i].mask.end());
         gpu_masks.insert(gpu_masks.end(), b[i].mask.begin(), b[i].mask.end());
