@@ -133,6 +133,44 @@ if [[ -f $models/selfie_segmentation.tflite ]]; then
     --set output.dir="$work/sb-cut"
   left=$(find "$work/sb-cut" -type f ! -path '*/.gpuproc/*' 2>/dev/null)
   [[ -z $left ]]; ok "segment-body failed video leaves no frame files ($left)" $?
+  # Bad inputs of every kind in one batch (issue 25): each fails alone, naming its file; the good
+  # video and the 10000x10000 photo are done; the failed ones leave nothing.
+  mkdir -p "$work/bad"
+  ffmpeg -nostdin -v error -f lavfi -i sine=frequency=440:duration=1 -c:a aac "$work/bad/audio_only.mp4"
+  : >"$work/bad/empty.mp4"
+  printf 'YUV4MPEG2 W64 H64 F10:1 Ip A1:1 C420jpeg\n' >"$work/bad/no_frames.y4m"  # a video stream, no frame
+  ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=10000x10000:rate=1 -frames:v 1 -q:v 5 "$work/bad/huge.jpg"
+  check "segment-body bad inputs" 1 "$gpuproc" "${sb[@]}" "$work/bad/audio_only.mp4" "$work/bad/empty.mp4" \
+    "$work/bad/no_frames.y4m" "$work/cut.mp4" "$work/bad/huge.jpg" data-samples/video/moving_shapes.mp4 \
+    --set output.mask_png.enabled=all --set output.dir="$work/sb-bad" --report "$work/sb-bad.json"
+  expect_text "segment-body: audio only" "$work/stderr" "$work/bad/audio_only.mp4: open: no video stream"
+  expect_text "segment-body: empty file" "$work/stderr" "$work/bad/empty.mp4: open:"
+  expect_text "segment-body: no frames" "$work/stderr" "$work/bad/no_frames.y4m: decode: no frame could be decoded"
+  expect_text "segment-body: truncated" "$work/stderr" "$work/cut.mp4: "
+  json_check "segment-body bad inputs: 4 failed, the video and the huge photo done" "$work/sb-bad.json" \
+    "j['items']['failed']==4 and j['items']['succeeded']==2"
+  left=$(cd "$work/sb-bad" && find . -type f ! -path './.gpuproc/*' | sort | grep -v -e '^./moving_shapes' -e '^./huge_mask.png$')
+  [[ -z $left ]]; ok "segment-body bad inputs leave nothing of theirs ($left)" $?
+  [[ $(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print(*struct.unpack('>II', d[16:24]))" \
+    "$work/sb-bad/huge_mask.png") == "10000 10000" ]]; ok "segment-body: the 10000x10000 mask" $?
+  rm -f "$work/bad/huge.jpg"
+  # A model file that is not the expected model: a usage error naming the field and the file, before any work.
+  if [[ -f $models/face_detection_short_range.tflite ]]; then
+    check "segment-body: a detector as the selfie model" 2 "$gpuproc" "${sb[@]}" data-samples/video/moving_shapes.mp4 \
+      --set model.path="$models/face_detection_short_range.tflite" --set output.dir="$work/sb-model"
+    expect_text "segment-body: wrong model named" "$work/stderr" \
+      "/model/path: $models/face_detection_short_range.tflite is not a selfie segmentation model"
+    [[ ! -e $work/sb-model ]]; ok "segment-body wrong model: nothing written" $?
+  fi
+  if [[ -f $models/pose_detection.tflite && -f $models/pose_landmark_lite.tflite ]]; then
+    check "segment-body: the selfie model as a pose model" 2 "$gpuproc" "${sb[@]}" data-samples/video/moving_shapes.mp4 \
+      --set model.variant=pose_lite --set model.path="$models/selfie_segmentation.tflite" --set output.dir="$work/sb-model"
+    expect_text "segment-body: not a BlazePose landmark model" "$work/stderr" "is not a BlazePose landmark model"
+    check "segment-body: a landmark model as the person detector" 2 "$gpuproc" "${sb[@]}" data-samples/video/moving_shapes.mp4 \
+      --set model.variant=pose_lite --set pose.detector_path="$models/pose_landmark_lite.tflite" --set output.dir="$work/sb-model"
+    expect_text "segment-body: not the person detector" "$work/stderr" \
+      "/pose/detector_path: $models/pose_landmark_lite.tflite is not BlazePose's person detector"
+  fi
 fi
 
 # ---- 6. SIGINT / SIGTERM mid-batch ----------------------------------------------------------------
