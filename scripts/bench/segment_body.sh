@@ -45,6 +45,7 @@
 #   BENCH_LONG_FRAMES frames of (e)'s clip (default 1500; 0: no (e))
 #   BENCH_POSE        1 (default) runs (f)
 #   BENCH_CLIPS       clips of (g) (default 16; 0: no (g))
+#   BENCH_IN_FLIGHT   (g) again with each of these run.videos_in_flight values (e.g. "4 6 8")
 #   BENCH_KEEP=1      keep the work folder
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,6 +132,13 @@ if [[ ${BENCH_POSE:-1} == 1 ]]; then
     timed "f_source_tiles_$tiles" "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$source_video" \
       --set output.dir="$work/f_source_$tiles" --set pose.detector_tiles=$tiles --report "$work/f_source_$tiles.json"
   done
+  # The landmark smoothing's effect (tiles 1 again without it) and streaming mode with tiles 2 and
+  # the annotated preview.
+  timed f_source_unsmoothed "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$source_video" \
+    --set output.dir="$work/f_source_unsmoothed" --set pose.smooth_landmarks=false
+  timed f_source_streaming_preview "$work/none" "$gpuproc" "${job[@]}" "${pose[@]}" --device "$device" "$source_video" \
+    --set output.dir="$work/f_source_streaming" --set pose.detector_tiles=2 --set run.mode=streaming \
+    --set output.pose.preview=true --report "$work/f_source_streaming.json"
 fi
 
 clips=${BENCH_CLIPS:-16}
@@ -150,6 +158,11 @@ if ((clips > 0)); then
     --report "$work/g_one.json"
   timed g_many "$work/none" "$gpuproc" "${job[@]}" --device "$device" "${many[@]}" --set output.dir="$work/gm" \
     --report "$work/g_many.json"
+  for k in ${BENCH_IN_FLIGHT:-}; do
+    timed "g_many_in_flight_$k" "$work/none" "$gpuproc" "${job[@]}" --device "$device" "${many[@]}" \
+      --set output.dir="$work/gm$k" --set run.videos_in_flight="$k"
+    rm -rf "$work/gm$k"
+  done
   timed g_codec_limit "$work/none" bash -c "mkdir -p '$work/gc' && for c in ${many[*]}; do \
     '$ffmpeg' -v error -y -threads 0 -i \$c -vf format=gray -c:v ffv1 -threads 0 '$work/gc/'\$(basename \$c .mp4).mkv & done; wait"
 fi
@@ -251,20 +264,40 @@ if load("infer-pose_landmark_full.json"):
     fg, fs = load("f_pose_gpu.json"), load("f_pose_streaming.json")
     f["clip_pose_full"] = {"wall_s": t_f, "frames_per_s": rate(frames, t_f), "extra": (fg or {}).get("extra"),
                            "streaming_wall_s": t_fs, "streaming_compute_latency_ms": (fs or {}).get("extra", {}).get("compute_latency_ms")}
+    def jitter(frames_people):
+        # Mean second difference of the landmarks of each ID over three consecutive frames, in % of
+        # the person's box height: what smoothing takes out (steady motion has none).
+        total, n = 0.0, 0
+        for a, b, c in zip(frames_people, frames_people[1:], frames_people[2:]):
+            for pid, pc in c.items():
+                if pid in a and pid in b:
+                    pa, pb = a[pid], b[pid]
+                    h = max(1.0, pc["box"][3] - pc["box"][1])
+                    for la, lb, lc in zip(pa["landmarks"], pb["landmarks"], pc["landmarks"]):
+                        total += 100 * (abs(lc[0] - 2 * lb[0] + la[0]) + abs(lc[1] - 2 * lb[1] + la[1])) / 2 / h
+                        n += 1
+        return round(total / n, 4) if n else None
     people = {}
-    for tiles in ("0", "1", "2"):
-        folder = os.path.join(work, f"f_source_{tiles}")
+    for name, run in (("tiles_0", "f_source_tiles_0"), ("tiles_1", "f_source_tiles_1"), ("tiles_2", "f_source_tiles_2"),
+                      ("tiles_1_unsmoothed", "f_source_unsmoothed"), ("tiles_2_streaming", "f_source_streaming_preview")):
+        folder = os.path.join(work, run.replace("f_source_tiles_", "f_source_").replace("_preview", ""))
         lines = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith("_pose.jsonl")] if os.path.isdir(folder) else []
         if not lines:
             continue
-        counts, ids = [], set()
+        counts, ids, by_id = [], set(), []
         for line in open(lines[0]):
             d = json.loads(line)
             counts.append(len(d["people"]))
             ids.update(p["id"] for p in d["people"] if p["id"] > 0)
-        people[f"tiles_{tiles}"] = {"frames": len(counts), "mean_people_per_frame": round(sum(counts) / max(1, len(counts)), 3),
-                                    "max_people_in_a_frame": max(counts or [0]), "frames_with_nobody": counts.count(0),
-                                    "distinct_confirmed_ids": len(ids), "wall_s": ok_time(runs, f"f_source_tiles_{tiles}")}
+            by_id.append({p["id"]: p for p in d["people"] if p["id"] > 0})
+        csvs = [n for n in os.listdir(folder) if n.endswith("_pose.csv")]
+        previews = [n for n in os.listdir(folder) if n.endswith("_pose_preview.mp4")]
+        people[name] = {"frames": len(counts), "mean_people_per_frame": round(sum(counts) / max(1, len(counts)), 3),
+                        "max_people_in_a_frame": max(counts or [0]), "frames_with_nobody": counts.count(0),
+                        "distinct_confirmed_ids": len(ids), "landmark_jitter_pct_of_height": jitter(by_id),
+                        "csv_rows": sum(1 for _ in open(os.path.join(folder, csvs[0]))) - 1 if csvs else None,
+                        "preview_frames": int(sh(f"ffprobe -v error -count_frames -select_streams v -show_entries stream=nb_read_frames -of csv=p=0 '{os.path.join(folder, previews[0])}'") or 0) if previews else None,
+                        "wall_s": ok_time(runs, run)}
     f["source_video_people"] = people
     f["source_video_people_note"] = ("no annotation of the source's pedestrians is at hand: distinct IDs count tracks, which "
                                      "a person who is lost for over 30 frames or a false detection adds to")
@@ -284,6 +317,11 @@ if t_many:
          "codec_limit_s": t_limit, "codec_limit_frames_per_s": rate(total, t_limit)}
     g["aggregate_over_one"] = round(g["many_frames_per_s"] / g["one_clip_frames_per_s"], 2) if t_one else None
     g["many_over_codec_limit"] = round(t_many / t_limit, 3) if t_limit else None
+    sweep = {name.rsplit("_", 1)[1]: ok_time(runs, name) for name in runs if name.startswith("g_many_in_flight_")}
+    if sweep:  # BENCH_IN_FLIGHT: the same job with run.videos_in_flight set
+        g["in_flight_sweep"] = {k: {"s": t, "frames_per_s": rate(total, t),
+                                    "over_one": round(rate(total, t) / g["one_clip_frames_per_s"], 2) if t and t_one else None}
+                                for k, t in sweep.items()}
     out["g_many_clips"] = g
     out["targets"]["many_clips_aggregate_over_one"] = {"value": g["aggregate_over_one"], "target": ">= 4",
                                                        "met": g["aggregate_over_one"] is not None and g["aggregate_over_one"] >= 4}
