@@ -127,94 +127,108 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
   std::vector<double> latency_ms, compute_latency_ms;
   std::vector<double> busy_s(devices, 0.0);  // each worker's or lane's compute time, written by it alone
 
-  // Images: load pool -> batches on one compute worker per device -> save pool.
-  if (!images.empty()) {
-    const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
-    PipelineOptions po;
-    po.load_threads = int(std::max(1u, cores / 2));
-    po.save_threads = int(std::max(1u, cores / 2));
-    po.compute_workers = int(devices);
-    po.compute_batch = smallest_batch();
-    po.max_in_flight = po.compute_batch * 3 * int(devices);
-    po.stop_on_error = s.stop_on_error;
-    const FrameWants wants = image_wants(s);
-    Pipeline<ImageItem>::Stages stages;
-    stages.make = [&](std::size_t k) {
-      auto item = std::make_unique<ImageItem>();
-      item->name = inputs[images[k]].path;
-      return item;
-    };
-    stages.load = [&](ImageItem& item) {
-      ScopedStage span("read+decode");
-      item.plan = plan_input(s, inputs[images[item.index]]);
-      item.image = gp::frames::load_rgb_image(item.name);
-    };
-    stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
-    stages.compute_batch = [&](const std::vector<ImageItem*>& items, int w) {
-      ctx.count_items(w, items.size());
-      std::vector<FrameSource> sources;
-      for (ImageItem* item : items)
-        sources.push_back(packed_frame(FrameFormat::rgb, item->image.pixels.data(), std::size_t(item->image.width) * 3,
-                                       item->image.width, item->image.height));
-      std::vector<FrameResult> results;
-      const std::int64_t start = Trace::now_us();
-      processors_[std::size_t(w)]->run(sources, nullptr, wants, results);
-      busy_s[std::size_t(w)] += double(Trace::now_us() - start) / 1e6;
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        items[i]->result = std::move(results[i]);
-        items[i]->image.pixels = {};
-      }
-      return std::vector<std::exception_ptr>(items.size());
-    };
-    stages.save = [&](ImageItem& item) {
-      ScopedStage span("encode+write");
-      FrameResult& r = item.result;
-      if (!item.plan.mask_png.empty()) write_png(item.plan.mask_png, r.mask, r.width, r.height, 1), item.written.push_back(item.plan.mask_png);
-      if (!item.plan.rgba_png.empty()) write_png(item.plan.rgba_png, r.rgba, r.width, r.height, 4), item.written.push_back(item.plan.rgba_png);
-      if (!item.plan.background_png.empty())
-        write_png(item.plan.background_png, r.background, r.width, r.height, 3), item.written.push_back(item.plan.background_png);
-      if (!item.plan.pose.empty()) {
-        write_text_file(item.plan.pose, pose_frame_json(0, -1.0, r.people) + "\n", item.name);
-        item.written.push_back(item.plan.pose);
-      }
-      if (!item.plan.pose_preview.empty()) {
-        std::vector<std::uint8_t> rgb(std::size_t(r.width) * r.height * 3);
-        pose_preview(packed_view(r.rgba.data(), r.width, r.height, 4, PixelType::u8), r.people,
-                     packed_view(rgb.data(), r.width, r.height, 3, PixelType::u8));
-        write_png(item.plan.pose_preview, rgb, r.width, r.height, 3);
-        item.written.push_back(item.plan.pose_preview);
-      }
-      if (!item.plan.pose_csv.empty()) {
-        write_text_file(item.plan.pose_csv, pose_csv_header() + pose_csv_rows(0, -1.0, r.people), item.name);
-        item.written.push_back(item.plan.pose_csv);
-      }
-    };
-    stages.done = [&](const ImageItem& item) {
-      if (!item.failed) {
-        std::lock_guard<std::mutex> lock(outcome_mutex);
-        outcome.work_units += 1, frames += 1;
-      }
-      ctx.finish_item(images[item.index], pipeline_result(item, item.written));
-    };
-    Pipeline<ImageItem> pipeline(po, stages);
-    outcome.stopped_on_error = pipeline.run(images.size()).cancelled;
-  }
-
   // Videos: each with its own decode and encode threads, run.videos_in_flight at a time per device
   // (lane d on device d % devices, its own processor and stream), each lane taking the next video.
+  // Images and videos move at once: the images' compute workers have processors 0..devices-1, the
+  // video lanes the ones after those.
   const std::size_t lanes =
       videos.empty() ? 0 : devices * std::size_t(videos_in_flight_for(s, rt.gpu(), std::thread::hardware_concurrency(), videos.size()));
   const std::size_t lanes_used = std::min(lanes, videos.size());
-  if (lanes_used > processors_.size()) {
+  const std::size_t first_lane_processor = images.empty() ? 0 : devices;
+  if (first_lane_processor + lanes_used > processors_.size()) {
     const std::size_t first_new = processors_.size();
-    processors_.resize(lanes_used);
-    busy_s.resize(lanes_used, 0.0);
-    for (std::size_t d = first_new; d < lanes_used; ++d) make_processor(d, ctx.runtime_for_worker(int(d)), s, s.batch, 0, 0, {});
+    processors_.resize(first_lane_processor + lanes_used);
+    for (std::size_t d = first_new; d < processors_.size(); ++d)
+      make_processor(d, ctx.runtime_for_worker(int(d)), s, s.batch, 0, 0, {});
   }
-  std::atomic<std::size_t> next_video{0};
-  std::atomic<bool> cancelled{outcome.stopped_on_error};
+  busy_s.resize(processors_.size(), 0.0);
+  std::atomic<bool> cancelled{false};
   std::exception_ptr fatal;  // a GPU error: the device is unusable, fatal for the job
+
+  // Images: load pool -> batches on one compute worker per device -> save pool, on their own thread.
+  std::thread image_thread;
+  if (!images.empty()) image_thread = std::thread([&] {
+    Trace::name_thread("images");
+    try {
+      const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+      PipelineOptions po;
+      po.load_threads = int(std::max(1u, cores / 2));
+      po.save_threads = int(std::max(1u, cores / 2));
+      po.compute_workers = int(devices);
+      po.compute_batch = smallest_batch();
+      po.max_in_flight = po.compute_batch * 3 * int(devices);
+      po.stop_on_error = s.stop_on_error;
+      const FrameWants wants = image_wants(s);
+      Pipeline<ImageItem>::Stages stages;
+      stages.make = [&](std::size_t k) {
+        auto item = std::make_unique<ImageItem>();
+        item->name = inputs[images[k]].path;
+        return item;
+      };
+      stages.load = [&](ImageItem& item) {
+        ScopedStage span("read+decode");
+        item.plan = plan_input(s, inputs[images[item.index]]);
+        item.image = gp::frames::load_rgb_image(item.name);
+      };
+      stages.compute_init = [&](int w) { ctx.runtime_for_worker(w).bind_thread(); };
+      stages.compute_batch = [&](const std::vector<ImageItem*>& items, int w) {
+        ctx.count_items(w, items.size());
+        std::vector<FrameSource> sources;
+        for (ImageItem* item : items)
+          sources.push_back(packed_frame(FrameFormat::rgb, item->image.pixels.data(), std::size_t(item->image.width) * 3,
+                                         item->image.width, item->image.height));
+        std::vector<FrameResult> results;
+        const std::int64_t start = Trace::now_us();
+        processors_[std::size_t(w)]->run(sources, nullptr, wants, results);
+        busy_s[std::size_t(w)] += double(Trace::now_us() - start) / 1e6;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          items[i]->result = std::move(results[i]);
+          items[i]->image.pixels = {};
+        }
+        return std::vector<std::exception_ptr>(items.size());
+      };
+      stages.save = [&](ImageItem& item) {
+        ScopedStage span("encode+write");
+        FrameResult& r = item.result;
+        if (!item.plan.mask_png.empty()) write_png(item.plan.mask_png, r.mask, r.width, r.height, 1), item.written.push_back(item.plan.mask_png);
+        if (!item.plan.rgba_png.empty()) write_png(item.plan.rgba_png, r.rgba, r.width, r.height, 4), item.written.push_back(item.plan.rgba_png);
+        if (!item.plan.background_png.empty())
+          write_png(item.plan.background_png, r.background, r.width, r.height, 3), item.written.push_back(item.plan.background_png);
+        if (!item.plan.pose.empty()) {
+          write_text_file(item.plan.pose, pose_frame_json(0, -1.0, r.people) + "\n", item.name);
+          item.written.push_back(item.plan.pose);
+        }
+        if (!item.plan.pose_preview.empty()) {
+          std::vector<std::uint8_t> rgb(std::size_t(r.width) * r.height * 3);
+          pose_preview(packed_view(r.rgba.data(), r.width, r.height, 4, PixelType::u8), r.people,
+                       packed_view(rgb.data(), r.width, r.height, 3, PixelType::u8));
+          write_png(item.plan.pose_preview, rgb, r.width, r.height, 3);
+          item.written.push_back(item.plan.pose_preview);
+        }
+        if (!item.plan.pose_csv.empty()) {
+          write_text_file(item.plan.pose_csv, pose_csv_header() + pose_csv_rows(0, -1.0, r.people), item.name);
+          item.written.push_back(item.plan.pose_csv);
+        }
+      };
+      stages.done = [&](const ImageItem& item) {
+        if (!item.failed) {
+          std::lock_guard<std::mutex> lock(outcome_mutex);
+          outcome.work_units += 1, frames += 1;
+        }
+        ctx.finish_item(images[item.index], pipeline_result(item, item.written));
+      };
+      Pipeline<ImageItem> pipeline(po, stages);
+      if (pipeline.run(images.size()).cancelled) cancelled = true;
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(outcome_mutex);
+      if (!fatal) fatal = std::current_exception();
+      cancelled = true;
+    }
+  });
+
+  std::atomic<std::size_t> next_video{0};
   auto video_lane = [&](std::size_t d) {
+    const std::size_t p = first_lane_processor + d;  // its processor
     try {
       Runtime& lane_rt = ctx.runtime_for_worker(int(d));
       lane_rt.bind_thread();
@@ -233,15 +247,15 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
           io::VideoReader reader(path, reader_options(s));
           const FrameWants wants = video_wants(plan);
           try {
-            processors_[d]->reserve(reader.info().width, reader.info().height, wants);
+            processors_[p]->reserve(reader.info().width, reader.info().height, wants);
           } catch (const GpuOutOfMemory&) {  // before any frame: retry at a smaller batch
-            make_processor(d, lane_rt, s, std::max(1, processors_[d]->batch() / 2), reader.info().width,
+            make_processor(p, lane_rt, s, std::max(1, processors_[p]->batch() / 2), reader.info().width,
                            reader.info().height, wants);
           }
           const std::int64_t start = Trace::now_us();
-          VideoJobResult r = run_video(s, *processors_[d], reader, plan, inputs[i]);
+          VideoJobResult r = run_video(s, *processors_[p], reader, plan, inputs[i]);
           item.outputs = r.written;
-          busy_s[d] += double(Trace::now_us() - start) / 1e6;
+          busy_s[p] += double(Trace::now_us() - start) / 1e6;
           std::lock_guard<std::mutex> lock(outcome_mutex);
           frames += r.frames;
           outcome.work_units += double(r.frames);
@@ -283,6 +297,7 @@ BatchOutcome SegmentBodyCommand::run(BatchContext& ctx) {
       });
     for (std::thread& t : threads) t.join();
   }
+  if (image_thread.joinable()) image_thread.join();
   if (fatal) std::rethrow_exception(fatal);
   outcome.stopped_on_error = cancelled && !stop_requested();
   // Devices and lanes work at once: the job's compute time is the busiest one's (one of each: all of it).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,7 @@ const char* kMessi = "/usr/share/doc/opencv-doc/examples/data/messi5.jpg";
 
 // Runs the command on the CPU with the example config; returns the exit code, the report in `report`.
 int run_cpu(const std::vector<std::string>& inputs, const std::vector<std::string>& sets, const fs::path& out,
-            nlohmann::json& report) {
+            nlohmann::json& report, const std::string& trace = "") {
   gp::CommonOptions o;
   o.config_path = gp::test::source_path("configs/segment-body.json");
   o.inputs = inputs;
@@ -34,6 +35,7 @@ int run_cpu(const std::vector<std::string>& inputs, const std::vector<std::strin
   o.device = "cpu";
   o.progress = "none";
   o.report_path = (out.parent_path() / (out.filename().string() + "-report.json")).string();
+  o.trace_path = trace;
   auto command = gp::segbody::make_command();
   const int rc = gp::run_batch_job(*command, o);
   std::ifstream f(o.report_path);
@@ -242,4 +244,35 @@ TEST_CASE("segment-body CPU: videos in flight give the same files as one video a
     ++compared;
   }
   CHECK(compared > 2 * 2);  // per video: the mask video and the frame PNGs
+}
+
+TEST_CASE("segment-body CPU: images and videos of one batch move at once", "[segment_body][segment_body_cpu]") {
+  if (!gp::test::find_model("selfie_segmentation.tflite") || !fs::is_regular_file(kMessi)) return;
+  const fs::path dir = gp::test::scratch_dir("sb-mixed");
+  std::vector<std::string> inputs;
+  for (int k = 0; k < 4; ++k) {
+    const fs::path photo = dir / ("photo" + std::to_string(k) + ".jpg");
+    fs::copy_file(kMessi, photo, fs::copy_options::overwrite_existing);
+    inputs.push_back(photo.string());
+  }
+  inputs.push_back(gp::test::source_path("data-samples/video/moving_shapes.mp4"));
+  nlohmann::json report;
+  const std::string trace = (dir / "trace.json").string();
+  REQUIRE(run_cpu(inputs, {}, dir / "out", report, trace) == 0);
+  CHECK(report["items"]["succeeded"] == 5);
+  // The video's decoder starts before the last photo is read: the video does not wait for the images.
+  std::ifstream f(trace);
+  const nlohmann::json t = nlohmann::json::parse(f);
+  const nlohmann::json& events = t.is_object() ? t["traceEvents"] : t;
+  std::map<long long, std::string> thread_names;
+  for (const auto& e : events)
+    if (e["ph"] == "M" && e["name"] == "thread_name") thread_names[e["tid"].get<long long>()] = e["args"]["name"];
+  double first_decode = 1e18, last_photo_read = 0;
+  for (const auto& e : events) {
+    if (e["ph"] != "X") continue;
+    if (thread_names[e["tid"].get<long long>()] == "decode") first_decode = std::min(first_decode, e["ts"].get<double>());
+    if (e["name"] == "read+decode") last_photo_read = std::max(last_photo_read, e["ts"].get<double>());
+  }
+  INFO("first video decode at " << first_decode << " us, last photo read at " << last_photo_read << " us");
+  CHECK(first_decode < last_photo_read);
 }
