@@ -177,8 +177,8 @@ Table make_table() {
   t.integer("/run/batch", 16, 1, 64, "frames per model batch (streaming: 1); halved on GPU out-of-memory",
             [](Settings& s, long long v) { s.batch = s.streaming ? 1 : int(v); });
   t.integer("/run/videos_in_flight", 0, 0, 64,
-            "videos processed at once per device, each with its own decoder, model batches and encoder (0: one per 4 "
-            "cores on a GPU, one on the CPU)",
+            "videos processed at once per device, each with its own decoder, model batches and encoder (0: one per 2 "
+            "cores on a GPU, at most 8; one on the CPU)",
             &Settings::videos_in_flight);
   t.integer("/run/decode_threads", 0, 0, 64, "video decoder threads per video (0 = libav's choice)", &Settings::decode_threads);
   t.integer("/run/encode_threads", 0, 0, 64, "video encoder threads per output video (0 = the encoder's choice)",
@@ -267,7 +267,7 @@ void parse_colour(const std::string& text, const std::string& field, std::uint8_
 }
 
 int videos_in_flight_for(const Settings& s, bool gpu, unsigned cores, std::size_t videos) {
-  const int wanted = s.videos_in_flight > 0 ? s.videos_in_flight : gpu ? std::clamp(int(cores / 4), 1, 8) : 1;
+  const int wanted = s.videos_in_flight > 0 ? s.videos_in_flight : gpu ? std::clamp(int(cores / 2), 1, 8) : 1;
   return int(std::min<std::size_t>(std::size_t(wanted), std::max<std::size_t>(videos, 1)));
 }
 
