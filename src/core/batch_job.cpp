@@ -22,6 +22,7 @@
 #include <iostream>
 #include <set>
 
+#include "core/gpu_monitor.hpp"
 #include "core/library_log.hpp"
 #include "core/outputs.hpp"
 #include "core/report_numbers.hpp"
@@ -259,6 +260,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
               {"started_at", utc_now()}};
   std::vector<std::unique_ptr<Runtime>> runtimes;  // one per --device entry
   std::unique_ptr<DeviceItemCounts> items_per_device;
+  std::unique_ptr<GpuMonitor> gpu_monitor;  // NVML samples of the runtimes' GPUs while the job runs
   std::unique_ptr<HostMemoryBudget> host_memory;
   std::unique_ptr<CompletionRecords> records;
   std::unique_ptr<ItemLedger> ledger;
@@ -293,6 +295,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     if (outcome.work_unit_name != "items")
       report["throughput"][outcome.work_unit_name + "_per_s"] = wall > 0 ? round3(outcome.work_units / wall) : 0.0;
     report["memory"] = memory_section(runtimes, host_memory.get());
+    if (gpu_monitor) gpu_monitor->stop();
+    report["gpu_monitor"] = gpu_monitor ? gpu_monitor->summary()
+                                        : json{{"available", false}, {"why", "the job ended before its devices were opened"}};
     json errors = ledger ? ledger->errors_json() : json::array();
     if (!fatal_message.empty()) errors.push_back({{"fatal", fatal_message}});
     report["errors"] = errors;
@@ -449,6 +454,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
       runtimes.push_back(std::make_unique<Runtime>(ro));
     }
     items_per_device = std::make_unique<DeviceItemCounts>(runtimes.size());
+    std::vector<const Runtime*> monitored;
+    for (auto& r : runtimes) monitored.push_back(r.get());
+    gpu_monitor = std::make_unique<GpuMonitor>(monitored, std::chrono::milliseconds(100));
 
     progress = std::make_unique<Progress>(progress_mode, name, todo.size());
     if (const std::size_t skipped = ledger->counts().skipped_complete)

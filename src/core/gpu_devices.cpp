@@ -1,5 +1,7 @@
 #include "core/gpu_devices.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -112,6 +114,7 @@ std::vector<GpuInfo> list_gpus() {
     GpuInfo g;
     g.index = i;
     g.name = prop.name;
+    g.pci_bus_id = fmt::format("{:08x}:{:02x}:{:02x}.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
     g.cc_major = prop.major;
     g.cc_minor = prop.minor;
     g.sm_count = prop.multiProcessorCount;

@@ -29,6 +29,7 @@ struct DeviceSelection {
 struct GpuInfo {
   int index = -1;
   std::string name;
+  std::string pci_bus_id;  // "00000000:17:00.0", as NVML names devices
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   std::size_t total_bytes = 0, free_bytes = 0;

@@ -52,6 +52,11 @@ void Trace::add_gpu_span(const std::string& stage, int stream_id, std::int64_t s
   if (timeline_) spans_.push_back({stage, stream_id, true, start_us, dur_us});
 }
 
+void Trace::add_counter(const std::string& name, std::int64_t ts_us, const nlohmann::ordered_json& values) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (timeline_) counters_.push_back({name, ts_us, values});
+}
+
 std::map<std::string, StageTotals> Trace::totals() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return totals_;
@@ -72,6 +77,7 @@ nlohmann::ordered_json Trace::chrome_trace() const {
     events.push_back({{"ph", "X"}, {"pid", s.gpu ? 2 : 1}, {"tid", s.track}, {"name", s.name},
                       {"ts", s.start_us}, {"dur", s.dur_us}});
   }
+  for (auto& c : counters_) events.push_back({{"ph", "C"}, {"pid", 2}, {"name", c.name}, {"ts", c.ts_us}, {"args", c.values}});
   for (auto& [id, _] : streams)
     events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", id}, {"name", "thread_name"},
                       {"args", {{"name", "stream " + std::to_string(id)}}}});

@@ -32,6 +32,10 @@ class Trace {
   // GPU spans go on a track per stream ("gpu stream N").
   void add_gpu_span(const std::string& stage, int stream_id, std::int64_t start_us, std::int64_t dur_us);
 
+  // A counter track (Chrome's "C" events, kept only for --trace): `values` at `ts_us`, each value a
+  // series of the track named `name`, drawn as a graph (the GPU monitor's samples).
+  void add_counter(const std::string& name, std::int64_t ts_us, const nlohmann::ordered_json& values);
+
   std::map<std::string, StageTotals> totals() const;
   nlohmann::ordered_json chrome_trace() const;  // {"traceEvents": [...]}
   void write_chrome_trace(const std::string& path) const;
@@ -47,6 +51,12 @@ class Trace {
   bool timeline_ = false;
   std::map<std::string, StageTotals> totals_;
   std::vector<Span> spans_;
+  struct Counter {
+    std::string name;
+    std::int64_t ts_us;
+    nlohmann::ordered_json values;
+  };
+  std::vector<Counter> counters_;
   std::map<int, std::string> thread_names_;
   friend struct ThreadTrack;
 };
