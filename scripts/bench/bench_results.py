@@ -25,3 +25,14 @@ def ok_time(runs, name):
     """The run's wall time when it exited 0, else None."""
     r = runs.get(name, {})
     return r["wall_s"] if r.get("exit_code") == 0 else None
+
+
+def gpu_figures(report):
+    """What NVML saw during a gpuproc run, from its --report (gpu_monitor): per device the mean and
+    maximum utilisation and power, the energy; None when the run had no monitor figures."""
+    monitor = (report or {}).get("gpu_monitor") or {}
+    if not monitor.get("available"):
+        return None
+    return [{"device": d.get("device"), "samples": d.get("samples"), "gpu_utilization_pct": d.get("gpu_utilization_pct"),
+             "power_w": d.get("power_w"), "energy_j": d.get("energy_j"), "memory_used_gib": d.get("memory_used_gib")}
+            for d in monitor.get("devices", [])]

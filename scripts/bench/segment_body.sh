@@ -172,7 +172,7 @@ python3 - "$work" "$result" "$frames" "$cpu_frames" "$source_video" "$root/scrip
   "$long_frames" <<'PY'
 import json, os, sys, time
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[6]), ""))
-from bench_results import read_runs, ok_time, sh
+from bench_results import read_runs, ok_time, sh, gpu_figures
 work, result, frames, cpu_frames, source, results_dir, host, long_frames = sys.argv[1:9]
 frames, cpu_frames, long_frames = int(frames), int(cpu_frames), int(long_frames)
 runs = read_runs(os.path.join(work, "runs.tsv"))
@@ -199,7 +199,8 @@ b, bs, c = load("b_gpu.json"), load("b_streaming.json"), load("c_cpu.json")
 t_b, t_bs, t_c = ok_time(runs, "b_gpu"), ok_time(runs, "b_streaming"), ok_time(runs, "c_cpu")
 out["b_gpu"] = {"wall_s": t_b, "frames_per_s": rate(frames, t_b),
                 "frames_per_s_after_start": b["extra"].get("frames_per_s") if b else None,
-                "stages": b.get("stages") if b else None, "extra": b.get("extra") if b else None}
+                "stages": b.get("stages") if b else None, "extra": b.get("extra") if b else None,
+                "gpu": gpu_figures(b)}
 out["b_streaming"] = {"wall_s": t_bs, "frames_per_s": rate(frames, t_bs),
                       "latency_ms": bs["extra"].get("latency_ms") if bs else None,
                       "compute_latency_ms": bs["extra"].get("compute_latency_ms") if bs else None}
@@ -314,7 +315,7 @@ if t_many:
     total = frames * (n_clips or 0)
     g = {"clips": n_clips, "frames_each": frames, "one_clip_s": t_one, "one_clip_frames_per_s": rate(frames, t_one),
          "many_s": t_many, "many_frames_per_s": rate(total, t_many), "videos_in_flight": (gm or {}).get("extra", {}).get("videos_in_flight"),
-         "codec_limit_s": t_limit, "codec_limit_frames_per_s": rate(total, t_limit)}
+         "codec_limit_s": t_limit, "codec_limit_frames_per_s": rate(total, t_limit), "gpu": gpu_figures(gm)}
     g["aggregate_over_one"] = round(g["many_frames_per_s"] / g["one_clip_frames_per_s"], 2) if t_one else None
     g["many_over_codec_limit"] = round(t_many / t_limit, 3) if t_limit else None
     sweep = {name.rsplit("_", 1)[1]: ok_time(runs, name) for name in runs if name.startswith("g_many_in_flight_")}
