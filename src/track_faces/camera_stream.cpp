@@ -185,6 +185,12 @@ void save_camera(Camera& cam, const TrackSettings& s) {
     io::VideoRgbConverter to_rgb;
     std::vector<std::uint8_t> rgb;
     while (std::optional<SaveItem> item = cam.to_save.pop()) {
+      if (s.signals) {
+        ScopedStage span("face signals");
+        for (TrackedFace& face : item->result.faces)
+          if (!face.landmarks.empty())
+            face.signals = face_signals(face.landmarks, item->result.width, item->result.height, s.camera_fov_deg);
+      }
       {
         ScopedStage span("write results");
         writer.write(item->result);

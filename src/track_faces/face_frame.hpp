@@ -4,11 +4,13 @@
 // the frame's pixels. The writers (JSON lines, CSV, summary) and the preview read these.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "detection/detection_decode.hpp"  // Keypoint, kMaxKeypoints
 #include "detection/tracker.hpp"           // PixelBox
+#include "track_faces/face_signals.hpp"
 
 namespace gp::track {
 
@@ -24,12 +26,14 @@ struct TrackedFace {
   std::vector<float> landmarks;                      // kFaceLandmarks x (x, y, z) in pixels, empty without landmarks
   float landmark_score = -1;                         // face-mesh "face present" probability, -1 without landmarks
   bool detected = false;                             // true: a detection this frame; false: followed by landmarks
+  std::optional<FaceSignals> signals;                // head pose, eye and mouth openness, from the landmarks
 };
 
 struct CameraFrame {
   std::string camera;     // the config's camera id
   std::int64_t frame = 0; // index in the camera's video (0-based)
   double time_s = 0;      // the frame's timestamp plus the camera's time offset
+  int width = 0, height = 0;  // the frame's size
   std::vector<TrackedFace> faces;
 };
 

@@ -22,6 +22,9 @@ namespace {
 constexpr int kPixelDecimals = 2;
 constexpr int kScoreDecimals = 4;
 constexpr int kTimeDecimals = 6;
+constexpr int kAngleDecimals = 2;  // degrees
+constexpr int kMmDecimals = 1;
+constexpr std::size_t kSignalColumns = 9;  // yaw, pitch, roll, translation x y z, eyes x2, mouth
 
 using Buffer = fmt::memory_buffer;
 
@@ -114,6 +117,26 @@ void append_json_face(Buffer& out, const TrackedFace& face, bool include_landmar
     }
     out.push_back(']');
   }
+  if (face.signals) {
+    const FaceSignals& g = *face.signals;
+    out.append(std::string_view(",\"head_pose\":{\"yaw\":"));
+    json_number(out, g.yaw, kAngleDecimals);
+    out.append(std::string_view(",\"pitch\":"));
+    json_number(out, g.pitch, kAngleDecimals);
+    out.append(std::string_view(",\"roll\":"));
+    json_number(out, g.roll, kAngleDecimals);
+    out.append(std::string_view(",\"translation_mm\":["));
+    for (int k = 0; k < 3; ++k) {
+      if (k) out.push_back(',');
+      json_number(out, g.translation_mm[std::size_t(k)], kMmDecimals);
+    }
+    out.append(std::string_view("]},\"eye_openness\":["));
+    json_number(out, g.right_eye, kScoreDecimals);
+    out.push_back(',');
+    json_number(out, g.left_eye, kScoreDecimals);
+    out.append(std::string_view("],\"mouth_openness\":"));
+    json_number(out, g.mouth, kScoreDecimals);
+  }
   out.push_back('}');
 }
 
@@ -134,6 +157,14 @@ void append_csv_row(Buffer& out, const std::string& camera_csv, const CameraFram
     csv_number(out, k.x, kPixelDecimals);
     out.push_back(',');
     csv_number(out, k.y, kPixelDecimals);
+  }
+  if (face.signals) {
+    const FaceSignals& g = *face.signals;
+    for (const float v : {g.yaw, g.pitch, g.roll}) out.push_back(','), csv_number(out, v, kAngleDecimals);
+    for (const float v : g.translation_mm) out.push_back(','), csv_number(out, v, kMmDecimals);
+    for (const float v : {g.right_eye, g.left_eye, g.mouth}) out.push_back(','), csv_number(out, v, kScoreDecimals);
+  } else {
+    out.append(std::string(kSignalColumns, ','));
   }
   if (include_landmarks) {
     out.push_back(',');
@@ -188,6 +219,11 @@ void CameraSummary::add(const CameraFrame& frame) {
     ++t.frames_seen;
     if (face.detected) ++t.frames_detected;
     t.score_sum += face.score;
+    if (face.signals) {
+      const FaceSignals& g = *face.signals;
+      const float values[kSignalSeries] = {g.yaw, g.pitch, g.roll, g.right_eye, g.left_eye, g.mouth};
+      for (int k = 0; k < kSignalSeries; ++k) t.signals[std::size_t(k)].add(values[k]);
+    }
   }
 }
 
@@ -205,6 +241,21 @@ nlohmann::ordered_json CameraSummary::to_json() const {
     j["frames_detected"] = t.frames_detected;
     j["appearances"] = t.appearances;
     j["mean_score"] = t.score_sum / static_cast<double>(t.frames_seen);
+    if (t.signals[0].n) {
+      static const char* const names[kSignalSeries] = {"yaw",
+                                                       "pitch",
+                                                       "roll",
+                                                       "right_eye_openness",
+                                                       "left_eye_openness",
+                                                       "mouth_openness"};
+      nlohmann::ordered_json signals;
+      signals["frames"] = t.signals[0].n;
+      for (int k = 0; k < kSignalSeries; ++k) {
+        const auto& series = t.signals[std::size_t(k)];
+        signals[names[k]] = {{"mean", series.sum / double(series.n)}, {"min", series.min}, {"max", series.max}};
+      }
+      j["signals"] = std::move(signals);
+    }
     tracks.push_back(std::move(j));
   }
   nlohmann::ordered_json j;
@@ -258,6 +309,7 @@ void CameraResultWriter::write_csv_header() {
   Buffer header;
   header.append(std::string_view("camera,frame,time_s,track,x0,y0,x1,y1,score,detected"));
   for (int k = 0; k < kMaxKeypoints; ++k) fmt::format_to(std::back_inserter(header), ",kp{0}_x,kp{0}_y", k);
+  header.append(std::string_view(",yaw,pitch,roll,tx_mm,ty_mm,tz_mm,right_eye_openness,left_eye_openness,mouth_openness"));
   if (include_landmarks_) {
     header.append(std::string_view(",landmark_score"));
     for (int i = 0; i < kFaceLandmarks; ++i) fmt::format_to(std::back_inserter(header), ",lm{0}_x,lm{0}_y,lm{0}_z", i);

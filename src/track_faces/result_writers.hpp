@@ -3,6 +3,8 @@
 // nothing but the per-track summary is kept): JSON lines (one line per frame, faces or not), CSV
 // (one row per face) and a summary of the camera's tracks. Files appear under their final names
 // only at finish(), as every gpuproc output (core/outputs.hpp).
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -21,7 +23,8 @@ class CameraSummary {
 
   // {"camera", "frames", "frames_with_faces", "faces", "tracks": [{"id", "first_frame",
   // "last_frame", "first_time_s", "last_time_s", "duration_s", "frames_seen", "frames_detected",
-  // "appearances", "mean_score"}]} with tracks in id order. duration_s is last_time_s -
+  // "appearances", "mean_score", "signals"}]} with tracks in id order (signals: mean, min and max of
+  // yaw, pitch, roll, each eye's and the mouth's openness over the frames with landmarks). duration_s is last_time_s -
   // first_time_s (gaps included); appearances counts the runs of consecutive frames it was seen in
   // (2: it left the picture once and came back).
   nlohmann::ordered_json to_json() const;
@@ -32,12 +35,24 @@ class CameraSummary {
   std::size_t tracks() const { return tracks_.size(); }
 
  private:
+  static constexpr int kSignalSeries = 6;  // yaw, pitch, roll, right eye, left eye, mouth
+  struct Series {
+    double sum = 0, min = 0, max = 0;
+    std::int64_t n = 0;
+    void add(double v) {
+      min = n ? std::min(min, v) : v;
+      max = n ? std::max(max, v) : v;
+      sum += v;
+      ++n;
+    }
+  };
   struct Track {
     std::int64_t first_frame = 0, last_frame = 0;
     double first_time_s = 0, last_time_s = 0;
     std::int64_t frames_seen = 0, frames_detected = 0, appearances = 0;
     double score_sum = 0;
     std::int64_t last_frame_ordinal = 0;  // which add() call last saw it, for appearances
+    std::array<Series, kSignalSeries> signals{};  // over the frames with landmarks
   };
   std::string camera_;
   std::int64_t frames_ = 0, frames_with_faces_ = 0, faces_ = 0;

@@ -139,6 +139,8 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
           item.result.camera = cam.id;
           item.result.frame = d.index;
           item.result.time_s = d.time_s;
+          item.result.width = d.source.width;
+          item.result.height = d.source.height;
           item.result.faces = cam.tracker->update(detections[k - first], landmarks[k - first], detect[k - first]);
           item.due_us = d.due_us;
           cam.frames++;

@@ -104,6 +104,12 @@ Table make_table() {
   t.integer("/tracking/max_lost_frames", 30, 0, 100000, "frames a lost track is kept for re-identification",
             member(&S::tracking, &CameraTrackerOptions::tracker, &TrackerOptions::max_lost_frames));
 
+  t.object("/signals", "per face, from its landmarks: head pose, eye and mouth openness (README: Face signals)");
+  t.boolean("/signals/enabled", true, "compute them (faces with landmarks) for the JSON lines, CSV and summary",
+            &S::signals);
+  t.number("/signals/camera_fov_deg", 60, 1, 179,
+           "the cameras' horizontal field of view, for the head's translation in millimetres", &S::camera_fov_deg);
+
   t.object("/output", "files per camera ({camera} = its id), each appearing only once complete");
   t.string("/output/dir", "out/track-faces", "output folder (created)", &S::out_dir);
   t.string("/output/jsonl", "{camera}.jsonl", "one JSON line per frame; \"\" = none", name_into(&S::jsonl_name, "/output/jsonl"));

@@ -19,6 +19,8 @@ struct TrackSettings {
   std::string out_dir, jsonl_name, csv_name, summary_name, preview_name;  // names: "" = not written
   bool preview = false;  // output.preview.enabled (preview_name is "" when off)
   bool write_landmarks = false;
+  bool signals = true;          // per-face signals (face_signals.hpp)
+  float camera_fov_deg = 60;    // horizontal, for the translation
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
   double sequence_fps = 30;  // image-sequence cameras' frame rate

@@ -101,6 +101,7 @@ std::vector<CameraFrame> sample_frames(const std::string& camera = "cam0") {
     frames[i].time_s = 0.4 + i / 30.0;
   }
   frames[1].faces = {face(1, 100.123f, 50.5f, 80, 0.93127f, true, true), face(2, 300, 40.25f, 60, 0.61f, true, false)};
+  frames[1].faces[0].signals = FaceSignals{12.345f, -3.5f, 7.0f, {10.04f, -20.5f, 612.26f}, 0.3125f, 0.29f, 0.115f};
   frames[2].faces = {face(1, 101.5f, 51, 80, 0.8f, false, true)};
   return frames;
 }
@@ -124,6 +125,15 @@ void check_face_json(const nlohmann::json& j, const TrackedFace& f, bool expect_
   }
   CHECK(j.contains("landmarks") == expect_landmarks);
   CHECK(j.contains("landmark_score") == expect_landmarks);
+  CHECK(j.contains("head_pose") == f.signals.has_value());
+  if (f.signals) {
+    CHECK(j["head_pose"]["yaw"].get<double>() == Approx(f.signals->yaw).margin(0.005));
+    CHECK(j["head_pose"]["roll"].get<double>() == Approx(f.signals->roll).margin(0.005));
+    CHECK(j["head_pose"]["translation_mm"][2].get<double>() == Approx(f.signals->translation_mm[2]).margin(0.05));
+    CHECK(j["eye_openness"][0].get<double>() == Approx(f.signals->right_eye).margin(5e-5));
+    CHECK(j["eye_openness"][1].get<double>() == Approx(f.signals->left_eye).margin(5e-5));
+    CHECK(j["mouth_openness"].get<double>() == Approx(f.signals->mouth).margin(5e-5));
+  }
   if (!expect_landmarks) return;
   CHECK(j.at("landmark_score").get<double>() == Approx(f.landmark_score).margin(5e-5));
   const auto& lm = j.at("landmarks");
@@ -208,15 +218,18 @@ TEST_CASE("result writer: CSV rows per face, columns as the header, RFC 4180 quo
     const auto rows = parse_csv(gp::test::read_text(path));
     REQUIRE(rows.size() == 1 + 3);  // header + one row per face (frames without faces have none)
     const auto& header = rows[0];
-    const std::size_t columns = 10 + 2 * kMaxKeypoints + (include_landmarks ? 1 + 3 * kFaceLandmarks : 0);
+    const std::size_t columns = 10 + 2 * kMaxKeypoints + 9 + (include_landmarks ? 1 + 3 * kFaceLandmarks : 0);
     CHECK(header.size() == columns);
     CHECK(header[0] == "camera");
     CHECK(header[9] == "detected");
     CHECK(header[10] == "kp0_x");
     CHECK(header[21] == "kp5_y");
+    CHECK(header[22] == "yaw");
+    CHECK(header[27] == "tz_mm");
+    CHECK(header[30] == "mouth_openness");
     if (include_landmarks) {
-      CHECK(header[22] == "landmark_score");
-      CHECK(header[23] == "lm0_x");
+      CHECK(header[31] == "landmark_score");
+      CHECK(header[32] == "lm0_x");
       CHECK(header.back() == "lm467_z");
     }
     for (std::size_t r = 1; r < rows.size(); ++r) {
@@ -237,10 +250,18 @@ TEST_CASE("result writer: CSV rows per face, columns as the header, RFC 4180 quo
     CHECK(rows[2][3] == "2");
     CHECK(rows[3][1] == "12");
     CHECK(rows[3][9] == "0");
+    // Signals: degrees to 1/100, millimetres to 1/10, openings to 1e-4; none for track 2.
+    CHECK(rows[1][22] == "12.35");
+    CHECK(rows[1][23] == "-3.5");
+    CHECK(rows[1][27] == "612.3");
+    CHECK(rows[1][28] == "0.3125");
+    CHECK(rows[1][30] == "0.115");
+    CHECK(rows[2][22].empty());
+    CHECK(rows[2][30].empty());
     if (include_landmarks) {
-      CHECK(std::stod(rows[1][22]) == Approx(f.landmark_score).margin(5e-5));
-      CHECK(std::stod(rows[1][23 + 3 * 100 + 2]) == Approx(f.landmarks[3 * 100 + 2]).margin(0.005));
-      CHECK(rows[2][22].empty());  // track 2 has no landmarks: empty fields
+      CHECK(std::stod(rows[1][31]) == Approx(f.landmark_score).margin(5e-5));
+      CHECK(std::stod(rows[1][32 + 3 * 100 + 2]) == Approx(f.landmarks[3 * 100 + 2]).margin(0.005));
+      CHECK(rows[2][31].empty());  // track 2 has no landmarks: empty fields
       CHECK(rows[2].back().empty());
     }
   }
@@ -316,6 +337,8 @@ TEST_CASE("camera summary: counts and spans of a track that leaves and comes bac
     frame.time_s = 1.0 + i * 0.1;
     if (i <= 2 || (i >= 6 && i <= 8)) frame.faces.push_back(face(1, 10, 10, 50, i == 0 ? 0.9f : 0.6f, i == 0 || i == 6, false));
     if (i >= 4) frame.faces.push_back(face(2, 200, 10, 50, 0.75f, true, false));
+    // Track 2 has signals from frame 5 on: yaw 5, 6, ... 9; right eye closing from 0.3.
+    if (i >= 5) frame.faces.back().signals = FaceSignals{float(i), 0, 0, {0, 0, 500}, 0.3f - 0.05f * float(i - 5), 0.3f, 0.1f};
     writer.write(frame);
   }
   writer.finish();
@@ -351,6 +374,14 @@ TEST_CASE("camera summary: counts and spans of a track that leaves and comes bac
   CHECK(t2["frames_detected"] == 6);
   CHECK(t2["appearances"] == 1);
   CHECK(t2["mean_score"].get<double>() == Approx(0.75));
+  CHECK_FALSE(t1.contains("signals"));
+  const auto& g = t2["signals"];
+  CHECK(g["frames"] == 5);
+  CHECK(g["yaw"]["mean"].get<double>() == Approx(7));
+  CHECK(g["yaw"]["min"].get<double>() == Approx(5));
+  CHECK(g["yaw"]["max"].get<double>() == Approx(9));
+  CHECK(g["right_eye_openness"]["min"].get<double>() == Approx(0.1).epsilon(1e-5));
+  CHECK(g["mouth_openness"]["mean"].get<double>() == Approx(0.1).epsilon(1e-5));
   // The keys' order is part of the format (ordered_json): people read the summary.
   CHECK(j.begin().key() == "camera");
   CHECK(t1.begin().key() == "id");
