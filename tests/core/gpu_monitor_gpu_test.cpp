@@ -56,7 +56,8 @@ TEST_CASE("GPU monitor: NVML samples of a working GPU", "[core][gpu]") {
   CHECK(d["sm_clock_mhz"]["max"].get<double>() > 100);
   if (!d["energy_j"].is_null()) CHECK(d["energy_j"].get<double>() > 0);
   int counters = 0;
-  for (const auto& e : gp::Trace::global().chrome_trace()["traceEvents"])
+  const auto trace = gp::Trace::global().chrome_trace();  // kept: the loop must not walk a temporary's member
+  for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "C" && e["name"] == "GPU " + std::to_string(rt.device())) ++counters;
   CHECK(counters >= d["samples"].get<long>());
   gp::Trace::global().enable_timeline(false);
