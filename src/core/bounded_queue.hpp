@@ -26,6 +26,15 @@ class BoundedQueue {
     return true;
   }
 
+  // Never blocks: false when the queue is full or closed (the caller drops the value).
+  bool try_push(T value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_ || items_.size() >= capacity_) return false;
+    items_.push_back(std::move(value));
+    not_empty_.notify_one();
+    return true;
+  }
+
   // Blocks while empty; nullopt once closed and drained.
   std::optional<T> pop() {
     std::unique_lock<std::mutex> lock(mutex_);

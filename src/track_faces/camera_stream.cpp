@@ -177,7 +177,7 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
   cam.decoded.close();
 }
 
-void save_camera(Camera& cam, const TrackSettings& s) {
+void save_camera(Camera& cam, const TrackSettings& s, io::ResultStream* stream) {
   try {
     CameraResultWriter writer(camera_output(s, s.jsonl_name, cam.id), camera_output(s, s.csv_name, cam.id),
                               s.write_landmarks);
@@ -194,6 +194,7 @@ void save_camera(Camera& cam, const TrackSettings& s) {
       {
         ScopedStage span("write results");
         writer.write(item->result);
+        if (stream) stream->publish(cam.id, frame_json(item->result, s.write_landmarks), item->due_us);
       }
       if (!s.preview_name.empty()) {
         ScopedStage span("preview");

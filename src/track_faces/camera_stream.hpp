@@ -106,7 +106,7 @@ struct Camera {
 
 // The decoder thread's body. pinned: the runtime to take the slots from (GPU path), or null.
 void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate);
-// The save thread's body.
-void save_camera(Camera& cam, const TrackSettings& s);
+// The save thread's body; each frame also to `stream` when there is one.
+void save_camera(Camera& cam, const TrackSettings& s, io::ResultStream* stream);
 
 }  // namespace gp::track

@@ -140,6 +140,18 @@ void append_json_face(Buffer& out, const TrackedFace& face, bool include_landmar
   out.push_back('}');
 }
 
+// One frame's JSON object (a JSON line without its newline).
+void append_frame_json(Buffer& line, const std::string& camera_json, const CameraFrame& frame, bool include_landmarks) {
+  fmt::format_to(std::back_inserter(line), "{{\"camera\":{},\"frame\":{},\"time_s\":", camera_json, frame.frame);
+  json_number(line, frame.time_s, kTimeDecimals);
+  line.append(std::string_view(",\"faces\":["));
+  for (std::size_t i = 0; i < frame.faces.size(); ++i) {
+    if (i) line.push_back(',');
+    append_json_face(line, frame.faces[i], include_landmarks);
+  }
+  line.append(std::string_view("]}"));
+}
+
 void append_csv_row(Buffer& out, const std::string& camera_csv, const CameraFrame& frame, const TrackedFace& face,
                     bool include_landmarks) {
   out.append(camera_csv);
@@ -197,6 +209,12 @@ void fsync_folder_best_effort(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::string frame_json(const CameraFrame& frame, bool include_landmarks) {
+  Buffer line;
+  append_frame_json(line, json_string(frame.camera), frame, include_landmarks);
+  return std::string(line.data(), line.size());
+}
 
 // ---- CameraSummary
 
@@ -338,14 +356,8 @@ void CameraResultWriter::write(const CameraFrame& frame) {
 
   Buffer line;
   if (jsonl_.file != nullptr) {
-    fmt::format_to(std::back_inserter(line), "{{\"camera\":{},\"frame\":{},\"time_s\":", camera_json_, frame.frame);
-    json_number(line, frame.time_s, kTimeDecimals);
-    line.append(std::string_view(",\"faces\":["));
-    for (std::size_t i = 0; i < frame.faces.size(); ++i) {
-      if (i) line.push_back(',');
-      append_json_face(line, frame.faces[i], include_landmarks_);
-    }
-    line.append(std::string_view("]}\n"));
+    append_frame_json(line, camera_json_, frame, include_landmarks_);
+    line.push_back('\n');
     append(jsonl_, line.data(), line.size());
   }
   if (csv_.file != nullptr) {

@@ -59,6 +59,9 @@ class CameraSummary {
   std::map<int, Track> tracks_;
 };
 
+// One frame as the JSON lines have it, without the newline (what the result stream sends).
+std::string frame_json(const CameraFrame& frame, bool include_landmarks);
+
 // One per camera. Paths are final names; an empty path is not written. Frames must come in
 // increasing frame order and all from one camera (gp::Error otherwise). Without finish() (an
 // exception, a cancelled job) the destructor removes the temporaries and no file appears.

@@ -203,6 +203,10 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   for (std::size_t i = 0; i < cameras.size(); ++i) groups[i % workers].push_back(cameras[i].get());
   for (std::size_t w = 0; w < workers; ++w) ctx.count_items(int(w), groups[w].size());
 
+  // Results streamed out as they are written (bound, and its listeners waited for, before any camera starts).
+  std::unique_ptr<io::ResultStream> stream;
+  if (!s.stream.zmq_endpoint.empty() || s.stream.stdout_lines) stream = std::make_unique<io::ResultStream>(s.stream);
+
   // Decoders start at once and stage their first frames, compute workers build and warm up their
   // engines meanwhile; the last of them to be ready opens the gate.
   StartGate gate(workers + cameras.size());
@@ -211,7 +215,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
       Runtime& worker_rt = ctx.runtime_for_worker(int(w));
       Runtime* pinned = worker_rt.gpu() ? &worker_rt : nullptr;
       cam->decoder = std::thread([cam, &s, pinned, &gate] { decode_camera(*cam, s, pinned, gate); });
-      cam->saver = std::thread([cam, &s] { save_camera(*cam, s); });
+      cam->saver = std::thread([cam, &s, &stream] { save_camera(*cam, s, stream.get()); });
     }
   std::atomic<bool> stop{false};
   std::vector<GroupRun> runs(workers);
@@ -229,6 +233,8 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     cam->to_save.close();
     cam->saver.join();
   }
+  if (stream) stream->close();
+  if (stream) stream->close();
   std::int64_t steps = 0;
   double compute_s = 0;
   for (const GroupRun& r : runs) {
@@ -289,6 +295,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     per_second.push_back({{"frames", v.size()}, {"p50", round3(percentile(v, 0.5))}, {"p99", round3(percentile(v, 0.99))}});
   x["latency_ms_per_second"] = std::move(per_second);
   x["per_camera"] = std::move(per_camera);
+  if (stream) x["stream"] = stream->report();
   return outcome;
 }
 

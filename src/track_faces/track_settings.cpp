@@ -117,6 +117,20 @@ Table make_table() {
   t.string("/output/summary", "{camera}_summary.json", "tracks with their first/last frames and durations; \"\" = none",
            name_into(&S::summary_name, "/output/summary"));
   t.boolean("/output/landmarks", false, "include the 468 landmarks per face in the JSON lines and CSV", &S::write_landmarks);
+  t.object("/output/stream", "each frame's JSON line also sent while the run goes on, never slowing it (full queues "
+                             "drop and count)");
+  t.string("/output/stream/zmq", "",
+           "a ZeroMQ PUB endpoint to bind (e.g. tcp://*:5555, ipc:///tmp/faces): two-part messages [camera id, JSON "
+           "line], one topic per camera; \"\" = none",
+           member(&S::stream, &io::ResultStreamOptions::zmq_endpoint));
+  t.boolean("/output/stream/stdout", false, "the JSON lines also on standard output", member(&S::stream, &io::ResultStreamOptions::stdout_lines));
+  t.integer("/output/stream/queue", 1024, 1, 1000000, "messages waiting to be sent at most; more are dropped (counted)",
+            [](S& s, long long v) { s.stream.queue = std::size_t(v); });
+  t.integer("/output/stream/wait_subscribers", 0, 0, 10000,
+            "before the cameras start, wait until this many listeners subscribed to the ZeroMQ socket (or wait_timeout_s)",
+            member(&S::stream, &io::ResultStreamOptions::wait_subscribers));
+  t.number("/output/stream/wait_timeout_s", 10, 0, 3600, "how long to wait for them at most",
+           member(&S::stream, &io::ResultStreamOptions::wait_timeout_s));
   t.object("/output/preview", "an annotated video (boxes, IDs, keypoints, landmarks) for people to look at");
   t.boolean("/output/preview/enabled", false, "write it (libx264)", &S::preview);
   t.string("/output/preview/name", "{camera}_preview.mp4", "file per camera", [](S& s, const std::string& v) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "io/result_stream.hpp"
 #include "track_faces/camera_tracker.hpp"
 #include "track_faces/face_processor.hpp"
 
@@ -20,6 +21,7 @@ struct TrackSettings {
   bool preview = false;  // output.preview.enabled (preview_name is "" when off)
   bool write_landmarks = false;
   bool signals = true;          // per-face signals (face_signals.hpp)
+  io::ResultStreamOptions stream;  // results streamed out while the run goes on (ZeroMQ, stdout)
   float camera_fov_deg = 60;    // horizontal, for the translation
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
