@@ -280,8 +280,10 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     const ItemLedger::Counts counts = ledger ? ledger->counts() : ItemLedger::Counts{};
     report["status"] = status;
     report["exit_code"] = exit_code;
-    report["cancelled"] = stop_requested() || outcome.stopped_on_error;
+    const bool stopped = stop_requested() && !outcome.stop_was_the_end;
+    report["cancelled"] = stopped || outcome.stopped_on_error;
     if (stop_requested()) report["signal"] = signal_name(stop_signal());
+    if (stop_requested() && outcome.stop_was_the_end) report["ended_by"] = signal_name(stop_signal());
     report["wall_s"] = round3(wall);
     report["device"] = device_section(options, runtimes, items_per_device.get());
     report["inputs"] = {{"count", inputs.size()}, {"files", inputs}};
@@ -366,8 +368,9 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
       for (const auto& f : failures) std::cerr << "  " << one_line(f) << "\n";
     }
     const std::size_t unfinished = counts.not_started + counts.cancelled;
+    const bool stopped = stop_requested() && !outcome.stop_was_the_end;
     if (unfinished) {
-      const std::string why = stop_requested() ? signal_name(stop_signal())
+      const std::string why = stopped ? signal_name(stop_signal())
                               : outcome.stopped_on_error ? std::string("run.on_error is fail")
                                                          : std::string("the run stopped");
       const std::string text = fmt::format("{} item(s) not done ({} not started, {} cancelled): {}", unfinished,
@@ -378,7 +381,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     progress->finish();
     std::string status = "ok";
     exit_code = int(ExitCode::ok);
-    if (stop_requested()) {
+    if (stopped) {
       status = "cancelled";
       exit_code = exit_code_for_signal(stop_signal());
       remove_own_temporaries();
@@ -431,7 +434,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     std::vector<InputItem> todo;
     std::vector<std::size_t> todo_positions;
     for (std::size_t k = 0; k < shard_items.size(); ++k) {
-      if (options.resume && records->complete(shard_items[k], plans[indices[k]])) {
+      if (options.resume && !is_live_source(shard_items[k].path) && records->complete(shard_items[k], plans[indices[k]])) {
         ledger->mark_skipped(k);
         continue;
       }

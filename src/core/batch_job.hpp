@@ -112,6 +112,9 @@ struct BatchOutcome {
   double work_units = 0;             // e.g. megapixels, for throughput
   std::string work_unit_name = "items";
   bool stopped_on_error = false;     // run.on_error fail stopped admitting items
+  // SIGINT/SIGTERM ended the run as its normal end (live cameras: every output finished): the job
+  // is not "cancelled" and exits 0 when nothing failed.
+  bool stop_was_the_end = false;
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // subcommand-specific report fields
 };
 

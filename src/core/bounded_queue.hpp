@@ -35,6 +35,17 @@ class BoundedQueue {
     return true;
   }
 
+  // Never blocks: the front value, or nullopt (then `closed` says whether more can come).
+  std::optional<T> try_pop(bool& closed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed = closed_ && items_.empty();
+    if (items_.empty()) return std::nullopt;
+    T value = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return value;
+  }
+
   // Blocks while empty; nullopt once closed and drained.
   std::optional<T> pop() {
     std::unique_lock<std::mutex> lock(mutex_);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include "core/error.hpp"
@@ -46,6 +47,7 @@ struct Expansion {
   std::vector<std::string> sequence_extensions;
   std::string reader = "this subcommand";  // for messages
   std::string recursive_setting;           // the config field that turns `recursive` on ("" = none)
+  bool live_sources = false;
   std::set<std::string> files;             // sorted by bytes, duplicates gone
   // Folders that would be items but hold no file: items only when the set has usable ones too
   // (they fail then, loudly, as before); alone they make the set empty.
@@ -224,6 +226,13 @@ void add_pattern(const std::string& pattern, Expansion& x, int nesting) {
     throw UsageError("inputs: \"" + clipped(pattern) + "\" is longer than " + std::to_string(max_input_name_bytes) +
                      " bytes: not a file name");
   if (pattern[0] == '@') return add_list_file(pattern.substr(1), x, nesting);
+  if (is_live_source(pattern)) {
+    if (!x.live_sources)
+      throw UsageError(pattern + ": a live source (a URL or a capture device): " + x.reader +
+                       " reads files; track-faces reads live cameras");
+    x.files.insert(pattern);
+    return;
+  }
   if (has_wildcard(pattern)) return add_glob(pattern, x);
   std::error_code ec;
   const auto status = fs::status(pattern, ec);
@@ -308,6 +317,7 @@ std::vector<std::string> expand_inputs(const InputSpec& spec, const config::json
   x.recursive = spec.recursive;
   x.folders_are_items = spec.folders_are_items;
   x.sequence_extensions = normalised_extensions(spec.sequence_extensions);
+  x.live_sources = spec.live_sources;
   if (job_config.is_object()) {
     const config::json command = job_config.value("command", config::json());
     if (command.is_string() && !command.get<std::string>().empty()) x.reader = command.get<std::string>();
@@ -317,6 +327,11 @@ std::vector<std::string> expand_inputs(const InputSpec& spec, const config::json
   if (x.files.empty()) throw_nothing_to_do(spec, x);
   x.files.insert(x.empty_item_folders.begin(), x.empty_item_folders.end());
   return {x.files.begin(), x.files.end()};
+}
+
+bool is_live_source(const std::string& input) {
+  static const std::regex url("^[A-Za-z][A-Za-z0-9+.-]*://.+"), device("^/dev/video[0-9]+$");
+  return std::regex_match(input, url) || std::regex_match(input, device);
 }
 
 std::string Shard::str() const { return std::to_string(index) + "/" + std::to_string(count); }

@@ -17,7 +17,13 @@ struct InputSpec {
   // A folder holding files with these extensions and none with `extensions` is one item (a
   // camera recorded as an image sequence, among cameras recorded as videos).
   std::vector<std::string> sequence_extensions = {};
+  // Live sources (is_live_source) are items as they are (track-faces' cameras); otherwise refused.
+  bool live_sources = false;
 };
+
+// A live source rather than a file: a URL (scheme://..., e.g. rtsp://, udp://, srt://, http://)
+// or a V4L2 capture device (/dev/videoN). Never complete for --resume; read until it ends.
+bool is_live_source(const std::string& input);
 
 // Expands the patterns; paths lexically normalised ("./a.exr" -> "a.exr"), duplicates removed,
 // sorted by path (byte order). Folders give their regular files with an accepted extension, hidden

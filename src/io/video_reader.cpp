@@ -1,10 +1,14 @@
 #include "io/video_reader.hpp"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <cmath>
 
 extern "C" {
+#include <libavdevice/avdevice.h>
 #include <libavutil/display.h>
+#include <libavutil/time.h>
 }
 
 #include "core/error.hpp"
@@ -32,6 +36,34 @@ struct VideoReader::State {
   bool finished = false;
 
   std::uint64_t log_mark = 0;  // library_mark() when this thread began the current open() or read()
+  std::int64_t deadline_us = 0;  // stall_timeout_s: libav's blocking I/O gives up after this (av_gettime_relative)
+  bool timed_out = false;
+
+  // stall_timeout_s: each packet read must come within it; opening (probing a live stream's first
+  // packets) within twice it, at least 5 s. Every protocol and device blocks through libav's
+  // interrupt callback, so this works where protocol timeouts differ or are missing (UDP).
+  double stall_s = 0;
+  // timed_out stays set: libav keeps the interrupted read's error (AVERROR_EXIT) and may first
+  // hand out packets it had already buffered.
+  void arm_deadline(bool opening = false) {
+    stall_s = opening ? std::max(5.0, 2 * options.stall_timeout_s) : options.stall_timeout_s;
+    if (options.stall_timeout_s > 0) deadline_us = av_gettime_relative() + std::int64_t(stall_s * 1e6);
+  }
+  // libav's blocking calls ask this between attempts: 1 gives up.
+  static int interrupt(void* opaque) {
+    auto* self = static_cast<State*>(opaque);
+    if (self->options.interrupted && self->options.interrupted()) return 1;
+    if (self->deadline_us > 0 && av_gettime_relative() > self->deadline_us) {
+      self->timed_out = true;
+      return 1;
+    }
+    return 0;
+  }
+  std::string io_error(int err) const {
+    if (timed_out) return fmt::format("no data for {} s", stall_s);
+    if (options.interrupted && options.interrupted()) return "interrupted";
+    return error_text(err);
+  }
 
   // With what libav logged on this thread meanwhile, if anything ("moov atom not found").
   [[noreturn]] void fail(const std::string& stage, const std::string& what) const {
@@ -70,12 +102,29 @@ int rotation_of(const AVStream* stream) {
 
 void VideoReader::State::open() {
   log_mark = library_mark();
-  AVFormatContext* raw = nullptr;
-  int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr);
-  if (err < 0) fail("open", error_text(err));
+  AVFormatContext* raw = avformat_alloc_context();
+  if (!raw) throw std::bad_alloc();
+  raw->interrupt_callback = AVIOInterruptCB{&State::interrupt, this};
+  const AVInputFormat* format = nullptr;
+  if (!options.input_format.empty()) {
+    static const bool devices = (avdevice_register_all(), true);
+    (void)devices;
+    format = av_find_input_format(options.input_format.c_str());
+    if (!format) {
+      avformat_free_context(raw);
+      fail("open", "this FFmpeg has no input format \"" + options.input_format + "\"");
+    }
+  }
+  AVDictionary* dict = nullptr;
+  for (const auto& [key, value] : options.demuxer_options) av_dict_set(&dict, key.c_str(), value.c_str(), 0);
+  arm_deadline(true);
+  int err = avformat_open_input(&raw, path.c_str(), format, &dict);  // frees raw on failure
+  av_dict_free(&dict);
+  if (err < 0) fail("open", io_error(err));
   input.reset(raw);
+  arm_deadline(true);
   err = avformat_find_stream_info(input.get(), nullptr);
-  if (err < 0) fail("open", "cannot read the stream parameters: " + error_text(err));
+  if (err < 0 || timed_out) fail("open", "cannot read the stream parameters: " + io_error(err));
   const AVCodec* codec = nullptr;
   err = av_find_best_stream(input.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
   if (err == AVERROR_STREAM_NOT_FOUND) fail("open", "no video stream (" + std::string(input->iformat->name) + " file)");
@@ -138,7 +187,10 @@ void VideoReader::State::decode_error(const std::string& what) {
 
 void VideoReader::State::feed_decoder() {
   for (;;) {
+    arm_deadline();
     const int err = av_read_frame(input.get(), packet.get());
+    if (err < 0 && (timed_out || err == AVERROR_EXIT || (options.interrupted && options.interrupted())))
+      fail_frame("cannot read the stream: " + io_error(err));
     if (err == AVERROR_EOF) {
       // Data the demuxer could not read (an I/O error) also ends the packets: tell them apart.
       if (input->pb && input->pb->error < 0) fail_frame("cannot read the file: " + error_text(input->pb->error));

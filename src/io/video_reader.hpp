@@ -9,8 +9,11 @@
 // thread (see video_frame.hpp for their ownership). Keep a small set of VideoFrames and read into
 // them in turn to avoid allocations per frame.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/video_frame.hpp"
 
@@ -35,6 +38,14 @@ struct VideoReaderOptions {
   // At the end of the file, a stream that stops well short (by more than 2 frames and 2%) of the
   // duration its container declares is an error (a truncated file).
   bool check_truncation = true;
+  // Live sources (network streams by URL, capture devices): the demuxer by name ("video4linux2";
+  // "" = probed from the URL or file), options for avformat_open_input (rtsp_transport, video_size,
+  // framerate...), and when to give up: open() and read() throw ItemError (stage "open" or
+  // "decode") once no data came for stall_timeout_s (> 0), or at once when `interrupted` says so.
+  std::string input_format;
+  std::vector<std::pair<std::string, std::string>> demuxer_options;
+  double stall_timeout_s = 0;
+  std::function<bool()> interrupted;
 };
 
 struct VideoStreamInfo {

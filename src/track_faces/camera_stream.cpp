@@ -1,11 +1,17 @@
 #include "track_faces/camera_stream.hpp"
 
+#include <chrono>
+#include <limits>
+#include <thread>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "core/outputs.hpp"
+#include "core/stop_signals.hpp"
 #include "core/thread_priority.hpp"
 #include "core/trace.hpp"
 #include "io/video_reader.hpp"
@@ -84,7 +90,103 @@ bool stage_in_slot(Camera& cam, Runtime& rt, const frames::FrameSource& src, Dec
 
 }  // namespace
 
-void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate) {
+namespace {
+
+// A live camera: it does not hold the start (arrives at once); frames are stamped with their
+// arrival; a frame that arrives while the camera's queue is full (the pipeline is behind) is
+// dropped and counted; a stream that fails to open, stalls (cameras.live.stall_timeout_s), breaks
+// or ends is reopened after 0.5 s, then 1, 2... up to cameras.live.reconnect_max_s, until the run
+// stops (SIGINT/SIGTERM, run.duration_s), which ends the camera normally.
+void decode_live_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate, Progress& progress) {
+  gate.arrive();
+  const std::int64_t start_us = gate.wait();
+  const std::int64_t end_us =
+      s.duration_s > 0 ? start_us + std::int64_t(s.duration_s * 1e6) : std::numeric_limits<std::int64_t>::max();
+  const auto stopping = [&] { return stop_requested() || Trace::now_us() >= end_us || cam.failed(); };
+  io::VideoReaderOptions ro;
+  ro.threads = s.decode_threads;
+  ro.frame_threads = false;  // no frames held back
+  ro.check_truncation = false;
+  ro.max_decode_errors = std::numeric_limits<int>::max();  // lost packets: concealed frames go on
+  ro.stall_timeout_s = s.live.stall_timeout_s;
+  ro.interrupted = stopping;
+  if (cam.path.rfind("/dev/video", 0) == 0) {
+    ro.input_format = "video4linux2";
+    if (!s.live.v4l2_size.empty()) ro.demuxer_options.push_back({"video_size", s.live.v4l2_size});
+    if (s.live.v4l2_fps > 0) ro.demuxer_options.push_back({"framerate", std::to_string(s.live.v4l2_fps)});
+    if (!s.live.v4l2_pixel_format.empty()) ro.demuxer_options.push_back({"input_format", s.live.v4l2_pixel_format});
+  } else {
+    if (cam.path.rfind("rtsp://", 0) == 0) ro.demuxer_options.push_back({"rtsp_transport", s.live.rtsp_transport});
+    if (cam.path.rfind("udp://", 0) == 0) ro.demuxer_options.push_back({"overrun_nonfatal", "1"});
+  }
+  const bool keep_frame = !pinned || !s.preview_name.empty();
+  double backoff_s = 0.5;
+  std::int64_t index = 0;
+  // Waits `seconds` unless the run stops first.
+  const auto pause = [&](double seconds) {
+    const std::int64_t until = Trace::now_us() + std::int64_t(seconds * 1e6);
+    while (!stopping() && Trace::now_us() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  };
+  while (!stopping()) {
+    std::string lost;
+    try {
+      io::VideoReader video(cam.path, ro);
+      if (video.info().frame_rate.valid()) cam.frame_rate = video.info().frame_rate;
+      if (cam.reconnects > 0) progress.message("info", fmt::format("camera {}: reconnected", cam.id));
+      backoff_s = 0.5;
+      for (;;) {
+        DecodedFrame d;
+        {
+          ScopedStage span("decode");
+          if (!video.read(d.frame)) break;
+        }
+        d.due_us = Trace::now_us();
+        d.index = index++;
+        d.time_s = double(d.due_us - start_us) / 1e6 + cam.offset_s;
+        d.stream_time_s = d.frame.seconds();
+        if (cam.decoded.size() >= std::size_t(Camera::kQueuedFrames)) {
+          ++cam.dropped_behind;
+          continue;
+        }
+        const frames::FrameSource source = frames::video_frame_source(d.frame);
+        if (pinned) {
+          if (!stage_in_slot(cam, *pinned, source, d)) return;  // the camera stopped elsewhere
+          if (!keep_frame) d.frame = io::VideoFrame{};
+        } else {
+          d.source = source;
+        }
+        const int slot = d.slot;
+        if (!cam.decoded.try_push(std::move(d))) {
+          cam.release_slot(slot);
+          if (cam.failed()) return;
+          ++cam.dropped_behind;
+        }
+        if (stopping()) break;
+      }
+      lost = "the stream ended";
+    } catch (const ItemError& e) {
+      lost = e.what();
+    }
+    if (stopping()) break;
+    ++cam.reconnects;
+    progress.message("warning", fmt::format("camera {}: lost ({}); reconnecting in {} s", cam.id, lost, backoff_s));
+    pause(backoff_s);
+    backoff_s = std::min(2 * backoff_s, s.live.reconnect_max_s);
+  }
+}
+
+}  // namespace
+
+void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate, Progress& progress) {
+  if (cam.live) {
+    try {
+      decode_live_camera(cam, s, pinned, gate, progress);
+    } catch (const std::exception& e) {
+      cam.fail("decode", cam.path + ": " + describe(e));
+    }
+    cam.decoded.close();
+    return;
+  }
   // Decoders run a few frames ahead of their cameras; with many cameras they fill every core, and the
   // compute workers and writers, whose delays are the frames' latency, must not queue behind them.
   lower_thread_priority(10);
@@ -130,6 +232,7 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       return open;
     };
     for (std::int64_t index = 0;; ++index) {
+      if (s.duration_s > 0 && start_us >= 0 && Trace::now_us() - start_us >= std::int64_t(s.duration_s * 1e6)) break;
       DecodedFrame d;
       frames::FrameSource source;
       double seconds = 0;

@@ -18,6 +18,7 @@
 #include "core/bounded_queue.hpp"
 #include "core/gpu_runtime.hpp"
 #include "core/pipeline.hpp"  // ItemFailure
+#include "core/progress.hpp"
 #include "cuda/frames/frame.hpp"
 #include "io/video_frame.hpp"
 #include "frames/rgb_image.hpp"
@@ -52,6 +53,7 @@ struct DecodedFrame {
   std::int64_t index = 0;
   double time_s = 0;
   std::int64_t due_us = 0;  // when the frame was (or, realtime, would have been) available
+  double stream_time_s = -1;  // live cameras: the frame's own timestamp in its stream (-1: not live)
 };
 
 struct SaveItem {
@@ -79,6 +81,9 @@ struct Camera {
   // Set by the compute worker when the camera's last frame went to the save thread (not when the
   // job stopped first): only then are its files finished and put in place.
   std::atomic<bool> stream_ended{false};
+  // Live cameras (URLs, capture devices): read as frames arrive, reconnected when lost.
+  bool live = false;
+  std::atomic<std::int64_t> reconnects{0}, dropped_behind{0};  // frames dropped: the pipeline was behind
   // The camera's frame rate, for its preview (set by the decoder before its first frame).
   io::Rational frame_rate{30, 1};
 
@@ -105,7 +110,8 @@ struct Camera {
 };
 
 // The decoder thread's body. pinned: the runtime to take the slots from (GPU path), or null.
-void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate);
+// progress: where a live camera's losses and reconnections are said.
+void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGate& gate, Progress& progress);
 // The save thread's body; each frame also to `stream` when there is one.
 void save_camera(Camera& cam, const TrackSettings& s, io::ResultStream* stream);
 

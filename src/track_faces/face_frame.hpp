@@ -34,6 +34,7 @@ struct CameraFrame {
   std::int64_t frame = 0; // index in the camera's video (0-based)
   double time_s = 0;      // the frame's timestamp plus the camera's time offset
   int width = 0, height = 0;  // the frame's size
+  double stream_time_s = -1;  // live cameras: the frame's own timestamp in its stream; -1 otherwise
   std::vector<TrackedFace> faces;
 };
 

@@ -144,6 +144,10 @@ void append_json_face(Buffer& out, const TrackedFace& face, bool include_landmar
 void append_frame_json(Buffer& line, const std::string& camera_json, const CameraFrame& frame, bool include_landmarks) {
   fmt::format_to(std::back_inserter(line), "{{\"camera\":{},\"frame\":{},\"time_s\":", camera_json, frame.frame);
   json_number(line, frame.time_s, kTimeDecimals);
+  if (frame.stream_time_s >= 0) {
+    line.append(std::string_view(",\"stream_time_s\":"));
+    json_number(line, frame.stream_time_s, kTimeDecimals);
+  }
   line.append(std::string_view(",\"faces\":["));
   for (std::size_t i = 0; i < frame.faces.size(); ++i) {
     if (i) line.push_back(',');

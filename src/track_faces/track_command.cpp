@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/inputs.hpp"
 #include "core/report_numbers.hpp"
 #include "core/stop_signals.hpp"
 #include "core/trace.hpp"
@@ -40,6 +41,7 @@ class TrackFacesCommand final : public SettingsCommand {
   InputSpec input_spec(const config::json& config) const override {
     InputSpec spec = SettingsCommand::input_spec(config);
     spec.sequence_extensions = image_sequence_extensions();  // a folder of images is one camera
+    spec.live_sources = true;                                 // URLs and capture devices are cameras too
     return spec;
   }
 
@@ -89,22 +91,45 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
     gate.arrive();
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
-    while (!stop && !stop_requested()) {
+    const auto ended = [](Camera* cam) {
+      cam->active = false;
+      cam->stream_ended = !cam->failed();
+      cam->to_save.close();
+    };
+    // With live cameras a step takes the frames that are there (a stalled camera must not hold the
+    // others), and a stop request ends the cameras rather than the worker: it drains what their
+    // decoders still hand over.
+    const bool live = std::any_of(cameras.begin(), cameras.end(), [](const Camera* c) { return c->live; });
+    while (!stop && (live || !stop_requested())) {
       step.clear();
       frames.clear();
+      bool any_active = false;
       for (Camera* cam : cameras) {
         if (!cam->active) continue;
-        std::optional<DecodedFrame> d = cam->decoded.pop();
+        std::optional<DecodedFrame> d;
+        if (live) {
+          bool closed = false;
+          d = cam->decoded.try_pop(closed);
+          if (!d && !closed) {
+            any_active = true;
+            continue;
+          }
+        } else {
+          d = cam->decoded.pop();
+        }
         if (!d) {
-          cam->active = false;
-          cam->stream_ended = !cam->failed();
-          cam->to_save.close();
+          ended(cam);
           continue;
         }
+        any_active = true;
         step.push_back(cam);
         frames.push_back(std::move(*d));
       }
-      if (step.empty()) break;
+      if (step.empty()) {
+        if (!any_active) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(500));  // live: nothing arrived yet
+        continue;
+      }
       if (s.realtime) {
         // Live cameras: a step starts when the last of its frames is due. Waiting here, in the
         // worker, rather than in each decoder, costs no wake-up of a busy decoder thread.
@@ -141,6 +166,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
           item.result.time_s = d.time_s;
           item.result.width = d.source.width;
           item.result.height = d.source.height;
+          item.result.stream_time_s = d.stream_time_s;
           item.result.faces = cam.tracker->update(detections[k - first], landmarks[k - first], detect[k - first]);
           item.due_us = d.due_us;
           cam.frames++;
@@ -181,6 +207,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     cam->item = i;
     cam->path = inputs[i];
     cam->id = camera_id(inputs[i]);
+    cam->live = is_live_source(inputs[i]);
     if (!ids.insert(cam->id).second)
       throw UsageError("/inputs: two cameras are called \"" + cam->id + "\" (file stems or folder names): rename one");
     const auto offset = s.time_offsets.find(cam->id);
@@ -214,7 +241,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     for (Camera* cam : groups[w]) {
       Runtime& worker_rt = ctx.runtime_for_worker(int(w));
       Runtime* pinned = worker_rt.gpu() ? &worker_rt : nullptr;
-      cam->decoder = std::thread([cam, &s, pinned, &gate] { decode_camera(*cam, s, pinned, gate); });
+      cam->decoder = std::thread([cam, &s, pinned, &gate, &ctx] { decode_camera(*cam, s, pinned, gate, ctx.progress); });
       cam->saver = std::thread([cam, &s, &stream] { save_camera(*cam, s, stream.get()); });
     }
   std::atomic<bool> stop{false};
@@ -243,6 +270,9 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     compute_s += r.compute_s;
   }
   outcome.stopped_on_error = stop;
+  // Live cameras end on SIGINT/SIGTERM: when every camera ended so, that was the run's end.
+  outcome.stop_was_the_end = stop_requested() && std::any_of(cameras.begin(), cameras.end(), [](const auto& c) { return c->live; }) &&
+                             std::all_of(cameras.begin(), cameras.end(), [](const auto& c) { return c->stream_ended && !c->failed(); });
   const bool gpu = runs.front().gpu;
 
   // Report: per camera, and the latency over all frames and per second of the run (frames by the
@@ -273,6 +303,11 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
                                 {"detection_frames", cam->detection_frames},
                                 {"latency_ms", {{"p50", round3(percentile(cam->latency_ms, 0.5))},
                                                 {"p99", round3(percentile(cam->latency_ms, 0.99))}}}};
+    if (cam->live) {
+      c["live"] = true;
+      c["reconnects"] = cam->reconnects.load();
+      c["dropped_behind"] = cam->dropped_behind.load();
+    }
     if (!cam->summary.is_null()) c["summary"] = cam->summary;
     per_camera.push_back(std::move(c));
   }
@@ -289,7 +324,10 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   x["compute_ms_per_frame"] = outcome.work_units > 0 ? round3(compute_s * 1000.0 / outcome.work_units) : 0.0;
   x["latency_ms"] = {{"p50", round3(percentile(latency, 0.5))}, {"p99", round3(percentile(latency, 0.99))},
                      {"max", round3(latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()))},
-                     {"from", s.realtime ? "when a live camera would deliver the frame" : "the frame leaving its decoder"}};
+                     {"from", std::any_of(cameras.begin(), cameras.end(), [](const auto& c) { return c->live; })
+                                 ? "the frame's arrival from its live camera"
+                             : s.realtime ? "when a live camera would deliver the frame"
+                                          : "the frame leaving its decoder"}};
   nlohmann::ordered_json per_second = nlohmann::ordered_json::array();
   for (const std::vector<double>& v : latency_by_second)
     per_second.push_back({{"frames", v.size()}, {"p50", round3(percentile(v, 0.5))}, {"p99", round3(percentile(v, 0.99))}});

@@ -1,8 +1,11 @@
 #include "track_faces/track_settings.hpp"
 
+#include <cctype>
+
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/inputs.hpp"
 #include "core/outputs.hpp"
 #include "core/settings_table.hpp"
 #include "infer/model_locator.hpp"
@@ -58,6 +61,21 @@ Table make_table() {
                 });
   t.number("/cameras/fps", 30, 0.001, 1000, "frame rate of image-sequence cameras (a video's own timestamps are used)",
            &S::sequence_fps);
+  t.object("/cameras/live",
+           "live cameras: inputs that are URLs (rtsp://, udp://, srt://, tcp://, http(s)://...) or V4L2 devices "
+           "(/dev/videoN), read as frames arrive (timestamps from their arrival), reconnected when they drop");
+  t.choice("/cameras/live/rtsp_transport", "tcp", {"tcp", "udp"}, "RTSP over TCP (interleaved) or UDP",
+           member(&S::live, &S::Live::rtsp_transport));
+  t.number("/cameras/live/stall_timeout_s", 5, 0.1, 3600, "no data for this long: the camera is lost and reconnects",
+           member(&S::live, &S::Live::stall_timeout_s));
+  t.number("/cameras/live/reconnect_max_s", 8, 0.1, 3600,
+           "between reconnection attempts: 0.5 s, doubling up to this", member(&S::live, &S::Live::reconnect_max_s));
+  t.string("/cameras/live/v4l2_size", "", "V4L2 devices: the capture size (e.g. 1280x720); \"\" = the device's",
+           member(&S::live, &S::Live::v4l2_size));
+  t.number("/cameras/live/v4l2_fps", 0, 0, 1000, "V4L2 devices: frames per second; 0 = the device's",
+           member(&S::live, &S::Live::v4l2_fps));
+  t.string("/cameras/live/v4l2_pixel_format", "", "V4L2 devices: the pixel format (e.g. mjpeg, yuyv422); \"\" = the device's",
+           member(&S::live, &S::Live::v4l2_pixel_format));
 
   t.object("/detector", "MediaPipe BlazeFace (scripts/fetch-models.sh fetches it)");
   t.choice("/detector/model", "short", {"short", "full"}, "short: faces within ~2 m (128x128); full: up to ~5 m (192x192)",
@@ -147,6 +165,10 @@ Table make_table() {
            [](S& s, const std::string& v) { s.processor.fp16 = v == "fp16"; });
   t.integer("/run/landmark_batch", 32, 1, 64, "faces per landmark model run on the GPU",
             member(&S::processor, &FaceProcessorOptions::landmark_batch));
+  t.number("/run/duration_s", 0, 0, 1e9,
+           "every camera stops after this many seconds from the start and its outputs are finished (how a live run "
+           "ends, beside SIGINT/SIGTERM); 0 = until the inputs end",
+           &S::duration_s);
   t.boolean("/run/realtime", false, "release each camera's frames at its frame rate (as live cameras would)", &S::realtime);
   t.integer("/run/decode_threads", 1, 0, 64, "decoder threads per camera (0 = libav's choice)", &S::decode_threads);
   t.integer("/run/workers", 2, 1, 16,
@@ -178,6 +200,15 @@ TrackSettings read_settings(const config::json& c) {
 }
 
 std::string camera_id(const std::string& input) {
+  if (is_live_source(input)) {
+    std::string id = input.rfind("/dev/", 0) == 0 ? input.substr(5) : input;
+    const auto scheme = id.find("://");
+    if (scheme != std::string::npos) id.replace(scheme, 3, "_");
+    for (char& c : id)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+    while (!id.empty() && id.back() == '_') id.pop_back();
+    return id;
+  }
   fs::path path(input);
   if (!path.has_filename()) path = path.parent_path();  // "cams/front/"
   return (fs::is_directory(path) ? path.filename() : path.stem()).string();

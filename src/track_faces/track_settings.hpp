@@ -25,6 +25,15 @@ struct TrackSettings {
   float camera_fov_deg = 60;    // horizontal, for the translation
   int preview_crf = 23;
   bool realtime = false;  // decoders release frames at the video's pace (live cameras; the benchmark)
+  // Live cameras (URLs, /dev/videoN; core/inputs.hpp is_live_source).
+  struct Live {
+    std::string rtsp_transport = "tcp";
+    double stall_timeout_s = 5;   // no frame for this long: the camera reconnects
+    double reconnect_max_s = 8;   // back-off between attempts: 0.5 s, doubling up to this
+    std::string v4l2_size, v4l2_pixel_format;  // "" = the device's default
+    double v4l2_fps = 0;          // 0 = the device's default
+  } live;
+  double duration_s = 0;  // > 0: every camera stops after this long (live runs end so)
   double sequence_fps = 30;  // image-sequence cameras' frame rate
   int decode_threads = 1;
   int workers_per_device = 2;        // GPU compute workers per device (the CPU path has one)
@@ -34,8 +43,9 @@ struct TrackSettings {
 // Throws UsageError naming the field.
 TrackSettings read_settings(const config::json& config);
 
-// A camera's id: its video's file stem, or its image folder's name (two cameras with one id are a
-// usage error in the run).
+// A camera's id: its video's file stem, its image folder's name, or for a live source the URL or
+// device with every character other than letters, digits, '.', '-' and '_' as '_' ("udp://10.0.0.5:5000"
+// -> "udp_10.0.0.5_5000", "/dev/video0" -> "video0"). Two cameras with one id are a usage error.
 std::string camera_id(const std::string& input);
 
 // An output's path for a camera ({camera} in the name); "" when the name is empty.

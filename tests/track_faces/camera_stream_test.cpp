@@ -40,7 +40,8 @@ TEST_CASE("decode_camera: every frame in order, timestamps from 0 plus the camer
   cam.path = std::string(GPUPROC_SOURCE_DIR) + "/data-samples/faces/cam_front.mp4";
   cam.offset_s = 2.5;
   StartGate gate(1);  // the decoder is the only party: it opens the gate with its first frame
-  std::thread decoder([&] { decode_camera(cam, s, nullptr, gate); });
+  gp::Progress progress(gp::ProgressMode::none, "track-faces", 1);
+  std::thread decoder([&] { decode_camera(cam, s, nullptr, gate, progress); });
   std::int64_t expected = 0;
   while (std::optional<DecodedFrame> d = cam.decoded.pop()) {
     INFO("frame " << expected);
@@ -61,7 +62,8 @@ TEST_CASE("decode_camera: an unreadable video fails the camera, naming it, and s
   Camera cam;
   cam.path = "/nonexistent/cam.mp4";
   StartGate gate(1);
-  decode_camera(cam, s, nullptr, gate);
+  gp::Progress progress(gp::ProgressMode::none, "track-faces", 1);
+  decode_camera(cam, s, nullptr, gate, progress);
   CHECK(cam.failed());
   const auto failure = cam.failure_copy();
   REQUIRE(failure);
