@@ -28,3 +28,12 @@ json_check() {  # json_check NAME FILE PYTHON_EXPR (j = the parsed JSON)
   if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
     passes=$((passes + 1)); else echo "FAIL: $1: $3 is false for $2"; failures=$((failures + 1)); fi
 }
+
+# skip_without_face_models NAME: the script ends here, skipped, when track-faces' models are not in
+# $models (scripts/fetch-models.sh fetches them).
+skip_without_face_models() {
+  if [[ ! -f $models/face_landmark.tflite || ! -f $models/face_detection_short_range.tflite ]]; then
+    echo "$1: skipped (no face models in $models)"
+    exit 0
+  fi
+}

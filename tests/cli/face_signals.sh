@@ -13,10 +13,7 @@ trap 'rm -rf "$work"' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
 models=${GPUPROC_MODELS:-.models}
-if [[ ! -f $models/face_landmark.tflite || ! -f $models/face_detection_short_range.tflite ]]; then
-  echo "face_signals: skipped (no face models in $models)"
-  exit 0
-fi
+skip_without_face_models face_signals
 enc=(-an -c:v libx264 -preset veryfast -crf 16 -pix_fmt yuv420p -threads 1)
 ffmpeg -nostdin -v error -i data-samples/faces/cam_front.mp4 "${enc[@]}" "$work/plain.mp4"
 ffmpeg -nostdin -v error -i data-samples/faces/cam_front.mp4 -vf hflip "${enc[@]}" "$work/mirrored.mp4"

@@ -16,10 +16,7 @@ trap 'kill $(jobs -p) 2>/dev/null; [[ -n ${KEEP:-} ]] || rm -rf "$work"; echo "w
 source "$src/tests/cli/checks.sh"
 cd "$src"
 models=${GPUPROC_MODELS:-.models}
-if [[ ! -f $models/face_landmark.tflite || ! -f $models/face_detection_short_range.tflite ]]; then
-  echo "live_camera: skipped (no face models in $models)"
-  exit 0
-fi
+skip_without_face_models live_camera
 port=$(python3 -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 # The first 48 frames (2 s at 24 fps), a key frame every 6, no B-frames: a receiver can start anywhere.
 ffmpeg -nostdin -v error -i data-samples/faces/cam_front.mp4 -frames:v 48 -an -c:v libx264 -preset veryfast -g 6 -bf 0 \

@@ -12,10 +12,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
 models=${GPUPROC_MODELS:-.models}
-if [[ ! -f $models/face_landmark.tflite || ! -f $models/face_detection_short_range.tflite ]]; then
-  echo "result_stream: skipped (no face models in $models)"
-  exit 0
-fi
+skip_without_face_models result_stream
 if ! python3 -c "import zmq" 2>/dev/null; then
   echo "result_stream: FAIL: python3-zmq is missing (scripts/debian-packages.txt)"
   exit 1
