@@ -118,6 +118,10 @@ void decode_live_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, St
   } else {
     if (cam.path.rfind("rtsp://", 0) == 0) ro.demuxer_options.push_back({"rtsp_transport", s.live.rtsp_transport});
     if (cam.path.rfind("udp://", 0) == 0) ro.demuxer_options.push_back({"overrun_nonfatal", "1"});
+    // Frames as they arrive: the packets read while the stream is probed (at most 0.5 s of it)
+    // are not held back and handed over in a burst once it is open, which would fill the queue.
+    ro.demuxer_options.push_back({"fflags", "nobuffer"});
+    ro.demuxer_options.push_back({"analyzeduration", "500000"});
   }
   const bool keep_frame = !pinned || !s.preview_name.empty();
   double backoff_s = 0.5;
