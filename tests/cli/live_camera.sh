@@ -12,7 +12,7 @@ set -uo pipefail
 gpuproc=$1
 src=$2
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; [[ -n ${KEEP:-} ]] || rm -rf "$work"; echo "work: $work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; if [[ -n ${KEEP:-} ]]; then echo "kept: $work"; else rm -rf "$work"; fi' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
 models=${GPUPROC_MODELS:-.models}
@@ -84,6 +84,33 @@ check "a silent camera ends with run.duration_s" 0 timeout 30 "$gpuproc" track-f
   --set cameras.live.stall_timeout_s=1 --report "$work/dead.json"
 json_check "the silent camera: no frame, its outputs complete" "$work/dead.json" \
   "j['extra']['per_camera'][0]['frames']==0 and j['status']=='ok' and len(j['outputs']['files'])==3"
+# A stream whose picture size changes mid-run (720x528, then 640x480): every frame goes through.
+ffmpeg -nostdin -v error -i "$work/send.mp4" -frames:v 24 -vf scale=640:480 -an -c:v libx264 -preset veryfast -g 6 -bf 0 \
+  "$work/small.mp4"
+printf "file '%s'\nfile '%s'\n" "$work/send.mp4" "$work/small.mp4" >"$work/sizes.txt"
+ffmpeg -nostdin -v error -f concat -safe 0 -i "$work/sizes.txt" -c copy "$work/sizes.ts"
+"$gpuproc" "${tf[@]}" "$url" --set output.dir="$work/sizes" --report "$work/sizes.json" 2>/dev/null &
+pid=$!
+sleep 2
+ffmpeg -nostdin -v error -readrate 0.25 -i "$work/sizes.ts" -c copy -muxdelay 0 -muxpreload 0 -f mpegts "$url?pkt_size=1316"
+sleep 1.5
+kill -INT "$pid"
+wait "$pid"
+ok "a live stream changing size: exit 0" $?
+python3 - "$work/sizes/$id.jsonl" <<'PY'; ok "frames of both sizes were processed" $?
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+# 720x528 for the first second of the stream, 640x480 after: faces found in both parts
+before = [r for r in rows if r["stream_time_s"] < 1.0 and r["faces"]]
+after = [r for r in rows if r["stream_time_s"] >= 1.0 and r["faces"]]
+assert len(before) >= 3 and len(after) >= 3, (len(before), len(after))
+PY
+# A capture device that does not exist: named in the log as lost, retried until run.duration_s.
+check "a missing capture device" 0 timeout 30 "$gpuproc" track-faces -c configs/track-faces.json --device cpu \
+  --progress json /dev/video97 --set output.dir="$work/nodev" --set run.duration_s=2.5 --report "$work/nodev.json"
+expect_text "the missing device is named" "$work/stderr" "camera video97: lost (/dev/video97: open:"
+json_check "the missing device: no frame, reconnection attempts" "$work/nodev.json" \
+  "j['extra']['per_camera'][0]['frames']==0 and j['extra']['per_camera'][0]['reconnects']>=1"
 # Other subcommands refuse live sources.
 check "segment-body refuses a URL" 2 "$gpuproc" segment-body -c configs/segment-body.json --device cpu --progress none \
   "udp://127.0.0.1:$dead" --set output.dir="$work/x"
