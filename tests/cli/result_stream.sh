@@ -13,8 +13,14 @@ source "$src/tests/cli/checks.sh"
 cd "$src"
 models=${GPUPROC_MODELS:-.models}
 skip_without_face_models result_stream
-if ! python3 -c "import zmq" 2>/dev/null; then
-  echo "result_stream: FAIL: python3-zmq is missing (scripts/debian-packages.txt)"
+# The subscriber needs pyzmq: Debian's python3-zmq (scripts/debian-packages.txt) is in the system
+# Python, which another python3 earlier in PATH (pyenv, a venv) may hide.
+zmq_python=""
+for candidate in python3 /usr/bin/python3; do
+  if "$candidate" -c "import zmq" 2>/dev/null; then zmq_python=$candidate; break; fi
+done
+if [[ -z $zmq_python ]]; then
+  echo "result_stream: FAIL: no Python with pyzmq (python3-zmq, scripts/debian-packages.txt)"
   exit 1
 fi
 port=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
@@ -22,7 +28,7 @@ tf=(track-faces -c configs/track-faces.json --device cpu --progress none)
 cams=(data-samples/faces/cam_front.mp4 data-samples/faces/cam_mirror.mp4)
 
 # 1. A subscriber the run waits for: every frame, in order, the same JSON as the files.
-python3 - "$port" "$work/received.json" <<'PY' &
+"$zmq_python" - "$port" "$work/received.json" <<'PY' &
 import json, sys, time, zmq
 ctx = zmq.Context()
 sub = ctx.socket(zmq.SUB)
