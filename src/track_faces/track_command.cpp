@@ -91,11 +91,6 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
     gate.arrive();
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
-    const auto ended = [](Camera* cam) {
-      cam->active = false;
-      cam->stream_ended = !cam->failed();
-      cam->to_save.close();
-    };
     // With live cameras a step takes the frames that are there (a stalled camera must not hold the
     // others), and a stop request ends the cameras rather than the worker: it drains what their
     // decoders still hand over.
@@ -118,7 +113,9 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
           d = cam->decoded.pop();
         }
         if (!d) {
-          ended(cam);
+          cam->active = false;
+          cam->stream_ended = !cam->failed();
+          cam->to_save.close();
           continue;
         }
         any_active = true;
@@ -201,6 +198,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   BatchOutcome outcome;
   outcome.work_unit_name = "frames";
   std::vector<std::unique_ptr<Camera>> cameras;
+  bool any_live = false;  // URLs or capture devices among the cameras
   std::set<std::string> ids;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     auto cam = std::make_unique<Camera>();
@@ -215,6 +213,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     CameraTrackerOptions tracking = s.tracking;
     tracking.detect_phase = int(i % std::size_t(std::max(1, tracking.detect_every)));
     cam->tracker = std::make_unique<CameraTracker>(tracking);
+    any_live = any_live || cam->live;
     cameras.push_back(std::move(cam));
   }
   for (const auto& [id, seconds] : s.time_offsets)
@@ -261,7 +260,6 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     cam->saver.join();
   }
   if (stream) stream->close();
-  if (stream) stream->close();
   std::int64_t steps = 0;
   double compute_s = 0;
   for (const GroupRun& r : runs) {
@@ -271,7 +269,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   }
   outcome.stopped_on_error = stop;
   // Live cameras end on SIGINT/SIGTERM: when every camera ended so, that was the run's end.
-  outcome.stop_was_the_end = stop_requested() && std::any_of(cameras.begin(), cameras.end(), [](const auto& c) { return c->live; }) &&
+  outcome.stop_was_the_end = stop_requested() && any_live &&
                              std::all_of(cameras.begin(), cameras.end(), [](const auto& c) { return c->stream_ended && !c->failed(); });
   const bool gpu = runs.front().gpu;
 
@@ -324,8 +322,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   x["compute_ms_per_frame"] = outcome.work_units > 0 ? round3(compute_s * 1000.0 / outcome.work_units) : 0.0;
   x["latency_ms"] = {{"p50", round3(percentile(latency, 0.5))}, {"p99", round3(percentile(latency, 0.99))},
                      {"max", round3(latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()))},
-                     {"from", std::any_of(cameras.begin(), cameras.end(), [](const auto& c) { return c->live; })
-                                 ? "the frame's arrival from its live camera"
+                     {"from", any_live ? "the frame's arrival from its live camera"
                              : s.realtime ? "when a live camera would deliver the frame"
                                           : "the frame leaving its decoder"}};
   nlohmann::ordered_json per_second = nlohmann::ordered_json::array();
