@@ -448,6 +448,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
         options.host_memory_limit.empty() ? default_host_memory_limit()
                                           : parse_byte_size(options.host_memory_limit, "--host-memory-limit"));
     RuntimeOptions ro;
+    ro.wait = command.gpu_wait(cfg);
     if (!options.gpu_memory_limit.empty()) ro.gpu_memory_limit = parse_byte_size(options.gpu_memory_limit, "--gpu-memory-limit");
     Trace::global().enable_timeline(!options.trace_path.empty());
     // One runtime per device, each asking the driver in the background (only "all" waits here

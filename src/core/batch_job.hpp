@@ -134,6 +134,8 @@ class BatchCommand {
                                                                 const std::vector<InputItem>& items) const = 0;
   // Processes ctx.items, calling ctx.finish_item once for each item it started.
   virtual BatchOutcome run(BatchContext& ctx) = 0;
+  // How the job's threads wait for the GPU (see GpuWait).
+  virtual GpuWait gpu_wait(const config::json& config) const { return GpuWait::spin; }
 };
 
 // What every subcommand shares: its schema, its one-line summary, its settings reader run on the

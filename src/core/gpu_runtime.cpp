@@ -111,6 +111,8 @@ Runtime::Runtime(const RuntimeOptions& options) : options_(options), pinned_free
              if (device < 0) return;
              ScopedStage timed("gpu context");
              GP_CUDA_CHECK(cudaSetDevice(device), "select GPU " + std::to_string(device));  // creates the context
+             if (options_.wait == GpuWait::block)  // replaces the context's flags (CUDA 12+: also once it exists)
+               GP_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync), "make GPU waits block");
              GP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device), "get default memory pool");
              // Keep freed blocks in the pool: batches reuse the same sizes, and returning memory to
              // the driver between items would cost a synchronising cudaFree each time.

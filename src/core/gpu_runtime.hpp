@@ -80,8 +80,14 @@ struct MemoryStats {
   std::size_t oom_retries = 0;
 };
 
+// How a host thread waits for the GPU (stream and event synchronisation). CUDA's default with one
+// context per process spins on a core until the GPU is done; a job whose cores are needed by other
+// threads meanwhile (track-faces' video decoders) blocks instead, at a few microseconds per wait.
+enum class GpuWait { spin, block };
+
 struct RuntimeOptions {
   DeviceChoice device;
+  GpuWait wait = GpuWait::spin;
   std::size_t gpu_memory_limit = 0;     // bytes; 0 = what the GPU has. Allocations past it fail
                                         // as out-of-memory (used to test the fallbacks).
   std::size_t pinned_cache_limit = std::size_t(4) << 30;  // pinned bytes kept for reuse

@@ -4,6 +4,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ctime>
+
 #include <algorithm>
 #include <cerrno>
 
@@ -25,5 +27,15 @@ bool lower_thread_priority(int steps) {
   const int target = std::min(19, thread_nice_value() + std::max(0, steps));
   return setpriority(PRIO_PROCESS, this_thread_id(), target) == 0;
 }
+
+namespace {
+double clock_seconds(clockid_t clock) {
+  timespec t{};
+  return clock_gettime(clock, &t) == 0 ? double(t.tv_sec) + double(t.tv_nsec) * 1e-9 : 0.0;
+}
+}  // namespace
+
+double thread_cpu_seconds() { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+double process_cpu_seconds() { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 }  // namespace gp

@@ -12,4 +12,9 @@ bool lower_thread_priority(int steps);
 // The calling thread's nice value (for tests and the report).
 int thread_nice_value();
 
+// CPU time (user + system) the calling thread has used, and the whole process, in seconds: a job
+// reports where its CPU went (decoders, GPU workers, writers) beside what the process used.
+double thread_cpu_seconds();
+double process_cpu_seconds();
+
 }  // namespace gp

@@ -29,6 +29,7 @@ void StartGate::arrive() {
   if (left_ > 0 && --left_ == 0) {
     open_ = true;
     start_us_ = Trace::now_us();
+    start_cpu_s_ = process_cpu_seconds();
     opened_.notify_all();
   }
 }
@@ -37,6 +38,11 @@ std::int64_t StartGate::wait() {
   std::unique_lock<std::mutex> lock(mutex_);
   opened_.wait(lock, [&] { return open_; });
   return start_us_;
+}
+
+double StartGate::start_cpu_s() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return start_cpu_s_;
 }
 
 void Camera::fail(const std::string& stage, const std::string& message) {

@@ -36,6 +36,7 @@ class StartGate {
   explicit StartGate(std::size_t parties) : left_(parties) {}
   void arrive();        // once per party; the last one opens the gate
   std::int64_t wait();  // the start time (Trace::now_us clock)
+  double start_cpu_s();  // the process's CPU time then (call after wait)
 
  private:
   std::mutex mutex_;
@@ -43,6 +44,7 @@ class StartGate {
   std::size_t left_;
   bool open_ = false;
   std::int64_t start_us_ = 0;
+  double start_cpu_s_ = 0;
 };
 
 struct DecodedFrame {
@@ -84,6 +86,7 @@ struct Camera {
   // Live cameras (URLs, capture devices): read as frames arrive, reconnected when lost.
   bool live = false;
   std::atomic<std::int64_t> reconnects{0}, dropped_behind{0};  // frames dropped: the pipeline was behind
+  double decode_cpu_s = 0, save_cpu_s = 0;  // CPU time of its decoder and save threads (set as they end)
   // The camera's frame rate, for its preview (set by the decoder before its first frame).
   io::Rational frame_rate{30, 1};
 

@@ -19,6 +19,7 @@
 #include "core/inputs.hpp"
 #include "core/report_numbers.hpp"
 #include "core/stop_signals.hpp"
+#include "core/thread_priority.hpp"
 #include "core/trace.hpp"
 #include "track_faces/camera_stream.hpp"
 #include "track_faces/face_processor.hpp"
@@ -61,12 +62,14 @@ class TrackFacesCommand final : public SettingsCommand {
   }
 
   BatchOutcome run(BatchContext& ctx) override;
+  GpuWait gpu_wait(const config::json& config) const override { return read_settings(config).gpu_wait; }
 };
 
 // What one compute worker did.
 struct GroupRun {
   std::int64_t steps = 0;
   double compute_s = 0;
+  double cpu_s = 0;  // the worker thread's CPU time
   bool gpu = false;
   std::exception_ptr error;
 };
@@ -189,6 +192,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
       cam->decoded.close();
       cam->to_save.close();
     }
+  run.cpu_s = thread_cpu_seconds();
 }
 
 BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
@@ -240,8 +244,14 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     for (Camera* cam : groups[w]) {
       Runtime& worker_rt = ctx.runtime_for_worker(int(w));
       Runtime* pinned = worker_rt.gpu() ? &worker_rt : nullptr;
-      cam->decoder = std::thread([cam, &s, pinned, &gate, &ctx] { decode_camera(*cam, s, pinned, gate, ctx.progress); });
-      cam->saver = std::thread([cam, &s, &stream] { save_camera(*cam, s, stream.get()); });
+      cam->decoder = std::thread([cam, &s, pinned, &gate, &ctx] {
+        decode_camera(*cam, s, pinned, gate, ctx.progress);
+        cam->decode_cpu_s = thread_cpu_seconds();
+      });
+      cam->saver = std::thread([cam, &s, &stream] {
+        save_camera(*cam, s, stream.get());
+        cam->save_cpu_s = thread_cpu_seconds();
+      });
     }
   std::atomic<bool> stop{false};
   std::vector<GroupRun> runs(workers);
@@ -260,12 +270,14 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     cam->saver.join();
   }
   if (stream) stream->close();
+  const double process_cpu_s = process_cpu_seconds() - gate.start_cpu_s();
   std::int64_t steps = 0;
-  double compute_s = 0;
+  double compute_s = 0, compute_cpu_s = 0;
   for (const GroupRun& r : runs) {
     if (r.error) std::rethrow_exception(r.error);
     steps += r.steps;
     compute_s += r.compute_s;
+    compute_cpu_s += r.cpu_s;
   }
   outcome.stopped_on_error = stop;
   // Live cameras end on SIGINT/SIGTERM: when every camera ended so, that was the run's end.
@@ -277,6 +289,7 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   // second they were due in), which tells start-up transients from a steady backlog.
   std::vector<double> latency;
   std::vector<std::vector<double>> latency_by_second;
+  double decode_cpu_s = 0, save_cpu_s = 0;
   nlohmann::ordered_json per_camera = nlohmann::ordered_json::array();
   const double wall_s = double(Trace::now_us() - start_us) / 1e6;
   for (auto& cam : cameras) {
@@ -291,6 +304,8 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
     }
     ctx.finish_item(cam->item, std::move(result));
     outcome.work_units += double(cam->frames);
+    decode_cpu_s += cam->decode_cpu_s;
+    save_cpu_s += cam->save_cpu_s;
     latency.insert(latency.end(), cam->latency_ms.begin(), cam->latency_ms.end());
     for (std::size_t i = 0; i < cam->latency_ms.size(); ++i) {
       const std::size_t second = std::size_t(std::max<std::int64_t>(0, cam->due_us[i] - start_us) / 1000000);
@@ -320,6 +335,18 @@ BatchOutcome TrackFacesCommand::run(BatchContext& ctx) {
   x["compute_s"] = round3(compute_s);
   // Summed over the workers: each worker's busy time, so per frame it is the compute cost of a frame.
   x["compute_ms_per_frame"] = outcome.work_units > 0 ? round3(compute_s * 1000.0 / outcome.work_units) : 0.0;
+  // Where the host's cores went: the process from the start (engines built) to the end, and the
+  // threads of each kind over their whole lives (decoders' first frames before the start included).
+  const double frames_done = std::max(1.0, outcome.work_units);
+  x["cpu"] = {{"process_s", round3(process_cpu_s)},
+              {"cores_used", wall_s > 0 ? round3(process_cpu_s / wall_s) : 0.0},
+              {"decoders_s", round3(decode_cpu_s)},
+              {"compute_workers_s", round3(compute_cpu_s)},
+              {"writers_s", round3(save_cpu_s)},
+              {"ms_per_frame", {{"process", round3(process_cpu_s * 1000 / frames_done)},
+                                {"decode", round3(decode_cpu_s * 1000 / frames_done)},
+                                {"compute_worker", round3(compute_cpu_s * 1000 / frames_done)},
+                                {"writer", round3(save_cpu_s * 1000 / frames_done)}}}};
   x["latency_ms"] = {{"p50", round3(percentile(latency, 0.5))}, {"p99", round3(percentile(latency, 0.99))},
                      {"max", round3(latency.empty() ? 0.0 : *std::max_element(latency.begin(), latency.end()))},
                      {"from", any_live ? "the frame's arrival from its live camera"

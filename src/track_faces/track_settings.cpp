@@ -176,6 +176,10 @@ Table make_table() {
             "the GPUs), each with its own stream and engines and a share of the cameras, so "
             "one's GPU work overlaps another's host work",
             &S::workers_per_device);
+  t.choice("/run/gpu_wait", "block", {"block", "spin"},
+           "how compute workers wait for the GPU: block (sleep, leaving the core to the video decoders) or spin (CUDA's "
+           "default with one process per GPU: a core busy while the GPU works, a few microseconds sooner)",
+           [](S& s, const std::string& v) { s.gpu_wait = v == "block" ? GpuWait::block : GpuWait::spin; });
   t.on_error("cameras", &S::stop_on_error);
   return t;
 }

@@ -36,6 +36,7 @@ struct TrackSettings {
   double duration_s = 0;  // > 0: every camera stops after this long (live runs end so)
   double sequence_fps = 30;  // image-sequence cameras' frame rate
   int decode_threads = 1;
+  GpuWait gpu_wait = GpuWait::block;  // how the compute workers wait for the GPU
   int workers_per_device = 2;        // GPU compute workers per device (the CPU path has one)
   bool stop_on_error = false;
 };
