@@ -52,6 +52,10 @@ void add_batch_options(CLI::App& sub, gp::CommonOptions& o, bool& print_config) 
   sub.add_flag("--verbose", o.verbose,
                "print what the libraries say (libav, DCMTK...) on stderr, one line each (JSON with JSON progress); "
                "otherwise only counted in the report");
+  sub.add_option("--gpu-monitor", o.gpu_monitor_ms,
+                 "sample the GPUs with NVML every this many milliseconds (report and trace); 0 = off")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 60000));
   sub.add_flag("--print-config", print_config, "print a complete, documented example config and exit");
 }
 

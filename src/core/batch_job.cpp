@@ -460,7 +460,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     items_per_device = std::make_unique<DeviceItemCounts>(runtimes.size());
     std::vector<const Runtime*> monitored;
     for (auto& r : runtimes) monitored.push_back(r.get());
-    gpu_monitor = std::make_unique<GpuMonitor>(monitored, std::chrono::milliseconds(100));
+    gpu_monitor = std::make_unique<GpuMonitor>(monitored, std::chrono::milliseconds(options.gpu_monitor_ms));
 
     progress = std::make_unique<Progress>(progress_mode, name, todo.size());
     if (const std::size_t skipped = ledger->counts().skipped_complete)

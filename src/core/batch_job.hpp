@@ -40,6 +40,7 @@ struct CommonOptions {
   bool fsync = true;                   // --no-fsync: outputs not flushed to disk (see set_outputs_fsync)
   double stop_timeout_s = 20;          // --stop-timeout: grace for running items after SIGINT/SIGTERM
   bool verbose = false;                // --verbose: the libraries' own messages on stderr (core/library_log.hpp)
+  int gpu_monitor_ms = 100;            // --gpu-monitor: NVML sampling interval; 0 = off
 };
 
 // Parses "1.5G", "512MiB", "4096" into bytes (at most 2^62). Throws UsageError naming `option`.

@@ -96,6 +96,7 @@ struct Device {
   nvmlDevice_t handle = nullptr;
   long samples = 0;
   Series gpu_util, memory_util, memory_used, power_w, temperature, sm_clock, memory_clock;
+  Series query_ms;  // how long one sample's NVML calls took (they share driver locks with the job's CUDA calls)
   unsigned long long energy_first_mj = 0, energy_last_mj = 0;
   bool energy = false;
 };
@@ -136,6 +137,7 @@ struct GpuMonitor::Impl {
   }
 
   void sample(Device& d) {
+    const std::int64_t start_us = Trace::now_us();
     nvmlUtilization_t u{};
     nvmlMemory_t m{};
     unsigned int power = 0, temperature = 0, sm = 0, mem = 0;
@@ -156,7 +158,9 @@ struct GpuMonitor::Impl {
       d.energy_last_mj = energy;
     }
     ++d.samples;
-    Trace::global().add_counter("GPU " + std::to_string(d.index), Trace::now_us(), values);
+    const std::int64_t end_us = Trace::now_us();
+    d.query_ms.add(double(end_us - start_us) / 1000.0);
+    Trace::global().add_counter("GPU " + std::to_string(d.index), end_us, values);
   }
 
   void run() {
@@ -180,6 +184,10 @@ GpuMonitor::GpuMonitor(std::vector<const Runtime*> runtimes, std::chrono::millis
     : impl_(std::make_unique<Impl>()) {
   impl_->runtimes = std::move(runtimes);
   impl_->interval = interval;
+  if (interval.count() <= 0) {
+    impl_->unavailable = "turned off (--gpu-monitor 0)";
+    return;
+  }
   bool any_gpu = false;
   for (const Runtime* r : impl_->runtimes) any_gpu = any_gpu || r->gpu_expected();
   if (!any_gpu) {
@@ -215,6 +223,7 @@ nlohmann::ordered_json GpuMonitor::summary() const {
     j["temperature_c"] = d.temperature.json();
     j["sm_clock_mhz"] = d.sm_clock.json();
     j["memory_clock_mhz"] = d.memory_clock.json();
+    j["nvml_query_ms"] = d.query_ms.json();
     devices.push_back(std::move(j));
   }
   return {{"available", true}, {"interval_ms", impl_->interval.count()}, {"devices", devices}};

@@ -18,8 +18,8 @@ class Runtime;
 
 class GpuMonitor {
  public:
-  // Samples the GPUs of these runtimes (CPU-path runtimes are skipped); waits for nothing: the
-  // runtimes' devices are looked up on the sampling thread.
+  // Samples the GPUs of these runtimes (CPU-path runtimes are skipped) every `interval` (0: not
+  // at all); waits for nothing: the runtimes' devices are looked up on the sampling thread.
   GpuMonitor(std::vector<const Runtime*> runtimes, std::chrono::milliseconds interval);
   ~GpuMonitor();
   GpuMonitor(const GpuMonitor&) = delete;
@@ -29,7 +29,7 @@ class GpuMonitor {
   void stop();
   // {"available": true, "interval_ms", "devices": [{device, name, pci_bus_id, samples,
   //  gpu_utilization_pct: {mean, max}, memory_controller_utilization_pct, memory_used_bytes,
-  //  power_w, temperature_c, sm_clock_mhz, memory_clock_mhz, energy_j}]} or
+  //  power_w, temperature_c, sm_clock_mhz, memory_clock_mhz, energy_j, nvml_query_ms}]} or
   // {"available": false, "why": ...}. Call after stop().
   nlohmann::ordered_json summary() const;
 
