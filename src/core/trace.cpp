@@ -37,19 +37,39 @@ void Trace::name_thread(const std::string& name) {
   nvtxNameOsThreadA(static_cast<std::uint32_t>(::gettid()), name.c_str());
 }
 
+Trace::ThreadLog& Trace::thread_log() {
+  // One recorder per process (global()), so one log per thread.
+  thread_local std::shared_ptr<ThreadLog> log;
+  if (!log) {
+    log = std::make_shared<ThreadLog>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    logs_.push_back(log);
+  }
+  return *log;
+}
+
+namespace {
+StageTotals& totals_of(std::map<std::string, StageTotals, std::less<>>& totals, const std::string& stage) {
+  const auto found = totals.find(stage);
+  return found != totals.end() ? found->second : totals[stage];
+}
+}  // namespace
+
 void Trace::add_host_span(const std::string& stage, std::int64_t start_us, std::int64_t dur_us) {
   const int track = this_thread_track();
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto& s = totals_[stage];
+  ThreadLog& log = thread_log();
+  std::lock_guard<std::mutex> lock(log.mutex);
+  StageTotals& s = totals_of(log.totals, stage);
   s.count++;
   s.wall_s += dur_us * 1e-6;
-  if (timeline_) spans_.push_back({stage, track, false, start_us, dur_us});
+  if (timeline_) log.spans.push_back({stage, track, false, start_us, dur_us});
 }
 
 void Trace::add_gpu_span(const std::string& stage, int stream_id, std::int64_t start_us, std::int64_t dur_us) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  totals_[stage].gpu_s += dur_us * 1e-6;
-  if (timeline_) spans_.push_back({stage, stream_id, true, start_us, dur_us});
+  ThreadLog& log = thread_log();
+  std::lock_guard<std::mutex> lock(log.mutex);
+  totals_of(log.totals, stage).gpu_s += dur_us * 1e-6;
+  if (timeline_) log.spans.push_back({stage, stream_id, true, start_us, dur_us});
 }
 
 void Trace::add_counter(const std::string& name, std::int64_t ts_us, const nlohmann::ordered_json& values) {
@@ -58,8 +78,22 @@ void Trace::add_counter(const std::string& name, std::int64_t ts_us, const nlohm
 }
 
 std::map<std::string, StageTotals> Trace::totals() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return totals_;
+  std::vector<std::shared_ptr<ThreadLog>> logs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    logs = logs_;
+  }
+  std::map<std::string, StageTotals> sum;
+  for (const auto& log : logs) {
+    std::lock_guard<std::mutex> lock(log->mutex);
+    for (const auto& [stage, t] : log->totals) {
+      StageTotals& s = sum[stage];
+      s.count += t.count;
+      s.wall_s += t.wall_s;
+      s.gpu_s += t.gpu_s;
+    }
+  }
+  return sum;
 }
 
 nlohmann::ordered_json Trace::chrome_trace() const {
@@ -72,10 +106,13 @@ nlohmann::ordered_json Trace::chrome_trace() const {
   for (auto& [tid, name] : thread_names_)
     events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", name}}}});
   std::map<int, bool> streams;
-  for (auto& s : spans_) {
-    if (s.gpu) streams[s.track] = true;
-    events.push_back({{"ph", "X"}, {"pid", s.gpu ? 2 : 1}, {"tid", s.track}, {"name", s.name},
-                      {"ts", s.start_us}, {"dur", s.dur_us}});
+  for (const auto& log : logs_) {
+    std::lock_guard<std::mutex> log_lock(log->mutex);
+    for (const Span& s : log->spans) {
+      if (s.gpu) streams[s.track] = true;
+      events.push_back({{"ph", "X"}, {"pid", s.gpu ? 2 : 1}, {"tid", s.track}, {"name", s.name},
+                        {"ts", s.start_us}, {"dur", s.dur_us}});
+    }
   }
   for (auto& c : counters_) events.push_back({{"ph", "C"}, {"pid", 2}, {"name", c.name}, {"ts", c.ts_us}, {"args", c.values}});
   for (auto& [id, _] : streams)

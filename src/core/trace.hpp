@@ -1,9 +1,13 @@
 #pragma once
 // Stage timing for the run report, the Chrome/Perfetto trace (--trace) and NVTX ranges (so
 // Nsight Systems shows the same stages). One process-wide recorder; cheap when tracing is off.
+// Each thread records into a log of its own (its own lock, which only a reader of the totals or
+// the trace also takes): threads never wait for each other to record a span, so a thread with a
+// lowered priority (a video decoder) that is preempted while recording holds up nobody else.
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -47,10 +51,16 @@ class Trace {
     bool gpu;
     std::int64_t start_us, dur_us;
   };
-  mutable std::mutex mutex_;
+  struct ThreadLog {
+    std::mutex mutex;
+    std::map<std::string, StageTotals, std::less<>> totals;
+    std::vector<Span> spans;
+  };
+  ThreadLog& thread_log();  // the calling thread's, made and registered on its first span
+
+  mutable std::mutex mutex_;  // the list of logs, counters, thread names
   bool timeline_ = false;
-  std::map<std::string, StageTotals> totals_;
-  std::vector<Span> spans_;
+  std::vector<std::shared_ptr<ThreadLog>> logs_;  // kept after their threads end
   struct Counter {
     std::string name;
     std::int64_t ts_us;

@@ -226,21 +226,11 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
     // latency counts from there, any backlog included. The decoder runs up to the queue's few
     // frames ahead of that time, as a capture card hands over frames already decoded; the
     // compute worker holds each step back until its frames are due (run_group).
-    const auto deliver = [&](DecodedFrame&& d) {
-      d.due_us = s.realtime ? start_us + std::int64_t((d.time_s - cam.offset_s) * 1e6) : Trace::now_us();
-      return cam.decoded.push(std::move(d));  // false: closed, the camera failed elsewhere
-    };
-    // The first frames, as many as the queue holds, are decoded before the clock starts, so the
-    // run starts as it goes on: a few decoded frames ahead (not 64 decoders racing for frame 1).
-    std::vector<DecodedFrame> preroll;
-    const auto start_clock = [&] {
-      arrive();
-      start_us = gate.wait();
-      bool open = true;
-      for (DecodedFrame& d : preroll) open = open && deliver(std::move(d));
-      preroll.clear();
-      return open;
-    };
+    // The first frames, as many as the queue holds, are decoded and queued before the clock
+    // starts, their due times left for the compute worker to set from the start (due_at_start):
+    // the run starts as it goes on, a few decoded frames ahead, and when the gate opens every
+    // camera's first frames are already there (no worker waits for 96 decoder threads to wake).
+    int queued_before_start = 0;
     for (std::int64_t index = 0;; ++index) {
       if (s.duration_s > 0 && start_us >= 0 && Trace::now_us() - start_us >= std::int64_t(s.duration_s * 1e6)) break;
       DecodedFrame d;
@@ -273,14 +263,13 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       } else {
         d.source = source;
       }
-      if (start_us >= 0) {
-        if (!deliver(std::move(d))) break;
-        continue;
+      d.due_us = start_us < 0 ? DecodedFrame::kDueAtStart : cam.due_time(d, start_us, s.realtime);
+      if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
+      if (start_us < 0 && ++queued_before_start == Camera::kQueuedFrames) {
+        arrive();
+        start_us = gate.wait();
       }
-      preroll.push_back(std::move(d));
-      if (preroll.size() == std::size_t(Camera::kQueuedFrames) && !start_clock()) break;
     }
-    if (start_us < 0 && !preroll.empty()) start_clock();  // a camera with fewer frames than the preroll
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());
   } catch (const std::exception& e) {

@@ -19,6 +19,7 @@
 #include "core/gpu_runtime.hpp"
 #include "core/pipeline.hpp"  // ItemFailure
 #include "core/progress.hpp"
+#include "core/trace.hpp"
 #include "cuda/frames/frame.hpp"
 #include "io/video_frame.hpp"
 #include "frames/rgb_image.hpp"
@@ -55,6 +56,7 @@ struct DecodedFrame {
   std::int64_t index = 0;
   double time_s = 0;
   std::int64_t due_us = 0;  // when the frame was (or, realtime, would have been) available
+  static constexpr std::int64_t kDueAtStart = -1;  // queued before the clock started: set by the worker
   double stream_time_s = -1;  // live cameras: the frame's own timestamp in its stream (-1: not live)
 };
 
@@ -101,6 +103,13 @@ struct Camera {
   BoundedQueue<int> free_slots{kSlots};
   void release_slot(int slot) {
     if (slot >= 0) free_slots.push(slot);
+  }
+  // When a file camera's frame is due, the clock having started at start_us: with run.realtime
+  // when a live camera would deliver it (its time in the video), else when it was decoded (a frame
+  // queued before the start: the start).
+  std::int64_t due_time(const DecodedFrame& d, std::int64_t start_us, bool realtime) const {
+    if (realtime) return start_us + std::int64_t((d.time_s - offset_s) * 1e6);
+    return d.due_us == DecodedFrame::kDueAtStart ? start_us : Trace::now_us();
   }
 
   void fail(const std::string& stage, const std::string& message);

@@ -92,6 +92,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
       throw;
     }
     gate.arrive();
+    const std::int64_t start_us = gate.wait();  // the first frames' due times count from it
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
     // With live cameras a step takes the frames that are there (a stalled camera must not hold the
@@ -122,6 +123,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
           continue;
         }
         any_active = true;
+        if (d->due_us == DecodedFrame::kDueAtStart) d->due_us = cam->due_time(*d, start_us, s.realtime);
         step.push_back(cam);
         frames.push_back(std::move(*d));
       }
