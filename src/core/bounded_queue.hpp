@@ -46,6 +46,19 @@ class BoundedQueue {
     return value;
   }
 
+  // Never blocks: the front value if `take(front)` says so (it may also update the value), else
+  // nullopt (then `closed` says whether more can come).
+  template <class Take>
+  std::optional<T> try_pop_if(Take&& take, bool& closed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed = closed_ && items_.empty();
+    if (items_.empty() || !take(items_.front())) return std::nullopt;
+    T value = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return value;
+  }
+
   // Blocks while empty; nullopt once closed and drained.
   std::optional<T> pop() {
     std::unique_lock<std::mutex> lock(mutex_);

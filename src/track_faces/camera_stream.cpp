@@ -27,18 +27,20 @@ namespace gp::track {
 void StartGate::arrive() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (left_ > 0 && --left_ == 0) {
-    open_ = true;
     start_us_ = Trace::now_us();
     start_cpu_s_ = process_cpu_seconds();
+    open_ = true;
     opened_.notify_all();
   }
 }
 
 std::int64_t StartGate::wait() {
   std::unique_lock<std::mutex> lock(mutex_);
-  opened_.wait(lock, [&] { return open_; });
+  opened_.wait(lock, [&] { return open_.load(); });
   return start_us_;
 }
+
+bool StartGate::started() const { return open_.load(); }
 
 double StartGate::start_cpu_s() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -220,19 +222,19 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       if (video->info().frame_rate.valid()) cam.frame_rate = video->info().frame_rate;
     }
     const bool keep_frame = !pinned || !s.preview_name.empty();
-    std::int64_t start_us = -1;
     double first_s = -1;
-    // A live camera delivers the (decoded) frame at its time whether or not we are keeping up:
-    // latency counts from there, any backlog included. The decoder runs up to the queue's few
-    // frames ahead of that time, as a capture card hands over frames already decoded; the
-    // compute worker holds each step back until its frames are due (run_group).
-    // The first frames, as many as the queue holds, are decoded and queued before the clock
-    // starts, their due times left for the compute worker to set from the start (due_at_start):
-    // the run starts as it goes on, a few decoded frames ahead, and when the gate opens every
-    // camera's first frames are already there (no worker waits for 96 decoder threads to wake).
-    int queued_before_start = 0;
+    // With run.realtime a frame is due when a live camera would deliver it, whether or not we are
+    // keeping up: latency counts from there, any backlog included. The decoder runs up to the
+    // queue's few frames ahead of that time, as a capture card hands over frames already decoded;
+    // the compute worker sets each frame's due time from the start and takes it once it is due
+    // (run_group). The first frames, as many as the queue holds, are decoded and queued before
+    // the clock starts: the run starts as it goes on, a few decoded frames ahead, every camera's
+    // first frames already there when the gate opens. The decoder itself never waits at the gate
+    // (a hundred low-priority threads waking on one lock would hold up the workers).
+    int queued = 0;
     for (std::int64_t index = 0;; ++index) {
-      if (s.duration_s > 0 && start_us >= 0 && Trace::now_us() - start_us >= std::int64_t(s.duration_s * 1e6)) break;
+      if (s.duration_s > 0 && gate.started() && Trace::now_us() - gate.start_us() >= std::int64_t(s.duration_s * 1e6))
+        break;
       DecodedFrame d;
       frames::FrameSource source;
       double seconds = 0;
@@ -263,12 +265,10 @@ void decode_camera(Camera& cam, const TrackSettings& s, Runtime* pinned, StartGa
       } else {
         d.source = source;
       }
-      d.due_us = start_us < 0 ? DecodedFrame::kDueAtStart : cam.due_time(d, start_us, s.realtime);
+      // Unpaced, a frame is due when it leaves the decoder (those queued before the start: then).
+      d.due_us = s.realtime || !arrived ? DecodedFrame::kDueUnset : Trace::now_us();
       if (!cam.decoded.push(std::move(d))) break;  // closed: the camera failed elsewhere
-      if (start_us < 0 && ++queued_before_start == Camera::kQueuedFrames) {
-        arrive();
-        start_us = gate.wait();
-      }
+      if (++queued == Camera::kQueuedFrames) arrive();
     }
   } catch (const ItemError& e) {
     cam.fail(e.stage(), e.what());

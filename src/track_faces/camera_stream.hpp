@@ -37,13 +37,15 @@ class StartGate {
   explicit StartGate(std::size_t parties) : left_(parties) {}
   void arrive();        // once per party; the last one opens the gate
   std::int64_t wait();  // the start time (Trace::now_us clock)
+  bool started() const;  // without waiting: whether it opened (then start_us() is the start)
+  std::int64_t start_us() const { return start_us_; }
   double start_cpu_s();  // the process's CPU time then (call after wait)
 
  private:
   std::mutex mutex_;
   std::condition_variable opened_;
   std::size_t left_;
-  bool open_ = false;
+  std::atomic<bool> open_{false};  // set last, after the start time (read without the lock by started())
   std::int64_t start_us_ = 0;
   double start_cpu_s_ = 0;
 };
@@ -56,7 +58,7 @@ struct DecodedFrame {
   std::int64_t index = 0;
   double time_s = 0;
   std::int64_t due_us = 0;  // when the frame was (or, realtime, would have been) available
-  static constexpr std::int64_t kDueAtStart = -1;  // queued before the clock started: set by the worker
+  static constexpr std::int64_t kDueUnset = -1;  // the compute worker sets it (due_time)
   double stream_time_s = -1;  // live cameras: the frame's own timestamp in its stream (-1: not live)
 };
 
@@ -104,12 +106,11 @@ struct Camera {
   void release_slot(int slot) {
     if (slot >= 0) free_slots.push(slot);
   }
-  // When a file camera's frame is due, the clock having started at start_us: with run.realtime
-  // when a live camera would deliver it (its time in the video), else when it was decoded (a frame
-  // queued before the start: the start).
+  // When a file camera's frame whose decoder left due_us unset is due, the clock having started at
+  // start_us: with run.realtime when a live camera would deliver it (its time in the video), else
+  // (a frame queued before the start) the start.
   std::int64_t due_time(const DecodedFrame& d, std::int64_t start_us, bool realtime) const {
-    if (realtime) return start_us + std::int64_t((d.time_s - offset_s) * 1e6);
-    return d.due_us == DecodedFrame::kDueAtStart ? start_us : Trace::now_us();
+    return realtime ? start_us + std::int64_t((d.time_s - offset_s) * 1e6) : start_us;
   }
 
   void fail(const std::string& stage, const std::string& message);

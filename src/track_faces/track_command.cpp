@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <set>
 #include <thread>
@@ -95,22 +96,36 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
     const std::int64_t start_us = gate.wait();  // the first frames' due times count from it
     std::vector<Camera*> step;
     std::vector<DecodedFrame> frames;
-    // With live cameras a step takes the frames that are there (a stalled camera must not hold the
-    // others), and a stop request ends the cameras rather than the worker: it drains what their
+    // With live cameras a step takes the frames that are there, and with run.realtime the frames
+    // that are due (a stalled camera, or a decoder that fell behind, must not hold the others: its
+    // frame joins a later step); unpaced, a step waits for a frame of every camera. With live
+    // cameras a stop request ends the cameras rather than the worker: it drains what their
     // decoders still hand over.
     const bool live = std::any_of(cameras.begin(), cameras.end(), [](const Camera* c) { return c->live; });
+    const bool take_what_is_due = live || s.realtime;
     while (!stop && (live || !stop_requested())) {
       step.clear();
       frames.clear();
       bool any_active = false;
+      std::int64_t next_due = std::numeric_limits<std::int64_t>::max();  // of the frames left queued
+      bool queue_empty = false;  // some camera had no frame queued (its next due time unknown)
+      const std::int64_t now = Trace::now_us();
       for (Camera* cam : cameras) {
         if (!cam->active) continue;
         std::optional<DecodedFrame> d;
-        if (live) {
+        if (take_what_is_due) {
           bool closed = false;
-          d = cam->decoded.try_pop(closed);
+          d = cam->decoded.try_pop_if(
+              [&](DecodedFrame& f) {
+                if (f.due_us == DecodedFrame::kDueUnset) f.due_us = cam->due_time(f, start_us, s.realtime);
+                if (f.due_us <= now) return true;
+                next_due = std::min(next_due, f.due_us);
+                return false;
+              },
+              closed);
           if (!d && !closed) {
             any_active = true;
+            queue_empty = queue_empty || cam->decoded.size() == 0;
             continue;
           }
         } else {
@@ -123,21 +138,18 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
           continue;
         }
         any_active = true;
-        if (d->due_us == DecodedFrame::kDueAtStart) d->due_us = cam->due_time(*d, start_us, s.realtime);
+        if (d->due_us == DecodedFrame::kDueUnset) d->due_us = cam->due_time(*d, start_us, s.realtime);
         step.push_back(cam);
         frames.push_back(std::move(*d));
       }
       if (step.empty()) {
         if (!any_active) break;
-        std::this_thread::sleep_for(std::chrono::microseconds(500));  // live: nothing arrived yet
+        // Nothing due yet: until the next queued frame is due, at most 0.5 ms when a queue was
+        // empty (a live camera's next frame, a decoder behind). Waiting here, in the worker,
+        // rather than in each decoder, costs no wake-up of a busy decoder thread.
+        const std::int64_t wait_us = std::min(next_due - Trace::now_us(), queue_empty ? std::int64_t{500} : next_due);
+        std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, wait_us)));
         continue;
-      }
-      if (s.realtime) {
-        // Live cameras: a step starts when the last of its frames is due. Waiting here, in the
-        // worker, rather than in each decoder, costs no wake-up of a busy decoder thread.
-        std::int64_t due = 0;
-        for (const DecodedFrame& d : frames) due = std::max(due, d.due_us);
-        std::this_thread::sleep_for(std::chrono::microseconds(std::max<std::int64_t>(0, due - Trace::now_us())));
       }
       const auto t0 = std::chrono::steady_clock::now();
       for (std::size_t first = 0; first < step.size(); first += kMaxStepFrames) {
