@@ -28,14 +28,23 @@ std::vector<PlannedFile> planned_files(const std::vector<PlannedOutput>& outputs
   return files;
 }
 
-std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height) {
+namespace {
+
+// One eye's outputs (mono: the only ones), for an eye of this size.
+std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& item, int eye, int input_width,
+                                            int input_height) {
   namespace fs = std::filesystem;
-  auto named = [&](const std::string& label, std::size_t view, int width, int height) {
+  // Both eyes: the eye in the names ({eye}, else added to {view} so the names differ).
+  const std::string eye_label = eye_name(s.stereo, eye);
+  const bool eye_in_view = s.eyes.size() > 1 && s.name_template.find("{eye}") == std::string::npos;
+  auto named = [&](const std::string& view_label, std::size_t view, int width, int height) {
+    const std::string label = eye_in_view ? view_label + "_" + eye_label : view_label;
     auto tokens = naming_variables(item);
     tokens["view"] = label;
+    tokens["eye"] = eye_label;
     tokens["ext"] = s.format;
     const std::string name = checked_relative_name(expand_template(s.name_template, tokens), "/output/name");
-    PlannedOutput planned{s.naming.path(item, name, "/output/name"), label, view, width, height, {}};
+    PlannedOutput planned{s.naming.path(item, name, "/output/name"), label, view, eye, width, height, {}};
     if (s.mask.enabled) {
       tokens["output"] = fs::path(name).filename().string();
       planned.mask_path = s.naming.path(item, expand_template(s.mask.name_template, tokens), "/mask/name");
@@ -64,6 +73,17 @@ std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item
     }
     width -= width % 2;
     out.push_back(named("equirect", 0, width, width / 2));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height) {
+  std::vector<PlannedOutput> out;
+  for (const int eye : s.eyes) {
+    const ImageView eye_size = eye_view(packed_view(nullptr, input_width, input_height, 3, PixelType::u8), s.stereo, eye);
+    for (PlannedOutput& p : plan_eye_outputs(s, item, eye, eye_size.width, eye_size.height)) out.push_back(std::move(p));
   }
   return out;
 }

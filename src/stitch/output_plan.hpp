@@ -14,11 +14,13 @@ struct PlannedOutput {
   std::string path;
   std::string label;        // {view}: the view's name, the face's name, or "equirect"/"cubemap"
   std::size_t view = 0;     // mode views: index into the views; cubemap faces: face index
+  int eye = 0;              // stereo inputs: the eye projected (0 left, 1 right); 0 for mono
   int width = 0, height = 0;
   std::string mask_path;    // with /mask/enabled, else empty
 };
 
-// Sizes need the input's (0 x 0: names only, for planning and the rig).
+// Sizes need the input's (0 x 0: names only, for planning and the rig). Stereo inputs: the outputs
+// of each eye of s.eyes in turn, as many per eye.
 std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height);
 // The files, as the batch runner plans them.
 std::vector<PlannedFile> planned_files(const std::vector<PlannedOutput>& outputs);

@@ -40,7 +40,9 @@ Projector::Projector(const Settings& settings) : settings_(settings) {
 std::vector<PerspectiveTarget> Projector::view_targets(const std::vector<ImageView>& dst,
                                                        const std::vector<ImageView>& masks) const {
   std::vector<PerspectiveTarget> targets;
-  for (std::size_t v = 0; v < dst.size(); ++v) targets.push_back({cameras_[v], dst[v], masks.empty() ? ImageView{} : masks[v]});
+  // Both eyes of a stereo input: the views once per eye.
+  for (std::size_t v = 0; v < dst.size(); ++v)
+    targets.push_back({cameras_[v % cameras_.size()], dst[v], masks.empty() ? ImageView{} : masks[v]});
   return targets;
 }
 
@@ -52,16 +54,34 @@ std::size_t Projector::remap_table_bytes(const std::vector<ImageView>& outputs) 
 void Projector::build_remap_device(const ImageView& panorama, const std::vector<ImageView>& outputs, void* table,
                                    cudaStream_t stream) const {
   const std::vector<PerspectiveTarget> targets = view_targets(outputs, {});
+  // Every eye has the same size (its half of the panorama): the table is the same per eye's views.
+  const ImageView eye = eye_view(panorama, settings_.stereo, 0);
   auto* bytes = static_cast<std::uint8_t*>(table);
   for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
     const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
-    build_perspective_remap_gpu(panorama, targets.data() + first, count, options_, bytes, stream);
+    build_perspective_remap_gpu(eye, targets.data() + first, count, options_, bytes, stream);
     bytes += perspective_remap_bytes(targets.data() + first, count);
   }
 }
 
-void Projector::project(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
+void Projector::project(const ImageView& panorama, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
                         const cudaStream_t* stream, const void* remap_table) const {
+  // Stereo inputs: each eye's outputs in turn (plan_outputs' order), from that eye's half.
+  const std::size_t eyes = settings_.eyes.size();
+  const std::size_t per_eye = dst.size() / eyes;
+  const auto* table = static_cast<const std::uint8_t*>(remap_table);
+  for (std::size_t e = 0; e < eyes; ++e) {
+    const auto part = [&](const std::vector<ImageView>& v) {
+      return v.empty() ? v : std::vector<ImageView>(v.begin() + std::ptrdiff_t(e * per_eye), v.begin() + std::ptrdiff_t((e + 1) * per_eye));
+    };
+    const std::vector<ImageView> eye_dst = part(dst);
+    project_eye(eye_view(panorama, settings_.stereo, settings_.eyes[e]), eye_dst, part(masks), stream, table);
+    if (table) table += remap_table_bytes(eye_dst);
+  }
+}
+
+void Projector::project_eye(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
+                            const cudaStream_t* stream, const void* remap_table) const {
   const Settings& s = settings_;
   const ImageView no_mask;
   if (!masks.empty() && (s.mode != "views" || masks.size() != dst.size()))

@@ -42,9 +42,12 @@ class Projector {
                           cudaStream_t stream) const;
 
  private:
-  // Calls the mode's kernel (GPU when `stream` is given) from src into dst (views alike: host or device).
-  void project(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
+  // Each eye's outputs from its part of the panorama (project_eye).
+  void project(const ImageView& panorama, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
                const cudaStream_t* stream, const void* remap_table) const;
+  // Calls the mode's kernel (GPU when `stream` is given) from src into dst (views alike: host or device).
+  void project_eye(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
+                   const cudaStream_t* stream, const void* remap_table) const;
   std::vector<PerspectiveTarget> view_targets(const std::vector<ImageView>& dst,
                                               const std::vector<ImageView>& masks) const;
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -31,8 +32,9 @@
 #include "io/image_io.hpp"
 #include "io/jpeg_codec.hpp"
 #include "io/oiio_module.hpp"
-#include "stitch/output_plan.hpp"
+#include "stitch/cube_face_files.hpp"
 #include "stitch/gpu_worker.hpp"
+#include "stitch/output_plan.hpp"
 #include "stitch/projector.hpp"
 #include "stitch/stitch_item.hpp"
 #include "stitch/stitch_settings.hpp"
@@ -49,51 +51,86 @@ bool is_jpeg(const std::string& path) {
 
 // PNG, TIFF and other OpenImageIO formats: samples scaled to 0..1 by OIIO, rounded to 8 bits; grey
 // is repeated into R, G and B, alpha and further channels dropped.
-void load_other_format(StitchItem& item) {
+ImageView decode_other_format(const std::string& path, std::vector<std::uint8_t>& pixels) {
   std::unique_ptr<io::FloatImage> image;
   try {
-    image = io::oiio_module().open_float_image(item.name);
+    image = io::oiio_module().open_float_image(path);
   } catch (const std::exception& e) {
-    throw ItemError(item.name, "decode", e.what());
+    throw ItemError(path, "decode", e.what());
   }
-  if (image->channels < 1) throw ItemError(item.name, "decode", "no channels");
-  item.pixels.resize(std::size_t(image->width) * image->height * 3);
-  item.panorama = packed_view(item.pixels.data(), image->width, image->height, 3, PixelType::u8);
+  if (image->channels < 1) throw ItemError(path, "decode", "no channels");
+  pixels.resize(std::size_t(image->width) * image->height * 3);
+  const ImageView view = packed_view(pixels.data(), image->width, image->height, 3, PixelType::u8);
   const int c = image->channels, grey = c < 3;
   std::vector<float> row;
   for (int y = 0; y < image->height; ++y) {
     try {
       image->read_row(y, row);
     } catch (const std::exception& e) {
-      throw ItemError(item.name, "decode", e.what());
+      throw ItemError(path, "decode", e.what());
     }
-    std::uint8_t* out = item.panorama.row<std::uint8_t>(y);
+    std::uint8_t* out = view.row<std::uint8_t>(y);
     for (int x = 0; x < image->width; ++x)
       for (int k = 0; k < 3; ++k) {
         const float v = row[std::size_t(x) * c + (grey ? 0 : k)];
         out[3 * x + k] = std::uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
       }
   }
+  return view;
 }
 
-// The panorama as 8-bit RGB (grey JPEGs are expanded by the decoder's colour conversion), or
-// only its JPEG bytes and size when the GPU decodes it.
-// `buffers` lends the vector the file is read into.
+// Any input image as packed 8-bit RGB in `pixels` (grey JPEGs are expanded by the decoder's colour
+// conversion). `buffers` lends the vector a JPEG is read into.
+ImageView decode_rgb8(const std::string& path, std::vector<std::uint8_t>& pixels, ByteBufferPool& buffers) {
+  if (!is_jpeg(path)) return decode_other_format(path, pixels);
+  std::vector<std::uint8_t> bytes = buffers.take();
+  io::read_file_bytes(path, bytes);
+  const io::JpegInfo info = io::jpeg_info(bytes, path);
+  pixels.resize(std::size_t(info.width) * info.height * 3);
+  const ImageView view = packed_view(pixels.data(), info.width, info.height, 3, PixelType::u8);
+  io::decode_jpeg(bytes.data(), bytes.size(), view, path);
+  buffers.give(std::move(bytes));
+  return view;
+}
+
+// A folder of six face files (cube_face_files), put together into v360's 3x2 sheet, the layout
+// the projection reads for cubemap.layout faces.
+void load_cube_faces(StitchItem& item, ByteBufferPool& buffers) {
+  const std::array<std::string, 6> files = cube_face_files(item.name);
+  std::vector<std::uint8_t> face_pixels;
+  for (int face = 0; face < 6; ++face) {
+    const std::string& file = files[std::size_t(face)];
+    const ImageView pixels = decode_rgb8(file, face_pixels, buffers);
+    if (pixels.width != pixels.height)
+      throw ItemError(file, "decode", "a cube face must be square, this one is " + std::to_string(pixels.width) + "x" +
+                                          std::to_string(pixels.height));
+    if (face == 0) {
+      item.pixels.assign(std::size_t(3 * pixels.width) * (2 * pixels.width) * 3, 0);
+      item.panorama = packed_view(item.pixels.data(), 3 * pixels.width, 2 * pixels.width, 3, PixelType::u8);
+    } else if (pixels.width != item.panorama.width / 3) {
+      throw ItemError(file, "decode", "this face is " + std::to_string(pixels.width) + " pixels wide, the " +
+                                          cube_face_name(0) + " face (" + files[0] + ") " +
+                                          std::to_string(item.panorama.width / 3));
+    }
+    const ImageView cell = cube_layout_face(item.panorama, CubeLayout::c3x2, face);
+    for (int y = 0; y < pixels.height; ++y)
+      std::copy_n(pixels.row<std::uint8_t>(y), pixels.row_bytes(), cell.row<std::uint8_t>(y));
+  }
+}
+
+// The panorama as 8-bit RGB, or only its JPEG bytes and size when the GPU decodes it.
 void load_panorama(StitchItem& item, bool gpu_decodes_jpeg, ByteBufferPool& buffers) {
-  if (!is_jpeg(item.name)) return load_other_format(item);
+  if (fs::is_directory(item.name)) return load_cube_faces(item, buffers);
+  if (!gpu_decodes_jpeg || !is_jpeg(item.name)) {
+    item.panorama = decode_rgb8(item.name, item.pixels, buffers);
+    return;
+  }
   std::vector<std::uint8_t> bytes = buffers.take();
   io::read_file_bytes(item.name, bytes);
   const io::JpegInfo info = io::jpeg_info(bytes, item.name);
-  if (gpu_decodes_jpeg) {
-    if (!info.has_end_marker) throw ItemError(item.name, "decode", "truncated: no end-of-image marker after the scan");
-    item.panorama = packed_view(nullptr, info.width, info.height, 3, PixelType::u8);
-    item.file = std::move(bytes);
-    return;
-  }
-  item.pixels.resize(std::size_t(info.width) * info.height * 3);
-  item.panorama = packed_view(item.pixels.data(), info.width, info.height, 3, PixelType::u8);
-  io::decode_jpeg(bytes.data(), bytes.size(), item.panorama, item.name);
-  buffers.give(std::move(bytes));
+  if (!info.has_end_marker) throw ItemError(item.name, "decode", "truncated: no end-of-image marker after the scan");
+  item.panorama = packed_view(nullptr, info.width, info.height, 3, PixelType::u8);
+  item.file = std::move(bytes);
 }
 
 void save_bytes(AtomicWriteGroup& files, const std::string& path, const std::vector<std::uint8_t>& bytes) {
@@ -149,7 +186,8 @@ void write_rig(const Settings& s, const BatchContext& ctx) {
   std::vector<ViewCamera> views = resolve_views(s);
   auto relative = [&](const PlannedOutput& p) { return fs::path(p.path).lexically_relative(s.naming.dir).string(); };
   if (!ctx.job_items.empty())  // each view's file, as the job's first panorama names it
-    for (const PlannedOutput& p : plan_outputs(s, ctx.job_items.front(), 0, 0)) views[p.view].file_name = relative(p);
+    for (const PlannedOutput& p : plan_outputs(s, ctx.job_items.front(), 0, 0))
+      if (p.eye == s.eyes.front()) views[p.view].file_name = relative(p);
   std::vector<RigImage> images;
   for (std::size_t i = 0; i < ctx.job_items.size(); ++i)
     if (ctx.job_item_complete(i))
@@ -187,6 +225,13 @@ class StitchCommand final : public SettingsCommand {
       : SettingsCommand(stitch::schema(),
                         "equirect panoramas -> perspective views / cubemaps; dual-fisheye or cubemap -> equirect",
                         {".jpg", ".jpeg", ".png", ".tif", ".tiff"}, read_settings) {}
+
+  InputSpec input_spec(const config::json& config) const override {
+    InputSpec spec = SettingsCommand::input_spec(config);
+    const Settings s = read_settings(config);
+    spec.folders_are_items = s.mode == "equirect_from_cubemap" && s.cube_layout == "faces";  // six face files
+    return spec;
+  }
 
   std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,
                                                         const std::vector<InputItem>& items) const override {
@@ -240,6 +285,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   stages.load = [&](StitchItem& item) {
     ScopedStage span(gpu_codec ? "read" : "read+decode");
     load_panorama(item, gpu_codec, shared.file_buffers);
+    // Equirect inputs (modes views and cubemap): each eye a 2:1 panorama; anything else is refused
+    // (a square top/bottom stereo pair taken as one panorama would mix the eyes in every view).
+    const std::string size_problem = equirect_size_problem(s, item.panorama.width, item.panorama.height);
+    if (!size_problem.empty()) throw ItemError(item.name, "decode", size_problem);
     for (PlannedOutput& p : plan_outputs(s, inputs[item.index], item.panorama.width, item.panorama.height))
       item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
     if (s.mask.enabled) {

@@ -39,9 +39,23 @@ Table make_table() {
   t.required_string_list("/inputs", "panoramas (files, folders, globs or @list.txt files)", config::read_by_batch_job);
   t.object("/input", "how inputs are found");
   t.boolean("/input/recursive", false, "search folders recursively", &Settings::recursive);
+  t.choice("/input/stereo", "mono", {"mono", "top_bottom", "side_by_side"},
+           "modes views and cubemap: how an equirect input holds its eyes: mono (one 2:1 panorama), top_bottom (the "
+           "left eye above the right, as VR360 cameras write them) or side_by_side (the left eye beside the right); "
+           "each eye a 2:1 panorama",
+           [](Settings& s, const std::string& v) {
+             s.stereo = v == "top_bottom" ? Stereo::top_bottom : v == "side_by_side" ? Stereo::side_by_side : Stereo::mono;
+           });
+  t.choice("/input/eye", "left", {"left", "right", "both"},
+           "stereo inputs: the eye projected; both: every output once per eye, {eye} in the names (else the eye is "
+           "added to {view})",
+           [](Settings& s, const std::string& v) {
+             s.eyes = v == "both" ? std::vector<int>{0, 1} : std::vector<int>{v == "right" ? 1 : 0};
+           });
   t.choice("/mode", "views", {"views", "cubemap", "equirect_from_cubemap", "equirect_from_dual_fisheye"},
            "views: equirect -> perspective views; cubemap: equirect -> 6 faces; equirect_from_cubemap: a 3x2 or "
-           "1x6 cubemap -> equirect; equirect_from_dual_fisheye: a two-lens fisheye frame -> equirect",
+           "1x6 cubemap, or with /cubemap/layout faces a folder of six face files, -> equirect; "
+           "equirect_from_dual_fisheye: a two-lens fisheye frame -> equirect",
            &Settings::mode);
 
   t.object("/views", "mode views: virtual pinhole cameras (ffmpeg v360 conventions: +yaw right, +pitch up)");
@@ -60,7 +74,10 @@ Table make_table() {
 
   t.object("/cubemap", "mode cubemap and equirect_from_cubemap");
   t.choice("/cubemap/layout", "faces", {"faces", "3x2", "1x6"},
-           "faces: 6 files; 3x2 and 1x6: one image in ffmpeg v360's layout (face order r l u d f b)", &Settings::cube_layout);
+           "faces: 6 files (mode equirect_from_cubemap: each input a folder of six images named right/left/up/down/"
+           "front/back or px/nx/py/ny/pz/nz at the end of the file name); 3x2 and 1x6: one image in ffmpeg v360's "
+           "layout (face order r l u d f b)",
+           &Settings::cube_layout);
   t.integer("/cubemap/face_size", 0, 0, 65535, "face edge in pixels; 0 = panorama width / 4", &Settings::cube_face_size);
   t.object("/equirect", "equirect outputs");
   t.integer("/equirect/width", 0, 0, 65535, "width (height = width / 2); 0 = 4 x face edge, or 2 x fisheye frame height",
@@ -83,7 +100,8 @@ Table make_table() {
   t.object("/output", "written files");
   t.output_dir("out/stitch-360", "output folder (created)", member(&Settings::naming, &OutputNaming::dir));
   t.string("/output/name", "{stem}_{view}.{ext}",
-           std::string("file per view or face: {view} (its name), {ext} (the format's), ") + naming_variables_doc,
+           std::string("file per view or face: {view} (its name), {eye} (stereo inputs: left or right; empty for mono), "
+                       "{ext} (the format's), ") + naming_variables_doc,
            &Settings::name_template);
   t.boolean("/output/mirror_inputs", false, mirror_inputs_doc, member(&Settings::naming, &OutputNaming::mirror_inputs));
   t.choice("/output/format", "jpg", {"jpg", "png", "tif"}, "image format", &Settings::format);
@@ -189,6 +207,16 @@ Settings read_settings(const config::json& c) {
       if (s.views[i].name == s.views[j].name)
         throw UsageError("/views/custom: two views are named \"" + s.views[i].name + "\"");
 
+  if (s.stereo == Stereo::mono) {
+    s.eyes = {0};
+  } else if (s.mode != "views" && s.mode != "cubemap") {
+    throw UsageError("/input/stereo: stereo inputs are equirect panoramas, read in modes views and cubemap (the mode is " +
+                     s.mode + ")");
+  }
+  if (s.eyes.size() > 1 && s.mode == "cubemap" && s.cube_layout != "faces" &&
+      s.name_template.find("{eye}") == std::string::npos)
+    throw UsageError("/output/name: \"" + s.name_template + "\" needs {eye}: /input/eye both gives a " + s.cube_layout +
+                     " image per eye");
   if (s.name_template.find("{view}") == std::string::npos && s.mode != "equirect_from_cubemap" &&
       s.mode != "equirect_from_dual_fisheye" && !(s.mode == "cubemap" && s.cube_layout != "faces"))
     throw UsageError("/output/name: \"" + s.name_template + "\" needs {view}: each panorama gives several files");
@@ -196,6 +224,7 @@ Settings read_settings(const config::json& c) {
     // The format comes from /output/format: another extension (or none) would fail after the work.
     auto example = naming_variables(InputItem{"shots/a/x.jpg", 0, "a"});
     example["view"] = "front";
+    example["eye"] = "left";
     example["ext"] = s.format;
     const std::string ext = lowercase_extension(expand_template(s.name_template, example));
     if (ext != "." + s.format && !(s.format == "jpg" && ext == ".jpeg") && !(s.format == "tif" && ext == ".tiff"))
@@ -215,6 +244,42 @@ Settings read_settings(const config::json& c) {
       throw UsageError("/mask/name: \"" + s.mask.name_template + "\" needs {output} or {view}: each output has its own mask");
   }
   return s;
+}
+
+ImageView eye_view(const ImageView& panorama, Stereo stereo, int eye) {
+  ImageView v = panorama;
+  if (stereo == Stereo::top_bottom) {
+    v.height = panorama.height / 2;
+    if (eye == 1 && v.data) v.data = static_cast<std::uint8_t*>(v.data) + std::size_t(v.height) * v.pitch;
+  } else if (stereo == Stereo::side_by_side) {
+    v.width = panorama.width / 2;
+    if (eye == 1 && v.data) v.data = static_cast<std::uint8_t*>(v.data) + v.row_bytes();
+  }
+  return v;
+}
+
+const char* eye_name(Stereo stereo, int eye) {
+  if (stereo == Stereo::mono) return "";
+  return eye == 1 ? "right" : "left";
+}
+
+std::string equirect_size_problem(const Settings& s, int width, int height) {
+  if (s.mode != "views" && s.mode != "cubemap") return "";
+  const ImageView eye = eye_view(packed_view(nullptr, width, height, 3, PixelType::u8), s.stereo, 0);
+  const double aspect = eye.height > 0 ? double(eye.width) / eye.height : 0.0;
+  if (std::abs(aspect - 2.0) <= 0.02) return "";
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  if (s.stereo == Stereo::mono) {
+    std::string hint;
+    if (std::abs(aspect - 1.0) <= 0.02) hint = " (a stereo panorama of two 2:1 eyes? set /input/stereo top_bottom)";
+    if (std::abs(aspect - 4.0) <= 0.04) hint = " (a stereo panorama of two 2:1 eyes? set /input/stereo side_by_side)";
+    return size + " is not a 2:1 equirect panorama" + hint;
+  }
+  const std::string eye_size = std::to_string(eye.width) + "x" + std::to_string(eye.height);
+  if (s.stereo == Stereo::side_by_side && std::abs(aspect - 1.0) <= 0.02)
+    return size + ": each eye is " + eye_size + ", a 180-degree (VR180) half panorama; only 360-degree eyes (2:1) are read";
+  return size + " with /input/stereo " + (s.stereo == Stereo::top_bottom ? "top_bottom" : "side_by_side") +
+         ": each eye is " + eye_size + ", not a 2:1 equirect panorama";
 }
 
 }  // namespace gp::stitch

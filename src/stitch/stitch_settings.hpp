@@ -6,6 +6,7 @@
 
 #include "core/config.hpp"
 #include "core/output_naming.hpp"
+#include "core/views.hpp"
 #include "stitch/rig.hpp"
 
 namespace gp::stitch {
@@ -33,9 +34,15 @@ struct MaskConfig {
   bool apply = false;           // also black out dropped pixels in the views (mode views)
 };
 
+// How an equirect input holds its eyes: one 2:1 panorama, or a stereo pair, the left eye above
+// the right (top_bottom) or beside it (side_by_side), each eye a 2:1 panorama of its own.
+enum class Stereo { mono, top_bottom, side_by_side };
+
 struct Settings {
   bool recursive = false;
   std::string mode = "views";    // views, cubemap, equirect_from_cubemap, equirect_from_dual_fisheye
+  Stereo stereo = Stereo::mono;  // modes views and cubemap
+  std::vector<int> eyes{0};      // the eyes projected: {0} (mono, or the left eye), {1} (right), {0, 1}
 
   // Mode views: the views as the config gives them (read_settings resolves them into `views`).
   struct ViewRequest {
@@ -67,6 +74,15 @@ struct Settings {
   int gpu_workers = 2;           // GPU workers (stream, codec, batch each)
   bool stop_on_error = false;
 };
+
+// The eye `eye` (0 left, 1 right) of a stereo panorama as a view into it (host or device
+// pixels alike); the panorama itself when mono.
+ImageView eye_view(const ImageView& panorama, Stereo stereo, int eye);
+// "" for mono, else "left" / "right": the {eye} of output names.
+const char* eye_name(Stereo stereo, int eye);
+// Why an equirect input of this size cannot be projected ("" when it can): each eye must be a
+// 2:1 panorama (within 1%).
+std::string equirect_size_problem(const Settings& s, int width, int height);
 
 // Reads a validated config. Throws UsageError naming the field for what the schema cannot
 // express (a malformed custom view).

@@ -93,3 +93,59 @@ TEST_CASE("stitch-360 masks: settings, errors and file names", "[stitch][config]
                     Contains("/mask/name"));
   CHECK_NOTHROW(settings_with({{"mode", "cubemap"}, {"mask", {{"enabled", true}, {"nadir", 20}}}}));
 }
+
+TEST_CASE("stitch-360 stereo inputs: each eye's half, eye names, sizes that are refused", "[stitch][config]") {
+  using gp::stitch::Stereo;
+  std::vector<std::uint8_t> pixels(std::size_t(8) * 8 * 3);
+  const gp::ImageView pano = gp::packed_view(pixels.data(), 8, 8, 3, gp::PixelType::u8);
+  const gp::ImageView top = gp::stitch::eye_view(pano, Stereo::top_bottom, 0);
+  const gp::ImageView bottom = gp::stitch::eye_view(pano, Stereo::top_bottom, 1);
+  CHECK((top.width == 8 && top.height == 4 && top.data == pixels.data()));
+  CHECK((bottom.height == 4 && bottom.data == pixels.data() + 4 * 8 * 3 && bottom.pitch == 8 * 3));
+  const gp::ImageView right = gp::stitch::eye_view(pano, Stereo::side_by_side, 1);
+  CHECK((right.width == 4 && right.height == 8 && right.data == pixels.data() + 4 * 3 && right.pitch == 8 * 3));
+  CHECK(gp::stitch::eye_view(pano, Stereo::mono, 1).data == pano.data);
+
+  const auto mono = settings_with(json::object());
+  CHECK(gp::stitch::equirect_size_problem(mono, 4096, 2048).empty());
+  CHECK_THAT(gp::stitch::equirect_size_problem(mono, 2048, 2048),
+             Catch::Contains("not a 2:1 equirect") && Catch::Contains("/input/stereo top_bottom"));
+  CHECK_THAT(gp::stitch::equirect_size_problem(mono, 8192, 2048), Catch::Contains("side_by_side"));
+  const auto tb = settings_with({{"input", {{"stereo", "top_bottom"}, {"eye", "both"}}}});
+  CHECK(gp::stitch::equirect_size_problem(tb, 4096, 4096).empty());
+  CHECK_THAT(gp::stitch::equirect_size_problem(tb, 4096, 2048), Catch::Contains("each eye is 4096x1024"));
+  const auto sbs = settings_with({{"input", {{"stereo", "side_by_side"}}}});
+  CHECK(gp::stitch::equirect_size_problem(sbs, 8192, 2048).empty());
+  CHECK_THAT(gp::stitch::equirect_size_problem(sbs, 4096, 2048), Catch::Contains("VR180"));
+  // Not an equirect input: no check.
+  CHECK(gp::stitch::equirect_size_problem(settings_with({{"mode", "equirect_from_dual_fisheye"}}), 3000, 1500).empty());
+
+  // Both eyes: every view once per eye, the eye added to {view} (or given by {eye}).
+  const auto outputs = gp::stitch::plan_outputs(tb, gp::InputItem{"shots/p.jpg", 0, ""}, 4096, 4096);
+  REQUIRE(outputs.size() == 16);
+  CHECK(outputs[0].label == "yaw000_left");
+  CHECK(outputs[0].eye == 0);
+  CHECK(outputs[8].label == "yaw000_right");
+  CHECK(outputs[8].eye == 1);
+  CHECK(outputs[8].width == 1920);
+  const auto named = settings_with({{"input", {{"stereo", "top_bottom"}, {"eye", "both"}}},
+                                    {"output", {{"name", "{eye}/{stem}_{view}.{ext}"}}}});
+  const auto by_folder = gp::stitch::plan_outputs(named, gp::InputItem{"p.jpg", 0, ""}, 0, 0);
+  CHECK(by_folder[8].label == "yaw000");
+  CHECK_THAT(by_folder[8].path, Catch::Contains("right/p_yaw000.jpg"));
+  // One eye: its views only, named as for mono.
+  const auto right_eye = settings_with({{"input", {{"stereo", "top_bottom"}, {"eye", "right"}}}});
+  const auto one = gp::stitch::plan_outputs(right_eye, gp::InputItem{"p.jpg", 0, ""}, 4096, 4096);
+  REQUIRE(one.size() == 8);
+  CHECK((one[0].label == "yaw000" && one[0].eye == 1));
+  // Cube faces of a stereo eye: a quarter of the eye's width.
+  const auto cube = settings_with({{"mode", "cubemap"}, {"input", {{"stereo", "top_bottom"}}}});
+  CHECK(gp::stitch::plan_outputs(cube, gp::InputItem{"p.jpg", 0, ""}, 4096, 4096)[0].width == 1024);
+
+  CHECK_THROWS_WITH(settings_with({{"mode", "equirect_from_cubemap"}, {"input", {{"stereo", "top_bottom"}}}}),
+                    Catch::Contains("/input/stereo"));
+  CHECK_THROWS_WITH(settings_with({{"mode", "cubemap"}, {"cubemap", {{"layout", "3x2"}}},
+                                   {"input", {{"stereo", "top_bottom"}, {"eye", "both"}}},
+                                   {"output", {{"name", "{stem}.{ext}"}}}}),
+                    Catch::Contains("needs {eye}"));
+}

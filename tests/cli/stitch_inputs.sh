@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# stitch-360's inputs as 360 users have them (issue 27), CPU path: a top/bottom stereo panorama
+# gives each eye's views equal to those of that eye given alone, both eyes named apart; a square
+# panorama read as mono fails alone, naming the file and the setting, while the rest of the batch
+# is done; a cubemap as six face files in a folder gives the same equirect as the same faces in
+# v360's 3x2 sheet; a folder missing a face fails naming it.
+# usage: stitch_inputs.sh GPUPROC_BINARY SOURCE_DIR
+set -uo pipefail
+gpuproc=$1
+src=$2
+work=$(mktemp -d)
+trap 'if [[ -n ${KEEP:-} ]]; then echo "kept: $work"; else rm -rf "$work"; fi' EXIT
+source "$src/tests/cli/checks.sh"
+cd "$src"
+st=(stitch-360 -c configs/stitch-360.json --device cpu --progress none --set views.width=192 --set views.height=192
+  --set output.format=png --set output.rig=false)
+# The eyes: the sample panorama and its mirror image, as PNG (exact pixels), and the pair stacked.
+ffmpeg -nostdin -v error -i data-samples/stitch/equirect.jpg "$work/left.png"
+ffmpeg -nostdin -v error -i data-samples/stitch/equirect.jpg -vf hflip "$work/right.png"
+ffmpeg -nostdin -v error -i "$work/left.png" -i "$work/right.png" -filter_complex vstack "$work/pair.png"
+check "mono views of each eye" 0 "$gpuproc" "${st[@]}" "$work/left.png" "$work/right.png" --set output.dir="$work/mono"
+check "left eye of the pair" 0 "$gpuproc" "${st[@]}" "$work/pair.png" --set input.stereo=top_bottom --set output.dir="$work/l"
+check "right eye of the pair" 0 "$gpuproc" "${st[@]}" "$work/pair.png" --set input.stereo=top_bottom --set input.eye=right \
+  --set output.dir="$work/r"
+same=0
+for f in "$work"/mono/left_*.png; do cmp -s "$f" "$work/l/pair_${f##*/left_}" || same=1; done
+ok "the left eye's views equal the left panorama's" $same
+same=0
+for f in "$work"/mono/right_*.png; do cmp -s "$f" "$work/r/pair_${f##*/right_}" || same=1; done
+ok "the right eye's views equal the right panorama's" $same
+check "both eyes" 0 "$gpuproc" "${st[@]}" "$work/pair.png" --set input.stereo=top_bottom --set input.eye=both \
+  --set output.dir="$work/both"
+[[ $(ls "$work"/both/pair_*_left.png | wc -l) -eq 8 && $(ls "$work"/both/pair_*_right.png | wc -l) -eq 8 ]]
+ok "both eyes: 8 views each, the eye in the name" $?
+cmp -s "$work/both/pair_yaw090_right.png" "$work/r/pair_yaw090.png"; ok "both eyes: the right eye's view as alone" $?
+# The pair read as one panorama: refused alone, naming the file and the setting; the other input done.
+check "a square panorama read as mono fails alone" 1 "$gpuproc" "${st[@]}" "$work/pair.png" "$work/left.png" \
+  --set output.dir="$work/mixed" --report "$work/mixed.json"
+json_check "the report names the file and /input/stereo" "$work/mixed.json" \
+  "any(r['status']=='failed' and 'pair.png' in r['error']['message'] and '/input/stereo top_bottom' in r['error']['message'] for r in j['item_records']) and j['items']['succeeded']==1"
+[[ ! -e $work/mixed/pair_yaw000.png && -s $work/mixed/left_yaw000.png ]]; ok "nothing of the refused input, the other's views" $?
+# Cubemaps: the six faces as files in a folder, against the same faces in one 3x2 sheet.
+cube=(stitch-360 -c configs/stitch-360.json --device cpu --progress none --set output.format=png --set cubemap.face_size=128)
+check "six faces" 0 "$gpuproc" "${cube[@]}" --set mode=cubemap "$work/left.png" --set output.dir="$work/faces" \
+  --set output.name="sky/{stem}_{view}.{ext}"
+check "one 3x2 sheet" 0 "$gpuproc" "${cube[@]}" --set mode=cubemap --set cubemap.layout=3x2 "$work/left.png" \
+  --set output.dir="$work/sheet" --set "output.name={stem}.{ext}"
+check "equirect from the six files" 0 "$gpuproc" "${cube[@]}" --set mode=equirect_from_cubemap "$work/faces/sky" \
+  --set output.dir="$work/eq_faces" --set "output.name={stem}.{ext}"
+check "equirect from the sheet" 0 "$gpuproc" "${cube[@]}" --set mode=equirect_from_cubemap --set cubemap.layout=3x2 \
+  "$work/sheet/left.png" --set output.dir="$work/eq_sheet" --set "output.name={stem}.{ext}"
+cmp -s "$work/eq_faces/sky.png" "$work/eq_sheet/left.png"; ok "six face files give the sheet's equirect" $?
+mkdir -p "$work/cubes/px_nz"
+for f in px nx py ny pz; do cp "$work/faces/sky/left_$(case $f in px) echo right;; nx) echo left;; py) echo up;; ny) echo down;; pz) echo front;; esac).png" "$work/cubes/px_nz/cube_$f.png"; done
+check "a folder without its back face" 1 "$gpuproc" "${cube[@]}" --set mode=equirect_from_cubemap "$work/cubes/px_nz" \
+  --set output.dir="$work/eq_missing" --report "$work/missing.json"
+json_check "the missing face is named" "$work/missing.json" \
+  "'missing: back' in j['item_records'][0]['error']['message'] and j['item_records'][0]['status']=='failed'"
+cp "$work/faces/sky/left_back.png" "$work/cubes/px_nz/cube_nz.png"
+check "px..nz names" 0 "$gpuproc" "${cube[@]}" --set mode=equirect_from_cubemap "$work/cubes/px_nz" \
+  --set output.dir="$work/eq_px" --set "output.name={stem}.{ext}"
+cmp -s "$work/eq_px/px_nz.png" "$work/eq_sheet/left.png"; ok "px..nz files give the same equirect" $?
+
+echo "stitch_inputs: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]
