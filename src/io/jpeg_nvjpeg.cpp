@@ -128,7 +128,10 @@ class RuntimeAllocators {
     {
       std::lock_guard<std::mutex> lock(self->mutex_);
       auto it = self->device_.find(ptr);
-      if (it == self->device_.end()) return 1;
+      if (it == self->device_.end()) {  // said, so that nvJPEG's ALLOCATOR_FAILURE comes with its cause
+        self->failure_ = "nvJPEG freed device memory this allocator did not give it";
+        return 1;
+      }
       buffer = std::move(it->second);
       self->device_.erase(it);
     }
@@ -156,7 +159,10 @@ class RuntimeAllocators {
     {
       std::lock_guard<std::mutex> lock(self->mutex_);
       auto it = self->pinned_.find(ptr);
-      if (it == self->pinned_.end()) return 1;
+      if (it == self->pinned_.end()) {
+        self->failure_ = "nvJPEG freed pinned memory this allocator did not give it";
+        return 1;
+      }
       buffer = std::move(it->second);
       self->pinned_.erase(it);
     }
@@ -180,7 +186,7 @@ void check_status(nvjpegStatus_t status, const char* call, const std::string& co
   if (!context.empty()) message += " [" + context + "]";
   if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE && allocators) {
     const auto [what, out_of_memory] = allocators->take_failure();
-    if (!what.empty()) message += ": " + what;
+    message += what.empty() ? ": none of the allocator's calls failed (an allocation nvJPEG makes itself)" : ": " + what;
     if (out_of_memory) throw GpuOutOfMemory(message, 0);
   }
   throw GpuError(message);
