@@ -23,6 +23,9 @@ struct SampleOptions {
   // average round(s) sub-samples along that axis, at most this many; 1 turns it off.
   int max_subsamples = 8;
   EquirectScale equirect_scale = EquirectScale::ffmpeg;  // for equirect sources
+  // Equirect sources cover longitudes -90..90 degrees over their width (a VR180 eye, v360's
+  // hequirect) rather than the whole turn; directions behind them come out black.
+  bool equirect_hemisphere = false;
 };
 
 // ---- equirect -> perspective views

@@ -55,7 +55,7 @@ inline MaskImage mask_image(const ImageView& mask, const ImageView& dst, const c
 }
 
 inline EquirectTexels equirect_texels(const ImageView& src, const SampleOptions& o) {
-  return EquirectTexels{source_image(src), o.equirect_scale == EquirectScale::ffmpeg};
+  return EquirectTexels{source_image(src), o.equirect_scale == EquirectScale::ffmpeg, o.equirect_hemisphere};
 }
 
 template <class Map, int N>
@@ -93,7 +93,7 @@ inline PerspectiveJobs perspective_jobs(const ImageView& src, const PerspectiveT
                 ", its output " + size_text(t.dst));
     require(std::isfinite(c.fx) && std::isfinite(c.fy) && c.fx > 0 && c.fy > 0, function, "focal lengths must be positive");
     const EquirectSourceMap<CameraRays> map{CameraRays{c}, equirect_texels(src, o),
-                                            equirect_mapping(src.width, src.height, o.equirect_scale)};
+                                            equirect_mapping(src.width, src.height, o.equirect_scale, o.equirect_hemisphere)};
     add_job(list, map, out, mask_image(t.mask, t.dst, function));
   }
   return list;
@@ -128,7 +128,7 @@ inline CubeFaceJobs cube_face_jobs(const ImageView& src, const ImageView* dsts, 
     const OutputImage out = output_image(dsts[i], src, function);
     require(out.width == out.height, function, "cube face " + size_text(dsts[i]) + " is not square");
     const EquirectSourceMap<CubeFaceRays> map{CubeFaceRays{rotation, face_ids[i], out.width}, equirect_texels(src, o),
-                                              equirect_mapping(src.width, src.height, o.equirect_scale)};
+                                              equirect_mapping(src.width, src.height, o.equirect_scale, o.equirect_hemisphere)};
     add_job(list, map, out, MaskImage{nullptr, 0});
   }
   return list;

@@ -71,6 +71,10 @@ struct EquirectSourceMap {
   }
   template <int C>
   GP_VIEW_HD void shade(const Point& p, Interp m, float out[C]) const {
+    if (!equirect_visible(mapping, p.u)) {  // behind a 180-degree source: black, as v360
+      for (int c = 0; c < C; ++c) out[c] = 0.0f;
+      return;
+    }
     interpolate<C>(texels, m, p.u, p.v, out);
   }
 };
@@ -268,7 +272,9 @@ GP_VIEW_HD void remap_job_pixel(const Job<EquirectSourceMap<Rays>>& job, const R
   }
   float value[C];
   const SourceImage& image = job.map.texels.image;
-  if (taps_inside(m, r.u, r.v, image.width, image.height))
+  if (!equirect_visible(job.map.mapping, r.u))
+    for (int c = 0; c < C; ++c) value[c] = 0.0f;
+  else if (taps_inside(m, r.u, r.v, image.width, image.height))
     interpolate<C>(clamp_texels(image), m, r.u, r.v, value);  // the same taps without wrap-around
   else
     interpolate<C>(job.map.texels, m, r.u, r.v, value);

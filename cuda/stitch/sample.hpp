@@ -43,12 +43,15 @@ GP_VIEW_HD inline ClampTexels clamp_texels(const SourceImage& s) { return ClampT
 
 // Equirect wrap-around. v360_rows: row -k mirrors to row k (v360: its row 0 lies on the pole);
 // otherwise to row k - 1 (the pole lies on the top edge). Rows past the bottom mirror to
-// 2H - 1 - y in both (v360's reflecty).
+// 2H - 1 - y in both (v360's reflecty). A 180-degree source (hemisphere) has no other side to
+// wrap to: its edges extend.
 struct EquirectTexels {
   SourceImage image;
   bool v360_rows;
+  bool hemisphere = false;
   GP_VIEW_HD const std::uint8_t* at(int x, int y) const {
     const int w = image.width, h = image.height;
+    if (hemisphere) return texel_at(image, clamp_int(x, 0, w - 1), clamp_int(y, 0, h - 1));
     if (y < 0) {
       y = v360_rows ? -y : -1 - y;
       x += w / 2;

@@ -171,18 +171,28 @@ GP_VIEW_HD inline Vec3 equirect_direction(float x, float y, int width, int heigh
   return Vec3{cos_theta * sin_phi, sin_theta, cos_theta * cos_phi};
 }
 
-// Source coordinates (pixel centres at integers) of a unit direction in a W x H equirect.
+// Source coordinates (pixel centres at integers) of a unit direction in a W x H equirect, which
+// covers the whole sphere or, for a 180-degree source (VR180, v360's hequirect), the longitudes
+// -90..90 degrees over its width.
 struct EquirectMapping {
   float span_u, span_v;      // pixels spanned by 360 and 180 degrees
   float offset_u, offset_v;  // subtracted after scaling
-  float period_u;            // u distance of one full turn (wrap-around of finite differences)
+  float period_u;            // u distance of one full turn (wrap-around of finite differences); 0: none
+  float visible_u0, visible_u1;  // u range the source covers (all of it for a whole-sphere source)
 };
 
-GP_VIEW_HD inline EquirectMapping equirect_mapping(int width, int height, EquirectScale scale) {
-  if (scale == EquirectScale::ffmpeg)
-    return EquirectMapping{float(width) - 1.0f, float(height) - 1.0f, 0.0f, 0.0f, float(width) - 1.0f};
-  return EquirectMapping{float(width), float(height), 0.5f, 0.5f, float(width)};
+GP_VIEW_HD inline EquirectMapping equirect_mapping(int width, int height, EquirectScale scale, bool hemisphere = false) {
+  const float w = float(width), h = float(height), big = 3.0e38f;
+  if (hemisphere) {  // 180 degrees over the width (v360's hequirect: its scale() over 180 degrees)
+    if (scale == EquirectScale::ffmpeg) return EquirectMapping{2.0f * (w - 1.0f), h - 1.0f, 0.5f * (w - 1.0f), 0.0f, 0.0f, 0.0f, w - 1.0f};
+    return EquirectMapping{2.0f * w, h, 0.5f * w + 0.5f, 0.5f, 0.0f, -0.5f, w - 0.5f};
+  }
+  if (scale == EquirectScale::ffmpeg) return EquirectMapping{w - 1.0f, h - 1.0f, 0.0f, 0.0f, w - 1.0f, -big, big};
+  return EquirectMapping{w, h, 0.5f, 0.5f, w, -big, big};
 }
+
+// Whether source position u lies on the part of the sphere the source covers.
+GP_VIEW_HD inline bool equirect_visible(const EquirectMapping& m, float u) { return u >= m.visible_u0 && u <= m.visible_u1; }
 
 GP_VIEW_HD inline void equirect_coords(const EquirectMapping& m, const Vec3& d, float& u, float& v) {
   const float phi = atan2_f(d.x, d.z);

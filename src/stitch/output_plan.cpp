@@ -56,7 +56,9 @@ std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& 
     for (std::size_t v = 0; v < s.views.size(); ++v)
       out.push_back(named(s.views[v].name, v, s.views[v].width, s.views[v].height));
   } else if (s.mode == "cubemap") {
-    const int face = s.cube_face_size > 0 ? s.cube_face_size : input_width / 4;
+    // A quarter of a 360-degree panorama's width; half a VR180 eye's (it spans 180 degrees).
+    const int face = s.cube_face_size > 0 ? s.cube_face_size
+                     : hemisphere_eye(s, input_width, input_height) ? input_height / 2 : input_width / 4;
     if (s.cube_layout == "faces") {
       for (int f = 0; f < 6; ++f) out.push_back(named(cube_face_name(f), std::size_t(f), face, face));
     } else {

@@ -29,6 +29,12 @@ DualFisheye lenses_for(const Settings& s, int frame_w, int frame_h) {
 
 }  // namespace
 
+SampleOptions Projector::options_for(const ImageView& src) const {
+  SampleOptions o = options_;
+  o.equirect_hemisphere = hemisphere_eye(settings_, src.width, src.height);
+  return o;
+}
+
 Projector::Projector(const Settings& settings) : settings_(settings) {
   options_.interp = interp_of(settings.interpolation);
   options_.max_subsamples = settings.antialias ? 8 : 1;
@@ -59,7 +65,7 @@ void Projector::build_remap_device(const ImageView& panorama, const std::vector<
   auto* bytes = static_cast<std::uint8_t*>(table);
   for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
     const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
-    build_perspective_remap_gpu(eye, targets.data() + first, count, options_, bytes, stream);
+    build_perspective_remap_gpu(eye, targets.data() + first, count, options_for(eye), bytes, stream);
     bytes += perspective_remap_bytes(targets.data() + first, count);
   }
 }
@@ -83,6 +89,7 @@ void Projector::project(const ImageView& panorama, const std::vector<ImageView>&
 void Projector::project_eye(const ImageView& src, const std::vector<ImageView>& dst, const std::vector<ImageView>& masks,
                             const cudaStream_t* stream, const void* remap_table) const {
   const Settings& s = settings_;
+  const SampleOptions options = options_for(src);
   const ImageView no_mask;
   if (!masks.empty() && (s.mode != "views" || masks.size() != dst.size()))
     throw Error("stitch-360: " + std::to_string(masks.size()) + " masks for " + std::to_string(dst.size()) +
@@ -93,11 +100,11 @@ void Projector::project_eye(const ImageView& src, const std::vector<ImageView>& 
     for (std::size_t first = 0; first < targets.size(); first += max_batch_views) {
       const int count = int(std::min<std::size_t>(max_batch_views, targets.size() - first));
       if (stream && table)
-        equirect_to_perspective_remap_gpu(src, targets.data() + first, count, options_, table, *stream);
+        equirect_to_perspective_remap_gpu(src, targets.data() + first, count, options, table, *stream);
       else if (stream)
-        equirect_to_perspective_batch_gpu(src, targets.data() + first, count, options_, *stream);
+        equirect_to_perspective_batch_gpu(src, targets.data() + first, count, options, *stream);
       else
-        equirect_to_perspective_batch_cpu(src, targets.data() + first, count, options_);
+        equirect_to_perspective_batch_cpu(src, targets.data() + first, count, options);
       if (table) table += perspective_remap_bytes(targets.data() + first, count);
     }
   } else if (s.mode == "cubemap") {
@@ -107,21 +114,21 @@ void Projector::project_eye(const ImageView& src, const std::vector<ImageView>& 
     else
       faces = cube_layout_faces(dst[0], layout_of(s.cube_layout));
     if (stream)
-      equirect_to_cubemap_gpu(src, faces, options_, *stream);
+      equirect_to_cubemap_gpu(src, faces, options, *stream);
     else
-      equirect_to_cubemap_cpu(src, faces, options_);
+      equirect_to_cubemap_cpu(src, faces, options);
   } else if (s.mode == "equirect_from_cubemap") {
     const CubeFaces faces = cube_layout_faces(src, layout_of(s.cube_layout));
     if (stream)
-      cubemap_to_equirect_gpu(faces, dst[0], no_mask, options_, *stream);
+      cubemap_to_equirect_gpu(faces, dst[0], no_mask, options, *stream);
     else
-      cubemap_to_equirect_cpu(faces, dst[0], no_mask, options_);
+      cubemap_to_equirect_cpu(faces, dst[0], no_mask, options);
   } else {
     const DualFisheye rig = lenses_for(s, src.width, src.height);
     if (stream)
-      dual_fisheye_to_equirect_gpu(src, rig, dst[0], no_mask, options_, *stream);
+      dual_fisheye_to_equirect_gpu(src, rig, dst[0], no_mask, options, *stream);
     else
-      dual_fisheye_to_equirect_cpu(src, rig, dst[0], no_mask, options_);
+      dual_fisheye_to_equirect_cpu(src, rig, dst[0], no_mask, options);
   }
 }
 

@@ -50,6 +50,8 @@ class Projector {
                    const cudaStream_t* stream, const void* remap_table) const;
   std::vector<PerspectiveTarget> view_targets(const std::vector<ImageView>& dst,
                                               const std::vector<ImageView>& masks) const;
+  // The sampling options for a source of src's size (a VR180 eye: a 180-degree source).
+  SampleOptions options_for(const ImageView& src) const;
 
   const Settings& settings_;
   SampleOptions options_;

@@ -41,8 +41,8 @@ Table make_table() {
   t.boolean("/input/recursive", false, "search folders recursively", &Settings::recursive);
   t.choice("/input/stereo", "mono", {"mono", "top_bottom", "side_by_side"},
            "modes views and cubemap: how an equirect input holds its eyes: mono (one 2:1 panorama), top_bottom (the "
-           "left eye above the right, as VR360 cameras write them) or side_by_side (the left eye beside the right); "
-           "each eye a 2:1 panorama",
+           "left eye above the right, as VR360 cameras write them) or side_by_side (the left eye beside the right, as "
+           "VR180 cameras write them); each eye a 2:1 panorama, or a square one covering 180 degrees (VR180)",
            [](Settings& s, const std::string& v) {
              s.stereo = v == "top_bottom" ? Stereo::top_bottom : v == "side_by_side" ? Stereo::side_by_side : Stereo::mono;
            });
@@ -78,7 +78,7 @@ Table make_table() {
            "front/back or px/nx/py/ny/pz/nz at the end of the file name); 3x2 and 1x6: one image in ffmpeg v360's "
            "layout (face order r l u d f b)",
            &Settings::cube_layout);
-  t.integer("/cubemap/face_size", 0, 0, 65535, "face edge in pixels; 0 = panorama width / 4", &Settings::cube_face_size);
+  t.integer("/cubemap/face_size", 0, 0, 65535, "face edge in pixels; 0 = panorama width / 4 (half the height of a VR180 eye)", &Settings::cube_face_size);
   t.object("/equirect", "equirect outputs");
   t.integer("/equirect/width", 0, 0, 65535, "width (height = width / 2); 0 = 4 x face edge, or 2 x fisheye frame height",
             [](Settings& s, long long v) {
@@ -263,11 +263,15 @@ const char* eye_name(Stereo stereo, int eye) {
   return eye == 1 ? "right" : "left";
 }
 
+bool hemisphere_eye(const Settings& s, int eye_width, int eye_height) {
+  return s.stereo != Stereo::mono && eye_height > 0 && std::abs(double(eye_width) / eye_height - 1.0) <= 0.02;
+}
+
 std::string equirect_size_problem(const Settings& s, int width, int height) {
   if (s.mode != "views" && s.mode != "cubemap") return "";
   const ImageView eye = eye_view(packed_view(nullptr, width, height, 3, PixelType::u8), s.stereo, 0);
   const double aspect = eye.height > 0 ? double(eye.width) / eye.height : 0.0;
-  if (std::abs(aspect - 2.0) <= 0.02) return "";
+  if (std::abs(aspect - 2.0) <= 0.02 || hemisphere_eye(s, eye.width, eye.height)) return "";
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
   if (s.stereo == Stereo::mono) {
     std::string hint;
@@ -276,8 +280,6 @@ std::string equirect_size_problem(const Settings& s, int width, int height) {
     return size + " is not a 2:1 equirect panorama" + hint;
   }
   const std::string eye_size = std::to_string(eye.width) + "x" + std::to_string(eye.height);
-  if (s.stereo == Stereo::side_by_side && std::abs(aspect - 1.0) <= 0.02)
-    return size + ": each eye is " + eye_size + ", a 180-degree (VR180) half panorama; only 360-degree eyes (2:1) are read";
   return size + " with /input/stereo " + (s.stereo == Stereo::top_bottom ? "top_bottom" : "side_by_side") +
          ": each eye is " + eye_size + ", not a 2:1 equirect panorama";
 }

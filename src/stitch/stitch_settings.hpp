@@ -80,8 +80,11 @@ struct Settings {
 ImageView eye_view(const ImageView& panorama, Stereo stereo, int eye);
 // "" for mono, else "left" / "right": the {eye} of output names.
 const char* eye_name(Stereo stereo, int eye);
+// Whether an eye of this size is a 180-degree half panorama (VR180: a square eye of a stereo
+// input, longitudes -90..90 degrees over its width, v360's hequirect).
+bool hemisphere_eye(const Settings& s, int eye_width, int eye_height);
 // Why an equirect input of this size cannot be projected ("" when it can): each eye must be a
-// 2:1 panorama (within 1%).
+// 2:1 panorama (within 1%), or square for a stereo input (VR180).
 std::string equirect_size_problem(const Settings& s, int width, int height);
 
 // Reads a validated config. Throws UsageError naming the field for what the schema cannot

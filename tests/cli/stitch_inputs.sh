@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # stitch-360's inputs as 360 users have them (issue 27), CPU path: a top/bottom stereo panorama
-# gives each eye's views equal to those of that eye given alone, both eyes named apart; a square
+# gives each eye's views equal to those of that eye given alone, both eyes named apart; a VR180
+# side-by-side pair gives front views like the panoramas' and black behind; a square
 # panorama read as mono fails alone, naming the file and the setting, while the rest of the batch
 # is done; a cubemap as six face files in a folder gives the same equirect as the same faces in
 # v360's 3x2 sheet; a folder missing a face fails naming it.
@@ -33,6 +34,23 @@ check "both eyes" 0 "$gpuproc" "${st[@]}" "$work/pair.png" --set input.stereo=to
 [[ $(ls "$work"/both/pair_*_left.png | wc -l) -eq 8 && $(ls "$work"/both/pair_*_right.png | wc -l) -eq 8 ]]
 ok "both eyes: 8 views each, the eye in the name" $?
 cmp -s "$work/both/pair_yaw090_right.png" "$work/r/pair_yaw090.png"; ok "both eyes: the right eye's view as alone" $?
+# VR180: two square 180-degree eyes side by side (made with v360's hequirect from the panoramas).
+ffmpeg -nostdin -v error -i "$work/left.png" -vf v360=e:hequirect:w=512:h=512 "$work/left180.png"
+ffmpeg -nostdin -v error -i "$work/right.png" -vf v360=e:hequirect:w=512:h=512 "$work/right180.png"
+ffmpeg -nostdin -v error -i "$work/left180.png" -i "$work/right180.png" -filter_complex hstack "$work/vr180.png"
+check "VR180 side by side, both eyes" 0 "$gpuproc" "${st[@]}" "$work/vr180.png" --set input.stereo=side_by_side \
+  --set input.eye=both --set output.dir="$work/vr180"
+psnr() {  # psnr A B: ffmpeg's average PSNR (dB) of two images
+  ffmpeg -nostdin -i "$1" -i "$2" -lavfi psnr -f null - 2>&1 | sed -n 's/.*average:\([0-9.inf]*\).*/\1/p' | tail -1
+}
+front=$(psnr "$work/vr180/vr180_yaw000_left.png" "$work/mono/left_yaw000.png")
+python3 -c "import sys; sys.exit(0 if float('$front') >= 25 else 1)"
+ok "VR180: the left eye's front view matches the panorama's (PSNR $front dB)" $?
+python3 -c "import sys; sys.exit(0 if float('$(psnr "$work/vr180/vr180_yaw000_right.png" "$work/mono/right_yaw000.png")') >= 25 else 1)"
+ok "VR180: the right eye's front view matches the mirrored panorama's" $?
+ffmpeg -nostdin -v error -i "$work/vr180/vr180_yaw180_left.png" -f rawvideo -pix_fmt rgb24 - |
+  python3 -c "import sys; b = sys.stdin.buffer.read(); sys.exit(0 if b and max(b) == 0 else 1)"
+ok "VR180: the view behind the eye is black" $?
 # The pair read as one panorama: refused alone, naming the file and the setting; the other input done.
 check "a square panorama read as mono fails alone" 1 "$gpuproc" "${st[@]}" "$work/pair.png" "$work/left.png" \
   --set output.dir="$work/mixed" --report "$work/mixed.json"

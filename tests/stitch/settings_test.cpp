@@ -116,7 +116,10 @@ TEST_CASE("stitch-360 stereo inputs: each eye's half, eye names, sizes that are 
   CHECK_THAT(gp::stitch::equirect_size_problem(tb, 4096, 2048), Catch::Contains("each eye is 4096x1024"));
   const auto sbs = settings_with({{"input", {{"stereo", "side_by_side"}}}});
   CHECK(gp::stitch::equirect_size_problem(sbs, 8192, 2048).empty());
-  CHECK_THAT(gp::stitch::equirect_size_problem(sbs, 4096, 2048), Catch::Contains("VR180"));
+  CHECK(gp::stitch::equirect_size_problem(sbs, 4096, 2048).empty());  // VR180: two square 180-degree eyes
+  CHECK(gp::stitch::hemisphere_eye(sbs, 2048, 2048));
+  CHECK(!gp::stitch::hemisphere_eye(mono, 2048, 2048));
+  CHECK_THAT(gp::stitch::equirect_size_problem(sbs, 6000, 2048), Catch::Contains("each eye is 3000x2048"));
   // Not an equirect input: no check.
   CHECK(gp::stitch::equirect_size_problem(settings_with({{"mode", "equirect_from_dual_fisheye"}}), 3000, 1500).empty());
 

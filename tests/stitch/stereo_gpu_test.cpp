@@ -1,6 +1,7 @@
 // stitch-360's stereo inputs on the GPU: each eye is a view into the device panorama (top/bottom:
-// a row offset; side by side: a byte offset with the panorama's pitch); the Projector's device
-// run (views with its remap table, cube faces) equals its CPU run for both eyes.
+// a row offset; side by side: a byte offset with the panorama's pitch), a square eye a 180-degree
+// (VR180) source; the Projector's device run (views with its remap table, cube faces) equals its
+// CPU run for both eyes.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,24 +18,31 @@ using gp::stitch::test::HostImage;
 TEST_CASE("stereo panoramas: both eyes' outputs on the GPU equal the CPU's", "[stitch][gpu]") {
   gp::Runtime rt{gp::RuntimeOptions{}};
   gp::Stream stream = rt.make_stream();
-  for (const char* stereo : {"top_bottom", "side_by_side"})
+  struct Case {
+    const char* stereo;
+    int eye_width;  // eyes 256 high: 512 wide (360 degrees) or 256 (VR180)
+  };
+  for (const Case& k : {Case{"top_bottom", 512}, Case{"side_by_side", 512}, Case{"side_by_side", 256}})
     for (const char* mode : {"views", "cubemap"}) {
-      INFO(stereo << ", mode " << mode);
+      const char* stereo = k.stereo;
+      const int ew = k.eye_width;
+      INFO(stereo << ", eyes " << ew << "x256, mode " << mode);
       const bool tb = std::string(stereo) == "top_bottom";
       gp::config::json user = {{"inputs", {"p.jpg"}}, {"mode", mode},
                                {"input", {{"stereo", stereo}, {"eye", "both"}}},
                                {"views", {{"width", 96}, {"height", 80}}}, {"cubemap", {{"face_size", 64}}}};
       const gp::stitch::Settings s = gp::stitch::read_settings(gp::stitch::schema().validate(user, "job.json"));
       const gp::stitch::Projector projector(s);
-      // Two different eyes: the textured panorama, its detail doubled in the right eye.
-      const HostImage left = gp::stitch::test::textured_equirect(512, 256, 3, 2.0);
-      const HostImage right = gp::stitch::test::textured_equirect(512, 256, 3, 4.0);
-      HostImage pano(tb ? 512 : 1024, tb ? 512 : 256, 3);
+      // Two different eyes: a textured panorama, its detail doubled in the right eye (a VR180 eye:
+      // the same texture read as covering 180 degrees).
+      const HostImage left = gp::stitch::test::textured_equirect(ew, 256, 3, 2.0);
+      const HostImage right = gp::stitch::test::textured_equirect(ew, 256, 3, 4.0);
+      HostImage pano(tb ? ew : 2 * ew, tb ? 512 : 256, 3);
       for (int y = 0; y < 256; ++y)
-        for (int x = 0; x < 512; ++x)
+        for (int x = 0; x < ew; ++x)
           for (int c = 0; c < 3; ++c) {
             pano.px(x, y)[c] = left.px(x, y)[c];
-            pano.px(tb ? x : x + 512, tb ? y + 256 : y)[c] = right.px(x, y)[c];
+            pano.px(tb ? x : x + ew, tb ? y + 256 : y)[c] = right.px(x, y)[c];
           }
       std::vector<gp::stitch::OutputImage> cpu;
       for (gp::stitch::PlannedOutput& p : gp::stitch::plan_outputs(s, gp::InputItem{"p.jpg", 0, ""}, pano.view.width, pano.view.height))
