@@ -15,6 +15,7 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,8 @@ struct PipelineItem {
 template <class Item>
 class Pipeline {
  public:
+  // Null ends admission: an open-ended run (run(unbounded)) whose source ran out, such as the
+  // selected frames of a video.
   using Make = std::function<std::unique_ptr<Item>(std::size_t index)>;
   using Load = std::function<void(Item&)>;
   using Compute = std::function<void(Item&, int worker)>;
@@ -89,11 +92,14 @@ class Pipeline {
 
   Pipeline(PipelineOptions options, Stages stages) : options_(options), stages_(std::move(stages)) {}
 
+  static constexpr std::size_t unbounded = std::numeric_limits<std::size_t>::max();
+
   Result run(std::size_t count) {
     const int in_flight = std::max(1, options_.max_in_flight);
     Semaphore slots(in_flight);
     BoundedQueue<std::unique_ptr<Item>> to_compute(in_flight), to_save(in_flight);
     std::atomic<std::size_t> next_index{0}, admitted{0};
+    std::atomic<bool> exhausted{false};  // make() returned null
     std::atomic<int> loaders_left{options_.load_threads}, workers_left{options_.compute_workers};
     Result result;
     std::mutex result_mutex;
@@ -137,12 +143,15 @@ class Pipeline {
             slots.release();
             break;
           }
+          if (exhausted) {
+            slots.release();
+            break;
+          }
           std::size_t index = next_index++;
           if (index >= count) {
             slots.release();
             break;
           }
-          ++admitted;
           std::unique_ptr<Item> item;
           try {
             item = stages_.make(index);
@@ -150,6 +159,12 @@ class Pipeline {
             item = std::make_unique<Item>();
             fail(*item, "load", e);
           }
+          if (!item) {  // the source ran out
+            exhausted = true;
+            slots.release();
+            break;
+          }
+          ++admitted;
           item->index = index;
           guarded(*item, "load", [&] { stages_.load(*item); });
           to_compute.push(std::move(item));
@@ -237,7 +252,7 @@ class Pipeline {
     std::sort(result.failures.begin(), result.failures.end(),
               [](const ItemFailure& a, const ItemFailure& b) { return a.index < b.index; });
     result.cancelled = cancelled_ || stop_requested();
-    result.not_started = count - admitted;
+    result.not_started = exhausted ? 0 : count - admitted;
     if (fatal_) std::rethrow_exception(fatal_);
     return result;
   }

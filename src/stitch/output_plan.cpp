@@ -32,19 +32,22 @@ namespace {
 
 // One eye's outputs (mono: the only ones), for an eye of this size.
 std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& item, int eye, int input_width,
-                                            int input_height) {
+                                            int input_height, const FrameTag* frame) {
+  const std::string& name_template = frame ? s.video_name_template : s.name_template;
   namespace fs = std::filesystem;
   // Both eyes: the eye in the names ({eye}, else added to {view} so the names differ).
   const std::string eye_label = eye_name(s.stereo, eye);
-  const bool eye_in_view = s.eyes.size() > 1 && s.name_template.find("{eye}") == std::string::npos;
+  const bool eye_in_view = s.eyes.size() > 1 && name_template.find("{eye}") == std::string::npos;
   auto named = [&](const std::string& view_label, std::size_t view, int width, int height) {
     const std::string label = eye_in_view ? view_label + "_" + eye_label : view_label;
     auto tokens = naming_variables(item);
     tokens["view"] = label;
     tokens["eye"] = eye_label;
     tokens["ext"] = s.format;
-    const std::string name = checked_relative_name(expand_template(s.name_template, tokens), "/output/name");
-    PlannedOutput planned{s.naming.path(item, name, "/output/name"), label, view, eye, width, height, {}};
+    if (frame) tokens["frame"] = frame->frame, tokens["time"] = frame->time;
+    const char* field = frame ? "/output/video_name" : "/output/name";
+    const std::string name = checked_relative_name(expand_template(name_template, tokens), field);
+    PlannedOutput planned{s.naming.path(item, name, field), label, view, eye, width, height, {}};
     if (s.mask.enabled) {
       tokens["output"] = fs::path(name).filename().string();
       planned.mask_path = s.naming.path(item, expand_template(s.mask.name_template, tokens), "/mask/name");
@@ -81,11 +84,12 @@ std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& 
 
 }  // namespace
 
-std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height) {
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height,
+                                        const FrameTag* frame) {
   std::vector<PlannedOutput> out;
   for (const int eye : s.eyes) {
     const ImageView eye_size = eye_view(packed_view(nullptr, input_width, input_height, 3, PixelType::u8), s.stereo, eye);
-    for (PlannedOutput& p : plan_eye_outputs(s, item, eye, eye_size.width, eye_size.height)) out.push_back(std::move(p));
+    for (PlannedOutput& p : plan_eye_outputs(s, item, eye, eye_size.width, eye_size.height, frame)) out.push_back(std::move(p));
   }
   return out;
 }

@@ -19,9 +19,14 @@ struct PlannedOutput {
   std::string mask_path;    // with /mask/enabled, else empty
 };
 
+// A frame of a video input: named by /output/video_name with {frame} and {time}.
+struct FrameTag {
+  std::string frame = "{frame}", time = "{time}";  // as planned for all frames: the patterns
+};
 // Sizes need the input's (0 x 0: names only, for planning and the rig). Stereo inputs: the outputs
-// of each eye of s.eyes in turn, as many per eye.
-std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height);
+// of each eye of s.eyes in turn, as many per eye. `frame`: a video's frame (null: a still).
+std::vector<PlannedOutput> plan_outputs(const Settings& s, const InputItem& item, int input_width, int input_height,
+                                        const FrameTag* frame = nullptr);
 // The files, as the batch runner plans them.
 std::vector<PlannedFile> planned_files(const std::vector<PlannedOutput>& outputs);
 

@@ -38,6 +38,7 @@
 #include "stitch/projector.hpp"
 #include "stitch/stitch_item.hpp"
 #include "stitch/stitch_settings.hpp"
+#include "stitch/video_frames.hpp"
 
 namespace gp::stitch {
 namespace {
@@ -174,6 +175,8 @@ void save_output(AtomicWriteGroup& files, OutputImage& out, const Settings& s, c
 // an earlier one (--resume) or another shard. Shards finishing together take turns (a lock in the
 // output folder), so the last one lists what all of them did.
 void write_rig(const Settings& s, const BatchContext& ctx) {
+  if (std::all_of(ctx.job_items.begin(), ctx.job_items.end(), [](const InputItem& i) { return is_video_input(i.path); }))
+    return;  // only videos: their frames are not in the rig files yet
   const fs::path lock_path = fs::path(ctx.records.folder()) / "rig.lock";
   fs::create_directories(lock_path.parent_path());
   const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -185,12 +188,15 @@ void write_rig(const Settings& s, const BatchContext& ctx) {
   } unlock{lock};
   std::vector<ViewCamera> views = resolve_views(s);
   auto relative = [&](const PlannedOutput& p) { return fs::path(p.path).lexically_relative(s.naming.dir).string(); };
-  if (!ctx.job_items.empty())  // each view's file, as the job's first panorama names it
-    for (const PlannedOutput& p : plan_outputs(s, ctx.job_items.front(), 0, 0))
-      if (p.eye == s.eyes.front()) views[p.view].file_name = relative(p);
+  // Still panoramas only: a video's frames are not in the rig files yet.
+  std::vector<const InputItem*> stills;
+  for (const InputItem& item : ctx.job_items)
+    if (!is_video_input(item.path)) stills.push_back(&item);
+  for (const PlannedOutput& p : plan_outputs(s, *stills.front(), 0, 0))  // each view's file, as the first still names it
+    if (p.eye == s.eyes.front()) views[p.view].file_name = relative(p);
   std::vector<RigImage> images;
   for (std::size_t i = 0; i < ctx.job_items.size(); ++i)
-    if (ctx.job_item_complete(i))
+    if (!is_video_input(ctx.job_items[i].path) && ctx.job_item_complete(i))
       for (const PlannedOutput& p : plan_outputs(s, ctx.job_items[i], 0, 0)) images.push_back({relative(p), p.view});
   auto path = [&](const char* name) {
     const std::string p = output_path(s.naming.dir, name, "/output/dir");
@@ -224,7 +230,9 @@ class StitchCommand final : public SettingsCommand {
   StitchCommand()
       : SettingsCommand(stitch::schema(),
                         "equirect panoramas -> perspective views / cubemaps; dual-fisheye or cubemap -> equirect",
-                        {".jpg", ".jpeg", ".png", ".tif", ".tiff"}, read_settings) {}
+                        {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v",
+                         ".ts", ".mts", ".insv"},
+                        read_settings) {}
 
   InputSpec input_spec(const config::json& config) const override {
     InputSpec spec = SettingsCommand::input_spec(config);
@@ -237,7 +245,9 @@ class StitchCommand final : public SettingsCommand {
                                                         const std::vector<InputItem>& items) const override {
     const Settings s = read_settings(config);
     std::vector<std::vector<PlannedFile>> plans;
-    for (const InputItem& item : items) plans.push_back(planned_files(plan_outputs(s, item, 0, 0)));
+    const FrameTag every_frame;  // a video: its frames' names as patterns ({frame}, {time})
+    for (const InputItem& item : items)
+      plans.push_back(planned_files(plan_outputs(s, item, 0, 0, is_video_input(item.path) ? &every_frame : nullptr)));
     return plans;
   }
 
@@ -276,26 +286,39 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama, po.compute_workers);
   if (gpu_codec && !inputs.empty()) set_size_hints(s, inputs[0], shared);
 
+  // Still panoramas go through one pipeline; each video then through its own, fed with its
+  // selected frames as they are decoded.
+  std::vector<std::size_t> stills, videos;
+  for (std::size_t i = 0; i < inputs.size(); ++i) (is_video_input(inputs[i].path) ? videos : stills).push_back(i);
+
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
     auto item = std::make_unique<StitchItem>();
-    item->name = inputs[i].path;
+    item->input = stills[i];
+    item->name = inputs[item->input].path;
     return item;
   };
-  stages.load = [&](StitchItem& item) {
-    ScopedStage span(gpu_codec ? "read" : "read+decode");
-    load_panorama(item, gpu_codec, shared.file_buffers);
+  // The panorama's outputs, once its size is known (stills and video frames alike).
+  const auto plan_item = [&](StitchItem& item) {
     // Equirect inputs (modes views and cubemap): each eye a 2:1 panorama; anything else is refused
     // (a square top/bottom stereo pair taken as one panorama would mix the eyes in every view).
     const std::string size_problem = equirect_size_problem(s, item.panorama.width, item.panorama.height);
     if (!size_problem.empty()) throw ItemError(item.name, "decode", size_problem);
-    for (PlannedOutput& p : plan_outputs(s, inputs[item.index], item.panorama.width, item.panorama.height))
+    for (PlannedOutput& p : plan_outputs(s, inputs[item.input], item.panorama.width, item.panorama.height,
+                                         item.frame ? &*item.frame : nullptr))
       item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
     if (s.mask.enabled) {
       std::vector<PlannedOutput> plan;
       for (const OutputImage& o : item.outputs) plan.push_back(o.plan);
       item.masks = masks.masks_for(plan);
     }
+  };
+  stages.load = [&](StitchItem& item) {
+    {
+      ScopedStage span(gpu_codec ? "read" : "read+decode");
+      load_panorama(item, gpu_codec, shared.file_buffers);
+    }
+    plan_item(item);
   };
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
@@ -346,15 +369,96 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       std::lock_guard<std::mutex> lock(outcome_mutex);
       outcome.work_units += double(item.panorama.width) * item.panorama.height / 1e6;
     }
-    ctx.finish_item(item, item.written);
+    ctx.finish_item(item.input, pipeline_result(item, item.written));
   };
 
   Pipeline<StitchItem> pipeline(po, stages);
-  outcome.stopped_on_error = pipeline.run(inputs.size()).cancelled;
+  outcome.stopped_on_error = pipeline.run(stills.size()).cancelled;
+
+  // A video: its selected frames (input.video), decoded in turn by whichever load thread asks
+  // next, then projected and written as stills are. The video is one item of the job: done when
+  // every selected frame is; a frame that fails (a damaged or truncated video) fails it, and the
+  // files of its other frames are removed, so a failed video leaves nothing behind.
+  std::int64_t video_frames = 0;
+  const auto run_video = [&](std::size_t v) {
+    const std::string& path = inputs[v].path;
+    ItemResult result;
+    std::unique_ptr<VideoFrameSource> source;
+    try {
+      source = std::make_unique<VideoFrameSource>(path, s.video);
+    } catch (const ItemError& e) {
+      result.ok = false;
+      result.error_stage = e.stage();
+      result.error = e.what();
+      ctx.finish_item(v, std::move(result));
+      return;
+    }
+    std::mutex result_mutex;
+    bool source_failed = false;
+    Pipeline<StitchItem>::Stages frame_stages = stages;
+    frame_stages.make = [&](std::size_t) -> std::unique_ptr<StitchItem> {
+      std::optional<SelectedFrame> frame;
+      {
+        std::lock_guard<std::mutex> lock(result_mutex);
+        if (source_failed) return nullptr;
+      }
+      auto item = std::make_unique<StitchItem>();
+      item->input = v;
+      try {
+        ScopedStage span("decode video");
+        frame = source->next();
+      } catch (const std::exception&) {
+        std::lock_guard<std::mutex> lock(result_mutex);
+        source_failed = true;  // the reader can only be destroyed now: this item carries the error
+        throw;
+      }
+      if (!frame) return nullptr;
+      item->name = path + " frame " + std::to_string(frame->index);
+      item->frame = FrameTag{std::to_string(frame->index), fmt::format("{:.3f}", frame->time_s)};
+      item->pixels = std::move(frame->pixels);
+      item->panorama = frame->view;  // the moved vector keeps its buffer
+      return item;
+    };
+    frame_stages.load = [&](StitchItem& item) { plan_item(item); };
+    frame_stages.done = [&](const StitchItem& item) {
+      std::lock_guard<std::mutex> lock(result_mutex);
+      if (item.failed && result.ok) {
+        result.ok = false;
+        result.cancelled = item.failure.cancelled;
+        result.error_stage = item.failure.stage;
+        result.error = item.failure.message;
+      }
+      result.outputs.insert(result.outputs.end(), item.written.begin(), item.written.end());
+      if (!item.failed) {
+        ++video_frames;
+        std::lock_guard<std::mutex> outcome_lock(outcome_mutex);
+        outcome.work_units += double(item.panorama.width) * item.panorama.height / 1e6;
+      }
+    };
+    Pipeline<StitchItem> frames(po, frame_stages);
+    const auto run = frames.run(Pipeline<StitchItem>::unbounded);
+    outcome.stopped_on_error = outcome.stopped_on_error || run.cancelled;
+    if (!result.ok || run.cancelled) {
+      if (result.ok) {  // stopped (a signal, or another item's failure with on_error fail) before its end
+        result.ok = false;
+        result.cancelled = true;
+        result.error_stage = "cancelled";
+        result.error = path + ": cancelled before its last frame";
+      }
+      for (const std::string& file : result.outputs) fs::remove(file);
+      result.outputs.clear();
+    }
+    ctx.finish_item(v, std::move(result));
+  };
+  for (const std::size_t v : videos) {
+    if (outcome.stopped_on_error || stop_requested()) break;  // the rest: not started
+    run_video(v);
+  }
   if (s.rig_files && s.mode == "views" && !stop_requested()) write_rig(s, ctx);
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
   if (!inputs.empty()) outcome.extra["outputs_per_panorama"] = outputs_per_panorama;
+  if (!videos.empty()) outcome.extra["video_frames_selected"] = video_frames;
   outcome.extra["jpeg_decode"] = gpu_codec ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   outcome.extra["jpeg_encode"] = GpuWorker::encodes_jpeg(rt, s) ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   return outcome;

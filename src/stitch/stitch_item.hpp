@@ -2,17 +2,21 @@
 // One panorama travelling through the stitch-360 pipeline: load -> compute -> save.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/pipeline.hpp"
 #include "core/views.hpp"
 #include "stitch/output_masks.hpp"
+#include "stitch/output_plan.hpp"
 #include "stitch/projector.hpp"
 
 namespace gp::stitch {
 
 struct StitchItem : PipelineItem {
+  std::size_t input = 0;          // its input (a still panorama, or the video it is a frame of)
+  std::optional<FrameTag> frame;  // a video's frame: its index and time in the output names
   // The JPEG's bytes when the GPU decodes it (nvJPEG), else empty and `pixels` holds the decoded
   // panorama on the host.
   std::vector<std::uint8_t> file;

@@ -46,6 +46,24 @@ Table make_table() {
            [](Settings& s, const std::string& v) {
              s.stereo = v == "top_bottom" ? Stereo::top_bottom : v == "side_by_side" ? Stereo::side_by_side : Stereo::mono;
            });
+  t.object("/input/video", "video inputs (any video libavformat reads): which frames become panoramas");
+  t.choice("/input/video/select", "all", {"all", "every", "interval", "sharpest"},
+           "all frames; every: every N-th frame; interval: one frame per interval (the first at or after its "
+           "start); sharpest: the sharpest frame of each interval (variance of the Laplacian of its luma: motion "
+           "blur ruins a reconstruction)",
+           [](Settings& s, const std::string& v) {
+             s.video.mode = v == "every"      ? VideoSelection::Mode::every
+                            : v == "interval" ? VideoSelection::Mode::interval
+                            : v == "sharpest" ? VideoSelection::Mode::sharpest
+                                              : VideoSelection::Mode::all;
+           });
+  t.integer("/input/video/every", 10, 1, 1000000, "select every: N", member(&Settings::video, &VideoSelection::every));
+  t.number("/input/video/interval_s", 1.0, 0.001, 86400, "select interval and sharpest: seconds per interval",
+           member(&Settings::video, &VideoSelection::interval_s));
+  t.number("/input/video/start_s", 0, 0, 1e9, "frames from this time on (seconds)",
+           member(&Settings::video, &VideoSelection::start_s));
+  t.number("/input/video/end_s", 0, 0, 1e9, "frames before this time (seconds); 0 = to the end",
+           member(&Settings::video, &VideoSelection::end_s));
   t.choice("/input/eye", "left", {"left", "right", "both"},
            "stereo inputs: the eye projected; both: every output once per eye, {eye} in the names (else the eye is "
            "added to {view})",
@@ -103,6 +121,10 @@ Table make_table() {
            std::string("file per view or face: {view} (its name), {eye} (stereo inputs: left or right; empty for mono), "
                        "{ext} (the format's), ") + naming_variables_doc,
            &Settings::name_template);
+  t.string("/output/video_name", "{stem}_{frame:06}_{time}s_{view}.{ext}",
+           "the same for each selected frame of a video input: also {frame} (its index in the video, from 0) and {time} "
+           "(its time in seconds, 3 decimals)",
+           &Settings::video_name_template);
   t.boolean("/output/mirror_inputs", false, mirror_inputs_doc, member(&Settings::naming, &OutputNaming::mirror_inputs));
   t.choice("/output/format", "jpg", {"jpg", "png", "tif"}, "image format", &Settings::format);
   t.integer("/output/quality", 95, 1, 100, "JPEG quality", &Settings::jpeg_quality);
@@ -207,28 +229,35 @@ Settings read_settings(const config::json& c) {
       if (s.views[i].name == s.views[j].name)
         throw UsageError("/views/custom: two views are named \"" + s.views[i].name + "\"");
 
+  if (s.video.end_s > 0 && s.video.end_s <= s.video.start_s)
+    throw UsageError("/input/video/end_s: " + std::to_string(s.video.end_s) + " is not after /input/video/start_s");
+  if (s.video_name_template.find("{frame") == std::string::npos)
+    throw UsageError("/output/video_name: \"" + s.video_name_template + "\" needs {frame}: a video gives a file per frame");
   if (s.stereo == Stereo::mono) {
     s.eyes = {0};
   } else if (s.mode != "views" && s.mode != "cubemap") {
     throw UsageError("/input/stereo: stereo inputs are equirect panoramas, read in modes views and cubemap (the mode is " +
                      s.mode + ")");
   }
-  if (s.eyes.size() > 1 && s.mode == "cubemap" && s.cube_layout != "faces" &&
-      s.name_template.find("{eye}") == std::string::npos)
-    throw UsageError("/output/name: \"" + s.name_template + "\" needs {eye}: /input/eye both gives a " + s.cube_layout +
-                     " image per eye");
-  if (s.name_template.find("{view}") == std::string::npos && s.mode != "equirect_from_cubemap" &&
-      s.mode != "equirect_from_dual_fisheye" && !(s.mode == "cubemap" && s.cube_layout != "faces"))
-    throw UsageError("/output/name: \"" + s.name_template + "\" needs {view}: each panorama gives several files");
-  {
+  // Both names (still panoramas and video frames) under the same rules.
+  for (const auto& [field, name] : {std::pair<std::string, const std::string*>{"/output/name", &s.name_template},
+                                    {"/output/video_name", &s.video_name_template}}) {
+    if (s.eyes.size() > 1 && s.mode == "cubemap" && s.cube_layout != "faces" && name->find("{eye}") == std::string::npos)
+      throw UsageError(field + ": \"" + *name + "\" needs {eye}: /input/eye both gives a " + s.cube_layout +
+                       " image per eye");
+    if (name->find("{view}") == std::string::npos && s.mode != "equirect_from_cubemap" &&
+        s.mode != "equirect_from_dual_fisheye" && !(s.mode == "cubemap" && s.cube_layout != "faces"))
+      throw UsageError(field + ": \"" + *name + "\" needs {view}: each panorama gives several files");
     // The format comes from /output/format: another extension (or none) would fail after the work.
     auto example = naming_variables(InputItem{"shots/a/x.jpg", 0, "a"});
     example["view"] = "front";
     example["eye"] = "left";
+    example["frame"] = "12";
+    example["time"] = "0.400";
     example["ext"] = s.format;
-    const std::string ext = lowercase_extension(expand_template(s.name_template, example));
+    const std::string ext = lowercase_extension(expand_template(*name, example));
     if (ext != "." + s.format && !(s.format == "jpg" && ext == ".jpeg") && !(s.format == "tif" && ext == ".tiff"))
-      throw UsageError("/output/name: \"" + s.name_template + "\" gives " +
+      throw UsageError(field + ": \"" + *name + "\" gives " +
                        (ext.empty() ? std::string("no extension") : "the extension " + ext) + " but /output/format is " +
                        s.format + "; end the name with .{ext}");
   }

@@ -7,6 +7,7 @@
 #include "core/config.hpp"
 #include "core/output_naming.hpp"
 #include "core/views.hpp"
+#include "stitch/frame_selection.hpp"
 #include "stitch/rig.hpp"
 
 namespace gp::stitch {
@@ -42,6 +43,7 @@ struct Settings {
   bool recursive = false;
   std::string mode = "views";    // views, cubemap, equirect_from_cubemap, equirect_from_dual_fisheye
   Stereo stereo = Stereo::mono;  // modes views and cubemap
+  VideoSelection video;          // which frames of a video input become panoramas
   std::vector<int> eyes{0};      // the eyes projected: {0} (mono, or the left eye), {1} (right), {0, 1}
 
   // Mode views: the views as the config gives them (read_settings resolves them into `views`).
@@ -63,6 +65,7 @@ struct Settings {
 
   OutputNaming naming;            // output.dir, output.mirror_inputs
   std::string name_template;     // {stem} {view} {index} {ext}...
+  std::string video_name_template;  // the same for a video's frames, with {frame} and {time}
   std::string format = "jpg";    // jpg, png, tif
   int jpeg_quality = 95;
   bool chroma_444 = false;       // JPEG chroma subsampling 4:4:4 instead of 4:2:0

@@ -79,5 +79,47 @@ check "px..nz names" 0 "$gpuproc" "${cube[@]}" --set mode=equirect_from_cubemap 
   --set output.dir="$work/eq_px" --set "output.name={stem}.{ext}"
 cmp -s "$work/eq_px/px_nz.png" "$work/eq_sheet/left.png"; ok "px..nz files give the same equirect" $?
 
+# Video inputs: a 2 s clip at 10 fps whose frames are blurred but for frames 3 and 14.
+ffmpeg -nostdin -v error -i "$work/left.png" -vf scale=512:256 "$work/sharp.png"
+ffmpeg -nostdin -v error -i "$work/sharp.png" -vf boxblur=4 "$work/blur.png"
+for i in $(seq 0 19); do
+  [[ $i == 3 || $i == 14 ]] && echo "file '$work/sharp.png'" || echo "file '$work/blur.png'"
+  echo "duration 0.1"
+done >"$work/frames.txt"
+echo "file '$work/blur.png'" >>"$work/frames.txt"
+ffmpeg -nostdin -v error -f concat -safe 0 -i "$work/frames.txt" -vf fps=10 -frames:v 20 -c:v libx264 -crf 10 \
+  -pix_fmt yuv420p -g 20 "$work/clip.mp4"
+vid=("${st[@]}" --set views.width=64 --set views.height=64)
+frames_of() {  # frames_of FOLDER: the frame numbers of its yaw000 views
+  ls "$1" | sed -n 's/^clip_\([0-9]*\)_[0-9.]*s_yaw000.png$/\1/p' | sed 's/^0*\([0-9]\)/\1/' | tr '\n' ' '
+}
+selects=("sharpest" "every --set input.video.every=7" "interval --set input.video.interval_s=0.5" \
+  "all --set input.video.start_s=0.5 --set input.video.end_s=1.2")
+expected=("3 14 " "0 7 14 " "0 5 10 15 " "5 6 7 8 9 10 11 ")
+for k in "${!selects[@]}"; do
+  rm -rf "$work/v"
+  # shellcheck disable=SC2086
+  "$gpuproc" "${vid[@]}" "$work/clip.mp4" --set input.video.select=${selects[$k]} --set output.dir="$work/v" >/dev/null 2>&1
+  got=$(frames_of "$work/v")
+  [[ $got == "${expected[$k]}" ]]; ok "video select ${selects[$k]%% *}: frames ${expected[$k]}(got $got)" $?
+done
+# A frame's views against the same frame as a still (decoded by ffmpeg: conversions may differ by a unit).
+ffmpeg -nostdin -v error -i "$work/clip.mp4" -vf "select=eq(n\,14)" -frames:v 1 "$work/frame14.png"
+"$gpuproc" "${vid[@]}" "$work/frame14.png" --set output.dir="$work/still14" >/dev/null 2>&1
+"$gpuproc" "${vid[@]}" "$work/clip.mp4" --set input.video.select=sharpest --set output.dir="$work/v14" >/dev/null 2>&1
+db=$(ffmpeg -nostdin -i "$work/v14/clip_000014_1.400s_yaw090.png" -i "$work/still14/frame14_yaw090.png" -lavfi psnr -f null - 2>&1 |
+  sed -n 's/.*average:\([0-9.inf]*\).*/\1/p' | tail -1)
+python3 -c "import sys; sys.exit(0 if float('$db') >= 40 else 1)"; ok "a video frame's views match the frame as a still (PSNR $db dB)" $?
+# Bad videos fail alone, leaving nothing; the still beside them is done.
+ffmpeg -nostdin -v error -i "$work/clip.mp4" -c copy -movflags +faststart "$work/faststart.mp4"  # index first
+head -c $(( $(stat -c %s "$work/faststart.mp4") * 6 / 10 )) "$work/faststart.mp4" >"$work/truncated.mp4"
+ffmpeg -nostdin -v error -f lavfi -i sine=d=1 -c:a aac "$work/sound.mp4"
+check "bad videos fail alone" 1 "$gpuproc" "${vid[@]}" "$work/truncated.mp4" "$work/sound.mp4" "$work/left.png" \
+  --set output.dir="$work/badv" --report "$work/badv.json" --set input.video.select=every --set input.video.every=2
+json_check "each bad video named, the still done" "$work/badv.json" \
+  "sorted(r['status'] for r in j['item_records'])==['failed','failed','ok'] and all(('truncated.mp4' in r['error']['message'] or 'sound.mp4' in r['error']['message']) for r in j['item_records'] if r['status']=='failed')"
+[[ -z $(ls "$work/badv" | grep -E '^(truncated|sound)_') && -s $work/badv/left_yaw000.png ]]
+ok "nothing of the bad videos is left" $?
+
 echo "stitch_inputs: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
