@@ -307,3 +307,26 @@ TEST_CASE("pop_up_to takes what is queued, at most max, and at least one", "[pip
   q.close();
   CHECK(q.pop_up_to(4).empty());
 }
+
+TEST_CASE("an open-ended pipeline ends when make() has no more items", "[pipeline]") {
+  std::vector<std::size_t> done_order;
+  std::mutex m;
+  TestPipeline::Stages s = counting_stages(done_order, m);
+  std::atomic<int> made{0};
+  s.make = [&](std::size_t i) -> std::unique_ptr<TestItem> {
+    if (made++ >= 37) return nullptr;  // a source of 37 items (each loader may ask once more)
+    auto item = std::make_unique<TestItem>();
+    item->name = "item" + std::to_string(i);
+    return item;
+  };
+  gp::PipelineOptions o;
+  o.load_threads = 3;
+  o.compute_workers = 2;
+  o.max_in_flight = 5;
+  TestPipeline p(o, s);
+  const auto result = p.run(TestPipeline::unbounded);
+  CHECK(result.processed == 37);
+  CHECK(result.not_started == 0);
+  CHECK(!result.cancelled);
+  CHECK(std::set<std::size_t>(done_order.begin(), done_order.end()).size() == 37);
+}
