@@ -10,8 +10,7 @@ std::int64_t FrameSelector::interval_of(double time_s) const {
   return std::int64_t(std::floor((time_s - s_.start_s) / s_.interval_s + 1e-9));
 }
 
-FrameSelector::Verdict FrameSelector::offer(std::int64_t index, double time_s) {
-  (void)index;
+FrameSelector::Verdict FrameSelector::offer(double time_s) {
   if (s_.end_s > 0 && time_s >= s_.end_s) return Verdict::past_end;
   if (time_s < s_.start_s - 1e-9) return Verdict::skip;
   switch (s_.mode) {

@@ -27,8 +27,8 @@ class FrameSelector {
     score,      // Mode::sharpest: score it and call scored()
     past_end,   // after end_s: stop decoding (call finish())
   };
-  // The frame with this index (from 0 in the video) and time (seconds from the video's start).
-  Verdict offer(std::int64_t index, double time_s);
+  // The next frame of the video, at this time (seconds from the video's start).
+  Verdict offer(double time_s);
 
   // Mode::sharpest, for a frame offer() said to score. `best` is set when this frame is now the
   // best of its interval (the caller keeps it, dropping the one it held for the interval); the

@@ -175,8 +175,11 @@ void save_output(AtomicWriteGroup& files, OutputImage& out, const Settings& s, c
 // an earlier one (--resume) or another shard. Shards finishing together take turns (a lock in the
 // output folder), so the last one lists what all of them did.
 void write_rig(const Settings& s, const BatchContext& ctx) {
-  if (std::all_of(ctx.job_items.begin(), ctx.job_items.end(), [](const InputItem& i) { return is_video_input(i.path); }))
-    return;  // only videos: their frames are not in the rig files yet
+  // Still panoramas only: a video's frames are not in the rig files yet.
+  std::vector<std::size_t> stills;
+  for (std::size_t i = 0; i < ctx.job_items.size(); ++i)
+    if (!is_video_input(ctx.job_items[i].path)) stills.push_back(i);
+  if (stills.empty()) return;
   const fs::path lock_path = fs::path(ctx.records.folder()) / "rig.lock";
   fs::create_directories(lock_path.parent_path());
   const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -188,15 +191,12 @@ void write_rig(const Settings& s, const BatchContext& ctx) {
   } unlock{lock};
   std::vector<ViewCamera> views = resolve_views(s);
   auto relative = [&](const PlannedOutput& p) { return fs::path(p.path).lexically_relative(s.naming.dir).string(); };
-  // Still panoramas only: a video's frames are not in the rig files yet.
-  std::vector<const InputItem*> stills;
-  for (const InputItem& item : ctx.job_items)
-    if (!is_video_input(item.path)) stills.push_back(&item);
-  for (const PlannedOutput& p : plan_outputs(s, *stills.front(), 0, 0))  // each view's file, as the first still names it
+  // Each view's file, as the first still names it.
+  for (const PlannedOutput& p : plan_outputs(s, ctx.job_items[stills.front()], 0, 0))
     if (p.eye == s.eyes.front()) views[p.view].file_name = relative(p);
   std::vector<RigImage> images;
-  for (std::size_t i = 0; i < ctx.job_items.size(); ++i)
-    if (!is_video_input(ctx.job_items[i].path) && ctx.job_item_complete(i))
+  for (const std::size_t i : stills)
+    if (ctx.job_item_complete(i))
       for (const PlannedOutput& p : plan_outputs(s, ctx.job_items[i], 0, 0)) images.push_back({relative(p), p.view});
   auto path = [&](const char* name) {
     const std::string p = output_path(s.naming.dir, name, "/output/dir");
@@ -225,14 +225,19 @@ void set_size_hints(const Settings& s, const InputItem& input, GpuWorkerShared& 
   }
 }
 
+// Stills (JPEG, PNG, TIFF) and videos (video_extensions) that folder inputs give.
+std::vector<std::string> input_extensions() {
+  std::vector<std::string> extensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff"};
+  for (const std::string& e : video_extensions()) extensions.push_back(e);
+  return extensions;
+}
+
 class StitchCommand final : public SettingsCommand {
  public:
   StitchCommand()
       : SettingsCommand(stitch::schema(),
                         "equirect panoramas -> perspective views / cubemaps; dual-fisheye or cubemap -> equirect",
-                        {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v",
-                         ".ts", ".mts", ".insv"},
-                        read_settings) {}
+                        input_extensions(), read_settings) {}
 
   InputSpec input_spec(const config::json& config) const override {
     InputSpec spec = SettingsCommand::input_spec(config);

@@ -9,10 +9,14 @@
 
 namespace gp::stitch {
 
-bool is_video_input(const std::string& path) {
+const std::vector<std::string>& video_extensions() {
   static const std::vector<std::string> video = {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mts", ".insv"};
+  return video;
+}
+
+bool is_video_input(const std::string& path) {
   const std::string ext = lowercase_extension(path);
-  return std::find(video.begin(), video.end(), ext) != video.end();
+  return std::find(video_extensions().begin(), video_extensions().end(), ext) != video_extensions().end();
 }
 
 struct VideoFrameSource::State {
@@ -60,7 +64,7 @@ std::optional<SelectedFrame> VideoFrameSource::next() {
     const std::int64_t index = st.reader.frames_read() - 1;
     if (st.first_s < 0) st.first_s = st.frame.seconds();
     const double time_s = st.frame.seconds() - st.first_s;
-    switch (st.selector.offer(index, time_s)) {
+    switch (st.selector.offer(time_s)) {
       case FrameSelector::Verdict::skip: continue;
       case FrameSelector::Verdict::keep: return st.rgb_of(st.frame, index, time_s);
       case FrameSelector::Verdict::past_end: st.ended = true; continue;

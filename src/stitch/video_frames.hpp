@@ -14,7 +14,8 @@
 
 namespace gp::stitch {
 
-// File extensions read as videos (the others are still images).
+// File extensions read as videos (the others are still images), and whether a path has one.
+const std::vector<std::string>& video_extensions();
 bool is_video_input(const std::string& path);
 
 struct SelectedFrame {

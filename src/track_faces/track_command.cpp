@@ -114,9 +114,10 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
         if (!cam->active) continue;
         std::optional<DecodedFrame> d;
         if (take_what_is_due) {
-          bool closed = false;
+          bool closed = false, queued = false;  // queued: the queue had a frame (asked about it)
           d = cam->decoded.try_pop_if(
               [&](DecodedFrame& f) {
+                queued = true;
                 if (f.due_us == DecodedFrame::kDueUnset) f.due_us = cam->due_time(f, start_us, s.realtime);
                 if (f.due_us <= now) return true;
                 next_due = std::min(next_due, f.due_us);
@@ -125,7 +126,7 @@ void run_group(Runtime& rt, const std::vector<Camera*>& cameras, const TrackSett
               closed);
           if (!d && !closed) {
             any_active = true;
-            queue_empty = queue_empty || cam->decoded.size() == 0;
+            queue_empty = queue_empty || !queued;
             continue;
           }
         } else {

@@ -19,7 +19,7 @@ std::vector<std::int64_t> run(const VideoSelection& s, int count, double fps, co
   std::vector<std::int64_t> kept;
   for (int i = 0; i < count; ++i) {
     const double t = i / fps;
-    const FrameSelector::Verdict v = selector.offer(i, t);
+    const FrameSelector::Verdict v = selector.offer(t);
     if (v == FrameSelector::Verdict::past_end) break;
     if (v == FrameSelector::Verdict::keep) kept.push_back(i);
     if (v == FrameSelector::Verdict::score) {
