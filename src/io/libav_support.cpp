@@ -1,6 +1,8 @@
 #include "io/libav_support.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdarg>
 #include <cstdlib>
 #include <mutex>
@@ -8,6 +10,11 @@
 
 #include "core/error.hpp"
 #include "core/library_log.hpp"
+
+extern "C" {
+#include <libavutil/spherical.h>
+#include <libavutil/stereo3d.h>
+}
 
 namespace gp::io::libav {
 
@@ -196,6 +203,95 @@ void Converter::convert(const PictureFormat& from, const std::uint8_t* const src
   if (rows != to.height)
     throw Error(std::string("swscale converted ") + std::to_string(rows) + " of " + std::to_string(to.height) +
                 " rows (" + av_get_pix_fmt_name(from.format) + " to " + av_get_pix_fmt_name(to.format) + ")");
+}
+
+// ---- 360 metadata -------------------------------------------------------------------------------
+// AVSphericalMapping keeps angles in 16.16 fixed point degrees and bounds in 0.32 fixed point
+// fractions.
+
+namespace {
+
+constexpr double kAngleOne = 65536.0;
+constexpr double kBoundOne = 4294967296.0;
+
+}  // namespace
+
+std::optional<VideoSpherical> spherical_of(const AVStream* stream) {
+  std::size_t size = 0;
+  const auto* map = reinterpret_cast<const AVSphericalMapping*>(
+      av_stream_get_side_data(stream, AV_PKT_DATA_SPHERICAL, &size));
+  if (!map || size < sizeof(AVSphericalMapping)) return std::nullopt;
+  VideoSpherical out;
+  switch (map->projection) {
+    case AV_SPHERICAL_EQUIRECTANGULAR: out.projection = VideoSpherical::Projection::equirect; break;
+    case AV_SPHERICAL_EQUIRECTANGULAR_TILE: out.projection = VideoSpherical::Projection::equirect_tile; break;
+    case AV_SPHERICAL_CUBEMAP: out.projection = VideoSpherical::Projection::cubemap; break;
+    default: return std::nullopt;  // a projection this FFmpeg names but we do not know: as if absent
+  }
+  out.yaw_deg = map->yaw / kAngleOne;
+  out.pitch_deg = map->pitch / kAngleOne;
+  out.roll_deg = map->roll / kAngleOne;
+  out.bound_left = map->bound_left / kBoundOne;
+  out.bound_top = map->bound_top / kBoundOne;
+  out.bound_right = map->bound_right / kBoundOne;
+  out.bound_bottom = map->bound_bottom / kBoundOne;
+  out.padding = int(map->padding);
+  // Demuxers differ on whether bounds make a tile (Matroska: yes; MP4: the equi box keeps plain
+  // equirect): one meaning here.
+  if (out.projection == VideoSpherical::Projection::equirect && !out.whole_sphere())
+    out.projection = VideoSpherical::Projection::equirect_tile;
+  return out;
+}
+
+std::optional<VideoStereo> stereo_of(const AVStream* stream) {
+  std::size_t size = 0;
+  const auto* s3d = reinterpret_cast<const AVStereo3D*>(av_stream_get_side_data(stream, AV_PKT_DATA_STEREO3D, &size));
+  if (!s3d || size < sizeof(AVStereo3D)) return std::nullopt;
+  VideoStereo out;
+  out.layout = s3d->type == AV_STEREO3D_2D            ? VideoStereo::Layout::mono
+               : s3d->type == AV_STEREO3D_TOPBOTTOM   ? VideoStereo::Layout::top_bottom
+               : s3d->type == AV_STEREO3D_SIDEBYSIDE  ? VideoStereo::Layout::side_by_side
+                                                       : VideoStereo::Layout::other;
+  out.right_first = (s3d->flags & AV_STEREO3D_FLAG_INVERT) != 0;
+  out.name = av_stereo3d_type_name(unsigned(s3d->type));
+  return out;
+}
+
+void add_spherical(AVStream* stream, const VideoSpherical& spherical) {
+  std::size_t size = 0;
+  AVSphericalMapping* map = av_spherical_alloc(&size);
+  if (!map) throw std::bad_alloc();
+  map->projection = spherical.projection == VideoSpherical::Projection::cubemap ? AV_SPHERICAL_CUBEMAP
+                    : spherical.projection == VideoSpherical::Projection::equirect_tile
+                        ? AV_SPHERICAL_EQUIRECTANGULAR_TILE
+                        : AV_SPHERICAL_EQUIRECTANGULAR;
+  map->yaw = std::int32_t(std::lround(spherical.yaw_deg * kAngleOne));
+  map->pitch = std::int32_t(std::lround(spherical.pitch_deg * kAngleOne));
+  map->roll = std::int32_t(std::lround(spherical.roll_deg * kAngleOne));
+  const auto bound = [](double f) { return std::uint32_t(std::llround(std::min(std::max(f, 0.0), 1.0) * (kBoundOne - 1))); };
+  map->bound_left = bound(spherical.bound_left);
+  map->bound_top = bound(spherical.bound_top);
+  map->bound_right = bound(spherical.bound_right);
+  map->bound_bottom = bound(spherical.bound_bottom);
+  map->padding = std::uint32_t(std::max(0, spherical.padding));
+  // The stream takes the allocation (freed with it).
+  if (av_stream_add_side_data(stream, AV_PKT_DATA_SPHERICAL, reinterpret_cast<std::uint8_t*>(map), size) < 0) {
+    av_free(map);
+    throw std::bad_alloc();
+  }
+}
+
+void add_stereo(AVStream* stream, const VideoStereo& stereo) {
+  auto* s3d = reinterpret_cast<AVStereo3D*>(av_stream_new_side_data(stream, AV_PKT_DATA_STEREO3D, sizeof(AVStereo3D)));
+  if (!s3d) throw std::bad_alloc();
+  *s3d = AVStereo3D{};
+  switch (stereo.layout) {
+    case VideoStereo::Layout::mono: s3d->type = AV_STEREO3D_2D; break;
+    case VideoStereo::Layout::top_bottom: s3d->type = AV_STEREO3D_TOPBOTTOM; break;
+    case VideoStereo::Layout::side_by_side: s3d->type = AV_STEREO3D_SIDEBYSIDE; break;
+    case VideoStereo::Layout::other: s3d->type = AV_STEREO3D_FRAMESEQUENCE; break;
+  }
+  if (stereo.right_first) s3d->flags |= AV_STEREO3D_FLAG_INVERT;
 }
 
 }  // namespace gp::io::libav

@@ -13,6 +13,7 @@ extern "C" {
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "io/video_frame.hpp"
@@ -72,6 +73,13 @@ bool is_full_range(AVPixelFormat format, AVColorRange range);
 // The YUV matrix of a frame: its tag, else BT.709 for 720 lines or more and BT.601 below (what
 // players assume for untagged video).
 YuvMatrix matrix_of(AVColorSpace colorspace, int height);
+
+// A stream's 360 metadata (spherical mapping and stereo 3D side data), absent where it has none;
+// and the same written into an output stream's side data.
+std::optional<VideoSpherical> spherical_of(const AVStream* stream);
+std::optional<VideoStereo> stereo_of(const AVStream* stream);
+void add_spherical(AVStream* stream, const VideoSpherical& spherical);
+void add_stereo(AVStream* stream, const VideoStereo& stereo);
 
 // One side of a conversion: pixel layout plus, for YUV, its range and matrix.
 struct PictureFormat {

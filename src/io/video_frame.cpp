@@ -26,6 +26,15 @@ int channels_of(VideoPixels pixels) {
   }
 }
 
+const char* to_string(VideoSpherical::Projection projection) {
+  switch (projection) {
+    case VideoSpherical::Projection::equirect: return "equirect";
+    case VideoSpherical::Projection::equirect_tile: return "equirect tile";
+    case VideoSpherical::Projection::cubemap: return "cubemap";
+  }
+  return "unknown";
+}
+
 const char* to_string(YuvMatrix matrix) {
   switch (matrix) {
     case YuvMatrix::bt601: return "bt601";

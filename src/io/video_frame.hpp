@@ -43,6 +43,33 @@ int channels_of(VideoPixels pixels);  // of the interleaved formats; 1 for yuv42
 enum class YuvMatrix { bt601, bt709, bt2020 };
 const char* to_string(YuvMatrix matrix);
 
+// How a 360 video is projected, as the file says (Google's Spherical Video V2 metadata: MP4's
+// sv3d box, Matroska's Projection element), from the stream's side data.
+struct VideoSpherical {
+  // equirect_tile: an equirect panorama cut to `bound_*` (e.g. a 180-degree half); cubemap: six
+  // faces in a 3x2 grid (the metadata's layout 0) with `padding` pixels around each face.
+  enum class Projection { equirect, equirect_tile, cubemap };
+  Projection projection = Projection::equirect;
+  // The projection's pose: yaw, pitch, roll in degrees (sv3d's prhd box), the rotation a player
+  // applies to the sphere before showing it.
+  double yaw_deg = 0, pitch_deg = 0, roll_deg = 0;
+  // equirect_tile: the fractions (0..1) of the full panorama's width and height that the picture
+  // leaves out on each side; all 0: the whole sphere.
+  double bound_left = 0, bound_top = 0, bound_right = 0, bound_bottom = 0;
+  int padding = 0;  // cubemap
+  bool whole_sphere() const { return bound_left == 0 && bound_top == 0 && bound_right == 0 && bound_bottom == 0; }
+};
+const char* to_string(VideoSpherical::Projection projection);  // "equirect", "equirect tile", "cubemap"
+
+// How a stereoscopic video holds its two views (MP4's st3d box, Matroska's StereoMode): mono (explicitly 2D), the left view above the right, beside
+// it, or something else (frame sequence, lines, columns, checkerboard).
+struct VideoStereo {
+  enum class Layout { mono, top_bottom, side_by_side, other };
+  Layout layout = Layout::mono;
+  bool right_first = false;  // the right view is the top or left one
+  std::string name;          // libav's name of the type ("2D", "top and bottom", "side by side"...)
+};
+
 class VideoFrame {
  public:
   VideoFrame();

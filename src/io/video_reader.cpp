@@ -177,6 +177,8 @@ void VideoReader::State::describe() {
   info.pixel_format = format ? format : "unknown";
   info.container = input->iformat->name;
   info.rotation = rotation_of(stream);
+  info.spherical = libav::spherical_of(stream);
+  info.stereo = libav::stereo_of(stream);
   info.stream_index = stream->index;
   if (info.width <= 0 || info.height <= 0) fail("open", "the video stream has no picture size");
 }

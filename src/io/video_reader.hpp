@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,9 @@ struct VideoStreamInfo {
   std::string pixel_format;      // the stream's coded pixel format, e.g. "yuv420p"
   std::string container;         // e.g. "matroska,webm"
   int rotation = 0;              // degrees clockwise a player turns the picture (0, 90, 180, 270)
+  // 360 video metadata, where the file has it (absent: the file says nothing either way).
+  std::optional<VideoSpherical> spherical;
+  std::optional<VideoStereo> stereo;
   int stream_index = 0;
 };
 

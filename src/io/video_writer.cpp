@@ -203,6 +203,9 @@ void VideoWriter::State::open_encoder(const AVCodec* codec) {
     // ones (ffprobe shows -90 for a picture to turn 90 degrees clockwise, as phones write).
     av_display_rotation_set(matrix, double(options.rotation));
   }
+  if (options.spherical) libav::add_spherical(stream, *options.spherical);
+  if (options.stereo) libav::add_stereo(stream, *options.stereo);
+  if (options.spherical || options.stereo) output->strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL;
 
   frame->format = format;
   frame->width = width;

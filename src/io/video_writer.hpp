@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/views.hpp"
@@ -43,6 +44,11 @@ struct VideoWriterOptions {
   // Clockwise degrees a player should turn the picture (0, 90, 180, 270): a display matrix in
   // the stream (MP4/MOV keep it), the pixels are not turned.
   int rotation = 0;
+
+  // 360 video metadata to write (MP4/MOV: sv3d and st3d boxes, which FFmpeg writes only at
+  // "unofficial" strictness, set then; Matroska: Projection and StereoMode).
+  std::optional<VideoSpherical> spherical;
+  std::optional<VideoStereo> stereo;
 
   Rational frame_rate{30, 1};
   Rational time_base;  // of write()'s timestamps; invalid (the default): 1 / frame_rate

@@ -385,19 +385,31 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   // every selected frame is; a frame that fails (a damaged or truncated video) fails it, and the
   // files of its other frames are removed, so a failed video leaves nothing behind.
   std::int64_t video_frames = 0;
+  nlohmann::ordered_json video_reports = nlohmann::ordered_json::array();  // per video: metadata, frames
+  // select sharpest: every decoded frame of an interval is scored, on the GPU when the job has one.
+  Runtime* scoring = s.video.mode == VideoSelection::Mode::sharpest && rt.gpu() ? &rt : nullptr;
   const auto run_video = [&](std::size_t v) {
     const std::string& path = inputs[v].path;
     ItemResult result;
     std::unique_ptr<VideoFrameSource> source;
     try {
-      source = std::make_unique<VideoFrameSource>(path, s.video);
+      source = std::make_unique<VideoFrameSource>(path, s.video, scoring);
+      // The video's own 360 metadata, where it contradicts the job, fails it before any frame.
+      const std::string problem = video_metadata_problem(s, source->info());
+      if (!problem.empty()) throw ItemError(path, "open", problem);
     } catch (const ItemError& e) {
+      if (source) video_reports.push_back({{"input", path}, {"metadata", video_metadata_json(source->info())}});
       result.ok = false;
       result.error_stage = e.stage();
       result.error = e.what();
       ctx.finish_item(v, std::move(result));
       return;
     }
+    if (const auto& sp = source->info().spherical; sp && (sp->yaw_deg != 0 || sp->pitch_deg != 0 || sp->roll_deg != 0))
+      ctx.progress.message("info", fmt::format("{}: the video's spherical metadata gives a pose (yaw {}, pitch {}, roll "
+                                               "{} degrees), not applied: views are taken from the picture as stored",
+                                               path, sp->yaw_deg, sp->pitch_deg, sp->roll_deg));
+    std::int64_t frames_done = 0;
     std::mutex result_mutex;
     bool source_failed = false;
     Pipeline<StitchItem>::Stages frame_stages = stages;
@@ -420,8 +432,9 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       if (!frame) return nullptr;
       item->name = path + " frame " + std::to_string(frame->index);
       item->frame = FrameTag{std::to_string(frame->index), fmt::format("{:.3f}", frame->time_s)};
-      item->pixels = std::move(frame->pixels);
-      item->panorama = frame->view;  // the moved vector keeps its buffer
+      // Out of the decoder's turn: load threads convert their frames at once.
+      ScopedStage span("video frame to rgb");
+      item->panorama = frame_rgb(frame->frame, item->pixels);
       return item;
     };
     frame_stages.load = [&](StitchItem& item) { plan_item(item); };
@@ -436,6 +449,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       result.outputs.insert(result.outputs.end(), item.written.begin(), item.written.end());
       if (!item.failed) {
         ++video_frames;
+        ++frames_done;
         std::lock_guard<std::mutex> outcome_lock(outcome_mutex);
         outcome.work_units += double(item.panorama.width) * item.panorama.height / 1e6;
       }
@@ -453,6 +467,19 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       for (const std::string& file : result.outputs) fs::remove(file);
       result.outputs.clear();
     }
+    const io::VideoStreamInfo& info = source->info();
+    nlohmann::ordered_json report{{"input", path},
+                                  {"size", std::to_string(info.width) + "x" + std::to_string(info.height)},
+                                  {"codec", info.codec},
+                                  {"frame_rate", info.frame_rate.value()},
+                                  {"metadata", video_metadata_json(info)},
+                                  {"frames_decoded", source->frames_decoded()},
+                                  {"frames_selected", frames_done}};
+    if (s.video.mode == VideoSelection::Mode::sharpest) {
+      report["frames_scored"] = source->frames_scored();
+      report["sharpness_on"] = source->scores_on_gpu() ? "GPU" : "CPU";
+    }
+    video_reports.push_back(std::move(report));
     ctx.finish_item(v, std::move(result));
   };
   for (const std::size_t v : videos) {
@@ -464,6 +491,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   outcome.extra["mode"] = s.mode;
   if (!inputs.empty()) outcome.extra["outputs_per_panorama"] = outputs_per_panorama;
   if (!videos.empty()) outcome.extra["video_frames_selected"] = video_frames;
+  if (!videos.empty()) outcome.extra["videos"] = std::move(video_reports);
   outcome.extra["jpeg_decode"] = gpu_codec ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   outcome.extra["jpeg_encode"] = GpuWorker::encodes_jpeg(rt, s) ? "nvJPEG (GPU)" : "TurboJPEG (CPU)";
   return outcome;
