@@ -4,7 +4,9 @@
 # side-by-side pair gives front views like the panoramas' and black behind; a square
 # panorama read as mono fails alone, naming the file and the setting, while the rest of the batch
 # is done; a cubemap as six face files in a folder gives the same equirect as the same faces in
-# v360's 3x2 sheet; a folder missing a face fails naming it.
+# v360's 3x2 sheet; a folder missing a face fails naming it. Videos: frame selection, a frame
+# against the same frame as a still, bad videos (truncated, sound only, a frame size changing
+# part-way) each failing alone, and 360 metadata in the file (stereo layout) checked against the job.
 # usage: stitch_inputs.sh GPUPROC_BINARY SOURCE_DIR
 set -uo pipefail
 gpuproc=$1
@@ -114,12 +116,36 @@ python3 -c "import sys; sys.exit(0 if float('$db') >= 40 else 1)"; ok "a video f
 ffmpeg -nostdin -v error -i "$work/clip.mp4" -c copy -movflags +faststart "$work/faststart.mp4"  # index first
 head -c $(( $(stat -c %s "$work/faststart.mp4") * 6 / 10 )) "$work/faststart.mp4" >"$work/truncated.mp4"
 ffmpeg -nostdin -v error -f lavfi -i sine=d=1 -c:a aac "$work/sound.mp4"
-check "bad videos fail alone" 1 "$gpuproc" "${vid[@]}" "$work/truncated.mp4" "$work/sound.mp4" "$work/left.png" \
-  --set output.dir="$work/badv" --report "$work/badv.json" --set input.video.select=every --set input.video.every=2
+# A stream whose frame size changes part-way (two MPEG-TS segments of 2:1 frames, 512x256 then
+# 256x128, one after the other: the decoder follows the new size).
+ffmpeg -nostdin -v error -i "$work/clip.mp4" -frames:v 6 -c:v libx264 -pix_fmt yuv420p "$work/big.ts"
+ffmpeg -nostdin -v error -i "$work/clip.mp4" -frames:v 6 -vf scale=256:128 -c:v libx264 -pix_fmt yuv420p \
+  -output_ts_offset 0.6 "$work/small.ts"
+cat "$work/big.ts" "$work/small.ts" >"$work/resized.ts"
+check "bad videos fail alone" 1 "$gpuproc" "${vid[@]}" "$work/truncated.mp4" "$work/sound.mp4" "$work/resized.ts" \
+  "$work/left.png" --set output.dir="$work/badv" --report "$work/badv.json" --set input.video.select=every \
+  --set input.video.every=2
 json_check "each bad video named, the still done" "$work/badv.json" \
-  "sorted(r['status'] for r in j['item_records'])==['failed','failed','ok'] and all(('truncated.mp4' in r['error']['message'] or 'sound.mp4' in r['error']['message']) for r in j['item_records'] if r['status']=='failed')"
-[[ -z $(ls "$work/badv" | grep -E '^(truncated|sound)_') && -s $work/badv/left_yaw000.png ]]
+  "sorted(r['status'] for r in j['item_records'])==['failed','failed','failed','ok'] and all(any(n in r['error']['message'] for n in ('truncated.mp4', 'sound.mp4', 'resized.ts')) for r in j['item_records'] if r['status']=='failed')"
+json_check "the size change named: frame 6, 256x128 after 512x256" "$work/badv.json" \
+  "any('resized.ts' in r['error']['message'] and 'frame 6 is 256x128, the frames before it 512x256' in r['error']['message'] for r in j['item_records'] if r['status']=='failed')"
+[[ -z $(ls "$work/badv" | grep -E '^(truncated|sound|resized)_') && -s $work/badv/left_yaw000.png ]]
 ok "nothing of the bad videos is left" $?
+
+# 360 metadata in the file: a top/bottom stereo video (Matroska's StereoMode, and the same
+# remuxed to MP4, whose st3d box FFmpeg writes at -strict unofficial) read as mono fails alone,
+# naming /input/stereo; read as top_bottom it goes through and the report says what was found.
+ffmpeg -nostdin -v error -i "$work/sharp.png" -i "$work/sharp.png" -filter_complex vstack=inputs=2,loop=2:1:0 -r 10 \
+  -c:v libx264 -pix_fmt yuv420p -metadata:s:v:0 stereo_mode=top_bottom "$work/tb.mkv"
+ffmpeg -nostdin -v error -i "$work/tb.mkv" -c copy -strict unofficial "$work/tb_mp4.mp4"
+check "stereo metadata against a mono job" 1 "$gpuproc" "${vid[@]}" "$work/tb.mkv" "$work/tb_mp4.mp4" "$work/left.png" \
+  --set output.dir="$work/meta" --report "$work/meta.json"
+json_check "each stereo video fails naming /input/stereo top_bottom" "$work/meta.json" \
+  "sorted(r['status'] for r in j['item_records'])==['failed','failed','ok'] and all('set /input/stereo top_bottom' in r['error']['message'] for r in j['item_records'] if r['status']=='failed')"
+check "stereo metadata agreeing with the job" 0 "$gpuproc" "${vid[@]}" "$work/tb_mp4.mp4" --set input.stereo=top_bottom \
+  --set output.dir="$work/meta2" --report "$work/meta2.json"
+json_check "the report gives the stereo layout found" "$work/meta2.json" \
+  "j['extra']['videos'][0]['metadata']['stereo']['layout']=='top and bottom' and j['extra']['videos'][0]['frames_selected']==j['extra']['videos'][0]['frames_decoded']>0"
 
 echo "stitch_inputs: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
