@@ -36,6 +36,10 @@
 #       by v360 (rgb24, PNG out); PSNR of each view by ffmpeg's psnr filter (its "average"). Target
 #       >= 40 dB (bilinear). Also, informational: both starting from the JPEG (gpuproc decodes to
 #       RGB; ffmpeg projects the YCbCr 4:2:0 planes and converts the views to RGB).
+# Then the video phases (stitch_360_video.sh, whose header says what each figure is): (v1) an 8K
+# H.264 equirect video, every frame to ring8 views, and (v2) a 5.7K dual-fisheye video, every frame
+# to equirect, each against ffmpeg v360 in the same run and the CPU decode limit of the video
+# (target: within 1.2x of it); and the marked place of (x), HDR EXR panoramas to cubemap faces.
 # Panoramas per second are count / wall time of that run, so the subsets of (b) and (c) compare
 # with (a) fairly. The targets on (a) (>= 150 panoramas/s, >= 0.85 x the GPU codec limit) are each
 # evaluated twice: on the whole run and on the steady state. Writes one JSON with the times, rates,
@@ -51,6 +55,11 @@
 #   BENCH_FFMPEG_N     panoramas for (c) (default min(N, 48))
 #   BENCH_GPU_WORKERS  GPU workers of (a) and (d) (default: the bench config's run.gpu_workers)
 #   BENCH_KEEP=1       keep the work folder (panoramas, logs)
+#   BENCH_PHASES       which of stills, v1, v2 run (default "stills v1 v2"); the others are reported skipped
+#   BENCH_VIDEO_S, BENCH_VIDEO_FPS, BENCH_VIDEO_W, BENCH_FISHEYE_W, BENCH_VIDEO_VIEW: the videos'
+#                      length and rate, the widths of (v1) and (v2), (v1)'s view size (6, 30, 7680, 5760,
+#                      the config's); a CPU smoke test: BENCH_DEVICE=cpu BENCH_N=2 BENCH_W=512
+#                      BENCH_VIDEO_S=1 BENCH_VIDEO_FPS=10 BENCH_VIDEO_W=512 BENCH_FISHEYE_W=384 BENCH_VIDEO_VIEW=128
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -67,6 +76,8 @@ cpu_n=${BENCH_CPU_N:-$((n < 48 ? n : 48))}
 ffmpeg_n=${BENCH_FFMPEG_N:-$((n < 48 ? n : 48))}
 cpu_n=$((cpu_n < n ? cpu_n : n)) ffmpeg_n=$((ffmpeg_n < n ? ffmpeg_n : n))
 result=${1:-${OUT:-.}/bench_stitch_360.json}
+phases=" ${BENCH_PHASES:-stills v1 v2} "
+phase() { [[ $phases == *" $1 "* ]]; }
 mkdir -p "$(dirname "$result")"
 
 make_work_folder
@@ -85,24 +96,6 @@ views=8  # ring8
 
 
 [[ -x $make_samples ]] || { echo "stitch_360.sh: $make_samples not built" >&2; exit 2; }
-echo "panoramas: $n ($unique distinct) x ${width}x$((width / 2)) -> $views views ${view_w}x${view_h};" \
-  "(b) $cpu_n, (c) $ffmpeg_n; $threads threads; work folder on $(df -h "$work" | awk 'NR==2{print $1}')"
-timed generate "" "$make_samples" stitch-bench "$work/in" "$unique" "$width"
-distinct=("$work"/in/pano_*.jpg)
-[[ -f ${distinct[0]} ]] && ((${#distinct[@]} == unique)) || {
-  echo "stitch_360.sh: expected $unique generated panoramas, found ${#distinct[@]}" >&2; cat "$work/logs/generate.err" >&2; exit 1
-}
-# The rest of the N inputs: hard links cycling over the distinct ones (round k: rK_pano_XXXXX.jpg).
-for ((i = unique; i < n; i++)); do
-  src=${distinct[i % unique]}
-  ln "$src" "$work/in/r$((i / unique))_$(basename "$src")"
-done
-panos=("$work"/in/*.jpg)  # pano_* sort before r*_pano_*: the subsets below start with distinct ones
-((${#panos[@]} == n)) || { echo "stitch_360.sh: expected $n inputs, found ${#panos[@]}" >&2; exit 1; }
-printf '%s\n' "${panos[@]:0:cpu_n}" >"$work/cpu.list"
-warmup_n=$((n < gpu_workers * batch ? n : gpu_workers * batch))  # a batch per GPU worker
-printf '%s\n' "${panos[@]:0:warmup_n}" >"$work/warmup.list"
-
 has_gpu=0
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
 
@@ -112,108 +105,137 @@ gpuproc_run() {  # gpuproc_run NAME DEVICE INPUTS [OPTION...]
     --set output.dir="$work/out-$1" --set run.gpu_workers="$gpu_workers" --progress none \
     --report "$work/report-$1.json" --trace "$work/trace-$1.json" "${@:4}"
 }
-if [[ -x $gpuproc ]]; then
-  # The fixed cost of a process (gpuproc --version: no CUDA context), best of three.
-  for k in 1 2 3; do timed "startup_$k" "" "$gpuproc" --version; done
-  if ((has_gpu)); then
-    gpuproc_run gpu_warmup "$device" "@$work/warmup.list"  # first CUDA/nvJPEG use on the machine: not timed
-    gpuproc_run gpu "$device" "$work/in"
-    # The disk's sustained write rate with a flush at the end (the floor of (a)'s durable writes),
-    # then (a) again with --no-fsync: writes land in the page cache and the kernel flushes later.
-    timed disk_write "" dd if=/dev/zero of="$work/disk-write.bin" bs=16M count=256 conv=fdatasync status=none
-    rm -f "$work/disk-write.bin"
-    gpuproc_run gpu_no_fsync "$device" "$work/in" --no-fsync
-  else
-    skip gpu_warmup "no GPU"; skip gpu "no GPU"; skip disk_write "no GPU"; skip gpu_no_fsync "no GPU"
-  fi
-  gpuproc_run cpu cpu "@$work/cpu.list"
-else
-  skip gpu_warmup "no $gpuproc"; skip gpu "no $gpuproc"; skip gpu_no_fsync "no $gpuproc"; skip cpu "no $gpuproc"
-fi
 
-# The ring8 views as one ffmpeg filter graph: [o0] .. [o7] from input 0 (after PREFIX, e.g. format=rgb24,).
+# The ring8 views as one ffmpeg filter graph: [o0] .. [o7] from input 0 (after PREFIX, e.g. format=rgb24,),
+# W x H each (default: the bench config's view size).
 v360_graph() {
-  local prefix=$1 graph k yaw
+  local prefix=$1 w=${2:-$view_w} h=${3:-$view_h} graph k yaw
   graph="[0:v]${prefix}split=$views"
   for ((k = 0; k < views; k++)); do graph+="[s$k]"; done
   for ((k = 0; k < views; k++)); do
     yaw=$((k * 45)); ((yaw > 180)) && yaw=$((yaw - 360))  # v360 takes yaw in -180..180
-    graph+=";[s$k]v360=e:flat:yaw=$yaw:pitch=0:h_fov=$hfov:v_fov=$hfov:w=$view_w:h=$view_h:interp=linear[o$k]"
+    graph+=";[s$k]v360=e:flat:yaw=$yaw:pitch=0:h_fov=$hfov:v_fov=$hfov:w=$w:h=$h:interp=linear[o$k]"
   done
   echo "$graph"
 }
 view_name() { printf 'yaw%03d' $(($1 * 45)); }  # ring8's view names in gpuproc's output names
 
-# (c) ffmpeg v360: one process per panorama, single-threaded (decoder, filter graph, encoders), T at a time.
-if command -v ffmpeg >/dev/null; then
-  graph=$(v360_graph "")
-  mkdir -p "$work/out-ffmpeg"
-  for pano in "${panos[@]:0:ffmpeg_n}"; do
-    stem=$(basename "$pano" .jpg)
-    cmd="ffmpeg -nostdin -v error -y -threads 1 -i '$pano' -filter_complex_threads 1 -filter_complex '$graph'"
-    for ((k = 0; k < views; k++)); do
-      cmd+=" -map '[o$k]' -threads 1 -q:v 2 '$work/out-ffmpeg/${stem}_$(view_name $k).jpg'"
-    done
-    echo "$cmd"
-  done >"$work/ffmpeg-commands.txt"
-  # Each line is one shell command: xargs hands it to sh -c, T at a time.
-  timed ffmpeg "$work/out-ffmpeg" xargs -P "$threads" -d '\n' -n 1 sh -c <"$work/ffmpeg-commands.txt"
-else
-  skip ffmpeg "no ffmpeg on PATH"
-fi
-
-# (d) the codec limit, through gp::io like gpuproc: GPU over all N, CPU over (b)'s panoramas.
-if [[ -x $bench_jpeg ]]; then
-  codec_args=(--views "$views" --size "$view_w" --quality "$quality" --chroma "$chroma")
-  if ((view_w != view_h)); then echo "  (codec limit: square tiles of $view_w, the views are ${view_w}x$view_h)"; fi
-  if ((has_gpu)); then
-    timed codec_gpu "" "$bench_jpeg" --gpu --device "$device" --workers "$gpu_workers" --batch "$batch" \
-      "${codec_args[@]}" "${panos[@]}"
-    # Informational: the same with ring views projected instead of tiles (codec + projection, no pipeline).
-    timed codec_gpu_project "" "$bench_jpeg" --gpu --project --device "$device" --workers "$gpu_workers" \
-      --batch "$batch" "${codec_args[@]}" "${panos[@]}"
-  else
-    skip codec_gpu "no GPU"; skip codec_gpu_project "no GPU"
-  fi
-  timed codec_cpu "" "$bench_jpeg" --threads "$threads" "${codec_args[@]}" "${panos[@]:0:cpu_n}"
-else
-  skip codec_gpu "no $bench_jpeg"; skip codec_cpu "no $bench_jpeg"
-fi
-
-# (e) PSNR against ffmpeg v360 on the first panorama, before JPEG compression.
-psnr_device=cpu
-((has_gpu)) && psnr_device=$device
-psnr_tsv=$work/psnr.tsv  # input kind, view, dB
-: >"$psnr_tsv"
-psnr_of() {  # psnr_of A.png B.png: ffmpeg psnr's average over R, G, B
-  ffmpeg -nostdin -hide_banner -i "$1" -i "$2" -lavfi "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
-    grep -o 'average:[0-9.inf]*' | tail -1 | cut -d: -f2
-}
-compare_views() {  # compare_views KIND INPUT: gpuproc and v360 views of INPUT as PNG, PSNR per view
-  local kind=$1 input=$2 stem k v db
-  stem=$(basename "${input%.*}")
-  "$gpuproc" stitch-360 "$input" --config "$config" --device "$psnr_device" --set output.dir="$work/psnr-$kind/gpuproc" \
-    --set output.format=png --progress none >"$work/logs/psnr-$kind-gpuproc.log" 2>&1 || return 1
-  local maps=() fmt=""
-  [[ $kind == rgb ]] && fmt="format=rgb24,"
-  for ((k = 0; k < views; k++)); do maps+=(-map "[o$k]" -pix_fmt rgb24 "$work/psnr-$kind/ffmpeg/$(view_name $k).png"); done
-  mkdir -p "$work/psnr-$kind/ffmpeg"
-  ffmpeg -nostdin -v error -y -i "$input" -filter_complex "$(v360_graph "$fmt")" "${maps[@]}" \
-    >"$work/logs/psnr-$kind-ffmpeg.log" 2>&1 || return 1
-  for ((k = 0; k < views; k++)); do
-    v=$(view_name $k)
-    db=$(psnr_of "$work/psnr-$kind/gpuproc/${stem}_$v.png" "$work/psnr-$kind/ffmpeg/$v.png")
-    printf '%s\t%s\t%s\n' "$kind" "$v" "${db:-}" >>"$psnr_tsv"
+# ---- Still panoramas: (a) .. (e) above.
+if phase stills; then
+  echo "panoramas: $n ($unique distinct) x ${width}x$((width / 2)) -> $views views ${view_w}x${view_h};" \
+    "(b) $cpu_n, (c) $ffmpeg_n; $threads threads; work folder on $(df -h "$work" | awk 'NR==2{print $1}')"
+  timed generate "" "$make_samples" stitch-bench "$work/in" "$unique" "$width"
+  distinct=("$work"/in/pano_*.jpg)
+  [[ -f ${distinct[0]} ]] && ((${#distinct[@]} == unique)) || {
+    echo "stitch_360.sh: expected $unique generated panoramas, found ${#distinct[@]}" >&2; cat "$work/logs/generate.err" >&2; exit 1
+  }
+  # The rest of the N inputs: hard links cycling over the distinct ones (round k: rK_pano_XXXXX.jpg).
+  for ((i = unique; i < n; i++)); do
+    src=${distinct[i % unique]}
+    ln "$src" "$work/in/r$((i / unique))_$(basename "$src")"
   done
-  echo "  psnr ($kind input, gpuproc on $psnr_device): $(awk -F'\t' -v k="$kind" '$1 == k {printf "%s ", $3}' "$psnr_tsv")dB"
-}
-if command -v ffmpeg >/dev/null && [[ -x $gpuproc ]]; then
-  ffmpeg -nostdin -v error -y -i "${panos[0]}" -pix_fmt rgb24 "$work/psnr-panorama.png"
-  compare_views rgb "$work/psnr-panorama.png" || echo "  psnr (rgb input) failed: see $work/logs/psnr-rgb-*.log"
-  compare_views jpeg "${panos[0]}" || echo "  psnr (jpeg input) failed: see $work/logs/psnr-jpeg-*.log"
+  panos=("$work"/in/*.jpg)  # pano_* sort before r*_pano_*: the subsets below start with distinct ones
+  ((${#panos[@]} == n)) || { echo "stitch_360.sh: expected $n inputs, found ${#panos[@]}" >&2; exit 1; }
+  printf '%s\n' "${panos[@]:0:cpu_n}" >"$work/cpu.list"
+  warmup_n=$((n < gpu_workers * batch ? n : gpu_workers * batch))  # a batch per GPU worker
+  printf '%s\n' "${panos[@]:0:warmup_n}" >"$work/warmup.list"
+
+  if [[ -x $gpuproc ]]; then
+    # The fixed cost of a process (gpuproc --version: no CUDA context), best of three.
+    for k in 1 2 3; do timed "startup_$k" "" "$gpuproc" --version; done
+    if ((has_gpu)); then
+      gpuproc_run gpu_warmup "$device" "@$work/warmup.list"  # first CUDA/nvJPEG use on the machine: not timed
+      gpuproc_run gpu "$device" "$work/in"
+      # The disk's sustained write rate with a flush at the end (the floor of (a)'s durable writes),
+      # then (a) again with --no-fsync: writes land in the page cache and the kernel flushes later.
+      timed disk_write "" dd if=/dev/zero of="$work/disk-write.bin" bs=16M count=256 conv=fdatasync status=none
+      rm -f "$work/disk-write.bin"
+      gpuproc_run gpu_no_fsync "$device" "$work/in" --no-fsync
+    else
+      skip gpu_warmup "no GPU"; skip gpu "no GPU"; skip disk_write "no GPU"; skip gpu_no_fsync "no GPU"
+    fi
+    gpuproc_run cpu cpu "@$work/cpu.list"
+  else
+    skip gpu_warmup "no $gpuproc"; skip gpu "no $gpuproc"; skip gpu_no_fsync "no $gpuproc"; skip cpu "no $gpuproc"
+  fi
+
+
+  # (c) ffmpeg v360: one process per panorama, single-threaded (decoder, filter graph, encoders), T at a time.
+  if command -v ffmpeg >/dev/null; then
+    graph=$(v360_graph "")
+    mkdir -p "$work/out-ffmpeg"
+    for pano in "${panos[@]:0:ffmpeg_n}"; do
+      stem=$(basename "$pano" .jpg)
+      cmd="ffmpeg -nostdin -v error -y -threads 1 -i '$pano' -filter_complex_threads 1 -filter_complex '$graph'"
+      for ((k = 0; k < views; k++)); do
+        cmd+=" -map '[o$k]' -threads 1 -q:v 2 '$work/out-ffmpeg/${stem}_$(view_name $k).jpg'"
+      done
+      echo "$cmd"
+    done >"$work/ffmpeg-commands.txt"
+    # Each line is one shell command: xargs hands it to sh -c, T at a time.
+    timed ffmpeg "$work/out-ffmpeg" xargs -P "$threads" -d '\n' -n 1 sh -c <"$work/ffmpeg-commands.txt"
+  else
+    skip ffmpeg "no ffmpeg on PATH"
+  fi
+
+  # (d) the codec limit, through gp::io like gpuproc: GPU over all N, CPU over (b)'s panoramas.
+  if [[ -x $bench_jpeg ]]; then
+    codec_args=(--views "$views" --size "$view_w" --quality "$quality" --chroma "$chroma")
+    if ((view_w != view_h)); then echo "  (codec limit: square tiles of $view_w, the views are ${view_w}x$view_h)"; fi
+    if ((has_gpu)); then
+      timed codec_gpu "" "$bench_jpeg" --gpu --device "$device" --workers "$gpu_workers" --batch "$batch" \
+        "${codec_args[@]}" "${panos[@]}"
+      # Informational: the same with ring views projected instead of tiles (codec + projection, no pipeline).
+      timed codec_gpu_project "" "$bench_jpeg" --gpu --project --device "$device" --workers "$gpu_workers" \
+        --batch "$batch" "${codec_args[@]}" "${panos[@]}"
+    else
+      skip codec_gpu "no GPU"; skip codec_gpu_project "no GPU"
+    fi
+    timed codec_cpu "" "$bench_jpeg" --threads "$threads" "${codec_args[@]}" "${panos[@]:0:cpu_n}"
+  else
+    skip codec_gpu "no $bench_jpeg"; skip codec_cpu "no $bench_jpeg"
+  fi
+
+  # (e) PSNR against ffmpeg v360 on the first panorama, before JPEG compression.
+  psnr_device=cpu
+  ((has_gpu)) && psnr_device=$device
+  psnr_tsv=$work/psnr.tsv  # input kind, view, dB
+  : >"$psnr_tsv"
+  psnr_of() {  # psnr_of A.png B.png: ffmpeg psnr's average over R, G, B
+    ffmpeg -nostdin -hide_banner -i "$1" -i "$2" -lavfi "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr" -f null - 2>&1 |
+      grep -o 'average:[0-9.inf]*' | tail -1 | cut -d: -f2
+  }
+  compare_views() {  # compare_views KIND INPUT: gpuproc and v360 views of INPUT as PNG, PSNR per view
+    local kind=$1 input=$2 stem k v db
+    stem=$(basename "${input%.*}")
+    "$gpuproc" stitch-360 "$input" --config "$config" --device "$psnr_device" --set output.dir="$work/psnr-$kind/gpuproc" \
+      --set output.format=png --progress none >"$work/logs/psnr-$kind-gpuproc.log" 2>&1 || return 1
+    local maps=() fmt=""
+    [[ $kind == rgb ]] && fmt="format=rgb24,"
+    for ((k = 0; k < views; k++)); do maps+=(-map "[o$k]" -pix_fmt rgb24 "$work/psnr-$kind/ffmpeg/$(view_name $k).png"); done
+    mkdir -p "$work/psnr-$kind/ffmpeg"
+    ffmpeg -nostdin -v error -y -i "$input" -filter_complex "$(v360_graph "$fmt")" "${maps[@]}" \
+      >"$work/logs/psnr-$kind-ffmpeg.log" 2>&1 || return 1
+    for ((k = 0; k < views; k++)); do
+      v=$(view_name $k)
+      db=$(psnr_of "$work/psnr-$kind/gpuproc/${stem}_$v.png" "$work/psnr-$kind/ffmpeg/$v.png")
+      printf '%s\t%s\t%s\n' "$kind" "$v" "${db:-}" >>"$psnr_tsv"
+    done
+    echo "  psnr ($kind input, gpuproc on $psnr_device): $(awk -F'\t' -v k="$kind" '$1 == k {printf "%s ", $3}' "$psnr_tsv")dB"
+  }
+  if command -v ffmpeg >/dev/null && [[ -x $gpuproc ]]; then
+    ffmpeg -nostdin -v error -y -i "${panos[0]}" -pix_fmt rgb24 "$work/psnr-panorama.png"
+    compare_views rgb "$work/psnr-panorama.png" || echo "  psnr (rgb input) failed: see $work/logs/psnr-rgb-*.log"
+    compare_views jpeg "${panos[0]}" || echo "  psnr (jpeg input) failed: see $work/logs/psnr-jpeg-*.log"
+  else
+    echo "  psnr: skipped (needs ffmpeg and $gpuproc)"
+  fi
 else
-  echo "  psnr: skipped (needs ffmpeg and $gpuproc)"
+  mkdir -p "$work/in"; : >"$work/psnr.tsv"; psnr_device=cpu
+  for r in generate gpu_warmup gpu disk_write gpu_no_fsync cpu ffmpeg codec_gpu codec_gpu_project codec_cpu; do skip "$r" "BENCH_PHASES"; done
 fi
+
+source "$root/scripts/bench/stitch_360_video.sh"  # (v1), (v2) and the place of (x)
 
 # Reports and traces (chrome://tracing, ui.perfetto.dev) beside the result, for the timeline.
 for r in gpu cpu; do
@@ -229,6 +251,7 @@ work, n, cpu_n, ffmpeg_n, views = "$work", $n, $cpu_n, $ffmpeg_n, $views
 
 sys.path.insert(0, "$root/scripts/bench")
 from bench_results import read_runs, sh, ok_time as run_time
+from stitch_360_video import video_results
 
 runs = read_runs(runs_path)
 ok_time = lambda name: run_time(runs, name)
@@ -322,7 +345,7 @@ distinct = [f for f in panos if f.startswith("pano_")]
 d_gpu_setup_rate = codec_gpu and round(n / (codec_gpu["warmup_s"] + codec_gpu["wall_s"]), 3)
 result = {
     "benchmark": "stitch-360",
-    "panoramas": {"count": len(panos), "unique": len(distinct), "unique_over_count": round(len(distinct) / len(panos), 4),
+    "panoramas": {"count": len(panos), "unique": len(distinct), "unique_over_count": round(len(distinct) / len(panos), 4) if panos else None,
                   "width": $width, "height": $width // 2, "type": "JPEG q95 4:2:0, textured scenes with sensor noise",
                   "inputs": "the unique ones generated (pano_XXXXX.jpg), the rest hard links cycling over them (rK_pano_XXXXX.jpg)",
                   "bytes": sum(os.path.getsize(os.path.join(f"{work}/in", f)) for f in panos),
@@ -400,9 +423,13 @@ result = {
                 "ffmpeg": sh("ffmpeg -hide_banner -version | head -1"),
                 "gpuproc": sh("'$gpuproc' --version"), "gpuproc_info": sh("'$gpuproc' info")},
 }
+result.update(video_results(runs, work, "$device", $threads))  # (v1), (v2), and (x)'s place
 json.dump(result, open(result_path, "w"), indent=2)
 print(json.dumps({"panoramas_per_s": result["panoramas_per_s"], "ratios": result["ratios"], "disk": result["disk"],
                   "startup_s": trace_a and trace_a["startup_s"],
-                  "targets": {k: v["pass"] for k, v in result["targets"].items()}}, indent=2))
+                  "targets": {k: v["pass"] for k, v in result["targets"].items()},
+                  "videos": {k: {"frames_per_s": v.get("frames_per_s"), "ratios": v.get("ratios"),
+                                 "targets": {t: x["pass"] for t, x in v.get("targets", {}).items()}}
+                             for k, v in result.items() if k in ("video_8k_ring8", "dual_fisheye_5k7_equirect")}}, indent=2))
 print("wrote", result_path)
 PY
