@@ -6,7 +6,8 @@
 # is done; a cubemap as six face files in a folder gives the same equirect as the same faces in
 # v360's 3x2 sheet; a folder missing a face fails naming it. Videos: frame selection, a frame
 # against the same frame as a still, bad videos (truncated, sound only, a frame size changing
-# part-way) each failing alone, and 360 metadata in the file (stereo layout) checked against the job.
+# part-way) each failing alone, and 360 metadata in the file (stereo layout) checked against the job;
+# on a GPU machine, select sharpest scored on the GPU against the CPU.
 # usage: stitch_inputs.sh GPUPROC_BINARY SOURCE_DIR
 set -uo pipefail
 gpuproc=$1
@@ -146,6 +147,23 @@ check "stereo metadata agreeing with the job" 0 "$gpuproc" "${vid[@]}" "$work/tb
   --set output.dir="$work/meta2" --report "$work/meta2.json"
 json_check "the report gives the stereo layout found" "$work/meta2.json" \
   "j['extra']['videos'][0]['metadata']['stereo']['layout']=='top and bottom' and j['extra']['videos'][0]['frames_selected']==j['extra']['videos'][0]['frames_decoded']>0"
+
+# On a GPU (skipped, saying so, elsewhere): select sharpest scored on the GPU picks the CPU's frames,
+# every frame scored there, and a frame's views match the CPU run's.
+if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['gpus'] else 1)"; then
+  check "sharpest on the GPU" 0 "$gpuproc" stitch-360 -c configs/stitch-360.json --device cuda:0 --progress none \
+    --set views.width=64 --set views.height=64 --set output.format=png --set output.rig=false "$work/clip.mp4" \
+    --set input.video.select=sharpest --set output.dir="$work/vgpu" --report "$work/vgpu.json"
+  got=$(frames_of "$work/vgpu")
+  [[ $got == "3 14 " ]]; ok "GPU scores pick the CPU's frames: 3 14 (got $got)" $?
+  json_check "every frame scored on the GPU" "$work/vgpu.json" \
+    "j['extra']['videos'][0]['sharpness_on']=='GPU' and j['extra']['videos'][0]['frames_scored']==20"
+  db=$(ffmpeg -nostdin -i "$work/vgpu/clip_000014_1.400s_yaw090.png" -i "$work/v14/clip_000014_1.400s_yaw090.png" -lavfi psnr \
+    -f null - 2>&1 | sed -n 's/.*average:\([0-9.inf]*\).*/\1/p' | tail -1)
+  python3 -c "import sys; sys.exit(0 if float('$db') >= 45 else 1)"; ok "GPU frame views match the CPU's (PSNR $db dB)" $?
+else
+  echo "SKIPPED: no GPU: select sharpest on the GPU (run this script on the GPU machine)"
+fi
 
 echo "stitch_inputs: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
