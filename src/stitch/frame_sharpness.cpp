@@ -13,6 +13,15 @@ FrameSharpness::FrameSharpness(Runtime* runtime) {
   host_sums_ = gpu_->pinned_alloc(sizeof(LaplacianSums));
 }
 
+FrameSharpness::~FrameSharpness() {
+  if (!gpu_ || !pending_) return;
+  try {
+    stream_.synchronize("sharpness of a video frame (abandoned)");
+  } catch (const std::exception&) {
+    // A GPU failure is reported by whoever meets it next; a destructor only waits.
+  }
+}
+
 void FrameSharpness::submit(const ImageView& luma) {
   if (pending_) throw Error("FrameSharpness::submit: the previous frame's score was not collected");
   pending_ = true;

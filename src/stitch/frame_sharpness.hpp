@@ -16,6 +16,9 @@ class FrameSharpness {
  public:
   // `runtime`: the GPU to score on; null, or a runtime on the CPU path: the CPU reference.
   explicit FrameSharpness(Runtime* runtime);
+  // Waits for a score still in flight (a video that failed between submit and collect): its copy
+  // must not land in a pinned buffer the pool has lent again.
+  ~FrameSharpness();
   FrameSharpness(const FrameSharpness&) = delete;
   FrameSharpness& operator=(const FrameSharpness&) = delete;
 
