@@ -184,7 +184,8 @@ void Converter::convert(const PictureFormat& from, const std::uint8_t* const src
     return;
   if (!scaler_ || !(from == from_) || !(to == to_)) {
     scaler_.reset(sws_getContext(from.width, from.height, without_j(from.format), to.width, to.height,
-                                 without_j(to.format), SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+                                 without_j(to.format),
+                                 fast_ ? SWS_BILINEAR : SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
                                  nullptr, nullptr, nullptr));
     if (!scaler_)
       throw Error(std::string("swscale cannot convert ") + av_get_pix_fmt_name(from.format) + " to " +

@@ -108,7 +108,8 @@ YuvMatrix VideoFrame::matrix() const {
 
 bool VideoFrame::key_frame() const { return !empty() && frame_->key_frame != 0; }
 
-VideoRgbConverter::VideoRgbConverter() : converter_(std::make_unique<libav::Converter>()) {}
+VideoRgbConverter::VideoRgbConverter(Quality quality)
+    : converter_(std::make_unique<libav::Converter>(quality == Quality::fast)) {}
 VideoRgbConverter::~VideoRgbConverter() = default;
 
 void VideoRgbConverter::convert(const VideoFrame& frame, const ImageView& dst) {
