@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "io/video_reader.hpp"
+#include "stitch/frame_sharpness.hpp"
 #include "stitch/video_clips.hpp"
 #include "stitch/video_frames.hpp"
 
@@ -79,4 +81,22 @@ TEST_CASE("video frames: a selected frame converts to RGB", "[stitch][video]") {
   error /= double((rgb.height + 6) / 7) * ((rgb.width + 4) / 5);
   INFO("mean |Y - Y(RGB)| " << error);
   CHECK(error < 1.5);
+}
+
+TEST_CASE("video frames: the CPU score tells the sharp frames of the clip from the blurred", "[stitch][video]") {
+  const std::string clip =
+      test::turning_clip((gp::test::scratch_dir("video-frames") / "scores.mp4").string(), 16, {3, 7, 14});
+  FrameSharpness cpu(nullptr);
+  gp::io::VideoReader reader(clip);
+  gp::io::VideoFrame frame;
+  std::vector<double> scores;
+  while (reader.read(frame)) {
+    cpu.submit(frame.plane_view(0));
+    scores.push_back(cpu.collect());
+  }
+  REQUIRE(scores.size() == 16);
+  for (const int sharp : {3, 7, 14}) {
+    INFO("frame " << sharp << ": " << scores[std::size_t(sharp)] << ", the next " << scores[std::size_t(sharp) + 1]);
+    CHECK(scores[std::size_t(sharp)] > 1.5 * scores[std::size_t(sharp) + 1]);
+  }
 }
