@@ -367,8 +367,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
   // the workers' batches, as many loaded and waiting, and the last ones saving. With only one
   // batch per worker waiting, batches averaged 12.5 panoramas instead of 16 (4 workers, H100).
-  po.compute_batch = rt.gpu() ? s.batch : 1;
-  po.max_in_flight = rt.gpu() ? s.batch * (2 * po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
+  // Float panoramas are 12 bytes a pixel (354 MB at 8K): batches of at most 4 keep the host
+  // memory in flight to a few GB.
+  po.compute_batch = rt.gpu() ? (float_outputs(s) ? std::min(s.batch, 4) : s.batch) : 1;
+  po.max_in_flight = rt.gpu() ? po.compute_batch * (2 * po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
   po.stop_on_error = s.stop_on_error;
 
   std::mutex outcome_mutex;
