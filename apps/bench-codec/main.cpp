@@ -5,8 +5,11 @@
 // before timing. decode_s + encode_s = codec_limit_s is what a perfectly overlapped, compute-free
 // run would take with T decode/encode threads. With --gpu (and --png-compression 1), encoding is
 // the GPU fast PNG path gpuproc uses there: upload, filter and entropy code on T streams, download
-// the stream, write the file.
-//   gpuproc-bench-codec [--threads T] [--png-compression 1] [--direct] [--gpu] --out DIR FILE.exr...
+// the stream, write the file. With --exr-faces N (stitch-360's float cubemaps), (b) encodes instead six
+// N x N float RGB faces per input as EXR (half unless --exr-float, --exr-compression C, zip by
+// default), cut from the decoded input: the EXR codec floor of equirect EXR -> cube-face EXRs.
+//   gpuproc-bench-codec [--threads T] [--png-compression 1] [--direct] [--gpu]
+//                       [--exr-faces N [--exr-float] [--exr-compression C]] --out DIR FILE.exr...
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -39,6 +42,9 @@ struct Options {
   int png_compression = 1;
   bool gpu = false;           // encode with the GPU fast PNG path
   bool atomic_writes = true;  // as gpuproc writes (temporary, fsync, rename); --direct: plain writes
+  int exr_faces = 0;          // > 0: encode six float faces of this size per input as EXR
+  bool exr_half = true;
+  std::string exr_compression = "zip";
   std::string out_dir;
   std::vector<std::string> inputs;
 };
@@ -56,12 +62,17 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--out") o.out_dir = value(i);
     else if (arg == "--direct") o.atomic_writes = false;
     else if (arg == "--gpu") o.gpu = true;
+    else if (arg == "--exr-faces") o.exr_faces = std::max(1, std::stoi(value(i)));
+    else if (arg == "--exr-float") o.exr_half = false;
+    else if (arg == "--exr-compression") o.exr_compression = value(i);
     else if (arg.rfind("--", 0) == 0) throw gp::UsageError("unknown option " + arg);
     else o.inputs.push_back(arg);
   }
   if (o.out_dir.empty() || o.inputs.empty())
-    throw gp::UsageError("usage: gpuproc-bench-codec [--threads T] [--png-compression N] [--direct] [--gpu] --out DIR FILE.exr...");
+    throw gp::UsageError("usage: gpuproc-bench-codec [--threads T] [--png-compression N] [--direct] [--gpu] "
+                         "[--exr-faces N [--exr-float] [--exr-compression C]] --out DIR FILE.exr...");
   if (o.gpu && o.png_compression != 1) throw gp::UsageError("--gpu encodes with the fast PNG path: --png-compression 1");
+  if (o.gpu && o.exr_faces) throw gp::UsageError("--exr-faces encodes EXR on the CPU: no --gpu");
   return o;
 }
 
@@ -140,6 +151,26 @@ std::vector<Rgba8> prepare_outputs(const std::string& path) {
   return levels;
 }
 
+// Six n x n float RGB faces cut from the decoded input (columns k n, wrapping; rows from the
+// top, clamped): an equirect's content at the cube faces' size, for the EXR encode.
+std::vector<std::vector<float>> prepare_exr_faces(const std::string& path, int n) {
+  gp::io::HdrReader reader(path);
+  gp::io::ReadPlan plan = reader.plan({});
+  plan.type = gp::PixelType::f32;
+  std::vector<float> source(plan.bytes() / sizeof(float));
+  reader.read(plan, source.data(), plan.row_bytes());
+  const int nch = plan.channel_count();
+  std::vector<std::vector<float>> faces(6, std::vector<float>(std::size_t(n) * n * 3));
+  for (int f = 0; f < 6; ++f)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const std::size_t p = std::size_t(std::min(y, plan.height - 1)) * plan.width + std::size_t((f * n + x) % plan.width);
+        for (int c = 0; c < 3; ++c)
+          faces[std::size_t(f)][(std::size_t(y) * n + x) * 3 + c] = source[p * nch + std::size_t(plan.rgba_index[c])];
+      }
+  return faces;
+}
+
 void decode_only(const std::string& path, int threads_per_file) {
   gp::io::HdrReader reader(path);
   const gp::io::ReadPlan plan = reader.plan({});
@@ -165,20 +196,36 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(o.out_dir);
 
     std::vector<std::vector<Rgba8>> images(o.inputs.size());
-    run_parallel(o.inputs.size(), o.threads, [&](std::size_t i) { images[i] = prepare_outputs(o.inputs[i]); });
+    std::vector<std::vector<std::vector<float>>> exr_faces(o.inputs.size());
+    run_parallel(o.inputs.size(), o.threads, [&](std::size_t i) {
+      if (o.exr_faces) exr_faces[i] = prepare_exr_faces(o.inputs[i], o.exr_faces);
+      else images[i] = prepare_outputs(o.inputs[i]);
+    });
 
     struct EncodeJob {
-      Rgba8* image;
+      gp::ImageView view;
       std::string path;
     };
     std::vector<EncodeJob> jobs;
     std::uint64_t pixels_in = 0, pixels_out = 0;
-    for (std::size_t i = 0; i < images.size(); ++i) {
+    for (std::size_t i = 0; i < o.inputs.size(); ++i) {
       const std::string stem = std::filesystem::path(o.inputs[i]).stem().string() + "-" + std::to_string(i);
+      const auto out_path = [&](const std::string& name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+      if (o.exr_faces) {
+        gp::io::HdrReader reader(o.inputs[i]);
+        const gp::io::ReadPlan plan = reader.plan({});
+        pixels_in += std::uint64_t(plan.width) * plan.height;
+        for (std::size_t f = 0; f < 6; ++f) {
+          jobs.push_back({gp::packed_view(exr_faces[i][f].data(), o.exr_faces, o.exr_faces, 3, gp::PixelType::f32),
+                          out_path(stem + "_face" + std::to_string(f) + ".exr")});
+          pixels_out += std::uint64_t(o.exr_faces) * o.exr_faces;
+        }
+        continue;
+      }
       pixels_in += std::uint64_t(images[i][0].width) * images[i][0].height;
       for (std::size_t l = 0; l < images[i].size(); ++l) {
         const std::string name = l == 0 ? stem + ".png" : stem + "_mip" + std::to_string(l) + ".png";
-        jobs.push_back({&images[i][l], (std::filesystem::path(o.out_dir) / name).string()});
+        jobs.push_back({images[i][l].view(), out_path(name)});
         pixels_out += std::uint64_t(images[i][l].width) * images[i][l].height;
       }
     }
@@ -195,6 +242,8 @@ int main(int argc, char** argv) {
 
     gp::io::WriteOptions write;
     write.png_compression = o.png_compression;
+    write.exr_half = o.exr_half;
+    write.exr_compression = o.exr_compression;
     // GPU encoding: one backend (stream) per thread, made before timing like gpuproc's workers.
     std::unique_ptr<gp::Runtime> runtime;
     std::vector<std::unique_ptr<gp::tonemap::ComputeBackend>> backends(o.threads);
@@ -226,7 +275,7 @@ int main(int argc, char** argv) {
     cpu_mark = process_cpu_seconds();
     const double encode_s = wall_seconds([&] {
       run_parallel(jobs.size(), o.threads, [&](std::size_t j) {
-        const gp::ImageView view = jobs[j].image->view();
+        const gp::ImageView view = jobs[j].view;
         if (o.atomic_writes)
           gp::write_atomically(jobs[j].path, [&](const std::string& tmp) { encode_file(tmp, view); });
         else
@@ -244,7 +293,9 @@ int main(int argc, char** argv) {
         {"files", o.inputs.size()},     {"outputs", jobs.size()},
         {"threads", o.threads},         {"png_compression", o.png_compression},
         {"writes", o.atomic_writes ? "atomic" : "direct"},
-        {"encoder", o.gpu ? "gpu fast png" : o.png_compression == 1 ? "cpu fast png" : "libdeflate png"},
+        {"encoder", o.exr_faces ? "openexr " + std::string(o.exr_half ? "half " : "float ") + o.exr_compression
+                    : o.gpu         ? "gpu fast png"
+                    : o.png_compression == 1 ? "cpu fast png" : "libdeflate png"},
         {"pixels_in", pixels_in},       {"pixels_out", pixels_out},
         {"bytes_out", bytes_out},       {"oiio_version", GPUPROC_OIIO_VERSION}};
     std::cout << report.dump(2) << "\n";

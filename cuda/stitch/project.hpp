@@ -1,8 +1,9 @@
 #pragma once
 // stitch-360 projections: GPU launchers (*_gpu, asynchronous on `stream`, no allocation) and their
 // CPU references (*_cpu, multithreaded), same arguments, same results (bit-identical floats; see
-// sphere.hpp for the axis conventions, those of ffmpeg's v360). Images are u8 ImageViews with
-// 1-4 interleaved channels; outputs have the source's channel count. nvcc-safe.
+// sphere.hpp for the axis conventions, those of ffmpeg's v360). Images are u8 (8-bit) or f32
+// (HDR, linear radiance: nothing clamped, values above 1 kept) ImageViews with 1-4 interleaved
+// channels; outputs have the source's type and channel count. nvcc-safe.
 //
 // Optional masks: a u8, 1-channel view of the output's size; where it is 0 the output pixel is
 // set to 0 (all channels) and not computed. A view with data == nullptr means no mask.

@@ -33,11 +33,11 @@ void run_rows(const JobList<Map, N>& jobs, const SampleOptions& o) {
   for_each_pixel(jobs, [&](int j, int x, int y) { render_job_pixel<C>(jobs.job[j], x, y, o.interp, o.max_subsamples); });
 }
 
-template <int C>
-void remap_rows(const PerspectiveJobs& jobs, const SampleOptions& o, const RemapPoint* table) {
+template <int C, class T>
+void remap_rows(const PerspectiveJobs<T>& jobs, const SampleOptions& o, const RemapPoint* table) {
   const RemapOffsets offsets = remap_offsets(jobs);
   for_each_pixel(jobs, [&](int j, int x, int y) {
-    const Job<EquirectSourceMap<CameraRays>>& job = jobs.job[j];
+    const Job<EquirectSourceMap<CameraRays, T>>& job = jobs.job[j];
     const RemapPoint& r = table[offsets.first[j] + std::size_t(y) * std::size_t(job.out.width) + std::size_t(x)];
     remap_job_pixel<C>(job, r, x, y, o.interp, o.max_subsamples);
   });
@@ -57,13 +57,19 @@ void run_cpu(const JobList<Map, N>& jobs, int channels, const SampleOptions& o) 
 
 void equirect_to_perspective_cpu(const ImageView& src, const Camera& camera, const ImageView& dst,
                                  const ImageView& mask, const SampleOptions& options) {
+  const char* function = "equirect_to_perspective_cpu";
   const PerspectiveTarget target{camera, dst, mask};
-  run_cpu(perspective_jobs(src, &target, 1, options, "equirect_to_perspective_cpu"), src.channels, options);
+  with_sample_type(src, function, [&](auto sample) {
+    run_cpu(perspective_jobs<decltype(sample)>(src, &target, 1, options, function), src.channels, options);
+  });
 }
 
 void equirect_to_perspective_batch_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
                                        const SampleOptions& options) {
-  run_cpu(perspective_jobs(src, targets, count, options, "equirect_to_perspective_batch_cpu"), src.channels, options);
+  const char* function = "equirect_to_perspective_batch_cpu";
+  with_sample_type(src, function, [&](auto sample) {
+    run_cpu(perspective_jobs<decltype(sample)>(src, targets, count, options, function), src.channels, options);
+  });
 }
 
 std::size_t perspective_remap_bytes(const PerspectiveTarget* targets, int count) {
@@ -74,48 +80,67 @@ std::size_t perspective_remap_bytes(const PerspectiveTarget* targets, int count)
 
 void build_perspective_remap_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
                                  const SampleOptions& options, void* table) {
-  const PerspectiveJobs jobs = perspective_jobs(src, targets, count, options, "build_perspective_remap_cpu");
-  const RemapOffsets offsets = remap_offsets(jobs);
-  auto* points = static_cast<RemapPoint*>(table);
-  for_each_pixel(jobs, [&](int j, int x, int y) {
-    points[offsets.first[j] + std::size_t(y) * std::size_t(jobs.job[j].out.width) + std::size_t(x)] =
-        remap_point(jobs.job[j].map, x, y, options.max_subsamples);
+  const char* function = "build_perspective_remap_cpu";
+  with_sample_type(src, function, [&](auto sample) {
+    const auto jobs = perspective_jobs<decltype(sample)>(src, targets, count, options, function);
+    const RemapOffsets offsets = remap_offsets(jobs);
+    auto* points = static_cast<RemapPoint*>(table);
+    for_each_pixel(jobs, [&](int j, int x, int y) {
+      points[offsets.first[j] + std::size_t(y) * std::size_t(jobs.job[j].out.width) + std::size_t(x)] =
+          remap_point(jobs.job[j].map, x, y, options.max_subsamples);
+    });
   });
 }
 
 void equirect_to_perspective_remap_cpu(const ImageView& src, const PerspectiveTarget* targets, int count,
                                        const SampleOptions& options, const void* table) {
-  const PerspectiveJobs jobs = perspective_jobs(src, targets, count, options, "equirect_to_perspective_remap_cpu");
-  const auto* points = static_cast<const RemapPoint*>(table);
-  switch (src.channels) {
-    case 1: remap_rows<1>(jobs, options, points); break;
-    case 2: remap_rows<2>(jobs, options, points); break;
-    case 3: remap_rows<3>(jobs, options, points); break;
-    default: remap_rows<4>(jobs, options, points); break;
-  }
+  const char* function = "equirect_to_perspective_remap_cpu";
+  with_sample_type(src, function, [&](auto sample) {
+    const auto jobs = perspective_jobs<decltype(sample)>(src, targets, count, options, function);
+    const auto* points = static_cast<const RemapPoint*>(table);
+    switch (src.channels) {
+      case 1: remap_rows<1>(jobs, options, points); break;
+      case 2: remap_rows<2>(jobs, options, points); break;
+      case 3: remap_rows<3>(jobs, options, points); break;
+      default: remap_rows<4>(jobs, options, points); break;
+    }
+  });
 }
 
 void equirect_to_cubemap_face_cpu(const ImageView& src, CubeFace face, const ImageView& dst,
                                   const SampleOptions& options, const Mat3& rotation) {
+  const char* function = "equirect_to_cubemap_face_cpu";
   const int id = int(face);
-  run_cpu(cube_face_jobs(src, &dst, &id, 1, rotation, options, "equirect_to_cubemap_face_cpu"), src.channels, options);
+  with_sample_type(src, function, [&](auto sample) {
+    run_cpu(cube_face_jobs<decltype(sample)>(src, &dst, &id, 1, rotation, options, function), src.channels, options);
+  });
 }
 
 void equirect_to_cubemap_cpu(const ImageView& src, const CubeFaces& faces, const SampleOptions& options,
                              const Mat3& rotation) {
+  const char* function = "equirect_to_cubemap_cpu";
   const int ids[cube_face_count] = {0, 1, 2, 3, 4, 5};
-  run_cpu(cube_face_jobs(src, faces.data(), ids, cube_face_count, rotation, options, "equirect_to_cubemap_cpu"),
-          src.channels, options);
+  with_sample_type(src, function, [&](auto sample) {
+    run_cpu(cube_face_jobs<decltype(sample)>(src, faces.data(), ids, cube_face_count, rotation, options, function),
+            src.channels, options);
+  });
 }
 
 void cubemap_to_equirect_cpu(const CubeFaces& faces, const ImageView& dst, const ImageView& mask,
                              const SampleOptions& options, const Mat3& rotation) {
-  run_cpu(cube_source_jobs(faces, dst, mask, rotation, options, "cubemap_to_equirect_cpu"), faces[0].channels, options);
+  const char* function = "cubemap_to_equirect_cpu";
+  with_sample_type(faces[0], function, [&](auto sample) {
+    run_cpu(cube_source_jobs<decltype(sample)>(faces, dst, mask, rotation, options, function), faces[0].channels,
+            options);
+  });
 }
 
 void dual_fisheye_to_equirect_cpu(const ImageView& src, const DualFisheye& rig, const ImageView& dst,
                                   const ImageView& mask, const SampleOptions& options) {
-  run_cpu(dual_fisheye_jobs(src, rig, dst, mask, options, "dual_fisheye_to_equirect_cpu"), src.channels, options);
+  const char* function = "dual_fisheye_to_equirect_cpu";
+  with_sample_type(src, function, [&](auto sample) {
+    run_cpu(dual_fisheye_jobs<decltype(sample)>(src, rig, dst, mask, options, function), src.channels, options);
+  });
 }
 
 }  // namespace gp::stitch

@@ -15,9 +15,17 @@ using kernel_checks::require;
 
 inline std::string size_text(const ImageView& v) { return std::to_string(v.width) + "x" + std::to_string(v.height); }
 
-// A non-empty u8 image with 1-4 interleaved channels.
-inline void require_u8_image(const ImageView& v, const char* function, const char* name) {
-  require(v.type == PixelType::u8, function, std::string(name) + ": must be u8");
+// The ImageView pixel type of samples of type T (u8 or f32).
+template <class T>
+constexpr PixelType pixel_type_of() {
+  return sizeof(T) == 1 ? PixelType::u8 : PixelType::f32;
+}
+
+// A non-empty u8 or f32 (as T) image with 1-4 interleaved channels.
+template <class T>
+void require_image(const ImageView& v, const char* function, const char* name) {
+  require(v.type == pixel_type_of<T>(), function,
+          std::string(name) + (sizeof(T) == 1 ? ": must be u8 like the source" : ": must be f32 like the source"));
   require(v.channels >= 1 && v.channels <= 4, function, std::string(name) + ": must have 1-4 channels");
   require(v.width > 0 && v.height > 0, function, std::string(name) + ": empty image");
   require(v.width < (1 << 20) && v.height < (1 << 20), function, std::string(name) + ": too large");
@@ -34,15 +42,26 @@ inline void require_options(const SampleOptions& o, const char* function) {
           "unknown equirect scale");
 }
 
-inline SourceImage source_image(const ImageView& v) {
-  return SourceImage{static_cast<const std::uint8_t*>(v.data), v.pitch, v.width, v.height, v.channels};
+template <class T>
+SourceImage<T> source_image(const ImageView& v) {
+  return SourceImage<T>{static_cast<const T*>(v.data), v.pitch, v.width, v.height, v.channels};
 }
 
-inline OutputImage output_image(const ImageView& dst, const ImageView& src, const char* function) {
-  require_u8_image(dst, function, "dst");
+template <class T>
+OutputImage<T> output_image(const ImageView& dst, const ImageView& src, const char* function) {
+  require_image<T>(dst, function, "dst");
   require(dst.channels == src.channels, function,
           "dst has " + std::to_string(dst.channels) + " channels, the source " + std::to_string(src.channels));
-  return OutputImage{static_cast<std::uint8_t*>(dst.data), dst.pitch, dst.width, dst.height, dst.channels};
+  return OutputImage<T>{static_cast<T*>(dst.data), dst.pitch, dst.width, dst.height, dst.channels};
+}
+
+// Calls f(T{}) with T the sample type of `v` (u8 -> std::uint8_t, f32 -> float); other types
+// are refused naming the function.
+template <class F>
+decltype(auto) with_sample_type(const ImageView& v, const char* function, F&& f) {
+  require(v.type == PixelType::u8 || v.type == PixelType::f32, function, "src: must be u8 or f32");
+  if (v.type == PixelType::f32) return f(float{});
+  return f(std::uint8_t{});
 }
 
 inline MaskImage mask_image(const ImageView& mask, const ImageView& dst, const char* function) {
@@ -54,12 +73,13 @@ inline MaskImage mask_image(const ImageView& mask, const ImageView& dst, const c
   return MaskImage{static_cast<const std::uint8_t*>(mask.data), mask.pitch};
 }
 
-inline EquirectTexels equirect_texels(const ImageView& src, const SampleOptions& o) {
-  return EquirectTexels{source_image(src), o.equirect_scale == EquirectScale::ffmpeg, o.equirect_hemisphere};
+template <class T>
+EquirectTexels<T> equirect_texels(const ImageView& src, const SampleOptions& o) {
+  return EquirectTexels<T>{source_image<T>(src), o.equirect_scale == EquirectScale::ffmpeg, o.equirect_hemisphere};
 }
 
 template <class Map, int N>
-void add_job(JobList<Map, N>& list, const Map& map, const OutputImage& out, const MaskImage& mask) {
+void add_job(JobList<Map, N>& list, const Map& map, const OutputImage<typename Map::Pixel>& out, const MaskImage& mask) {
   list.job[list.count++] = Job<Map>{map, out, mask};
   if (out.width > list.max_width) list.max_width = out.width;
   if (out.height > list.max_height) list.max_height = out.height;
@@ -72,27 +92,32 @@ JobList<Map, N> empty_job_list() {
   return list;
 }
 
-using PerspectiveJobs = JobList<EquirectSourceMap<CameraRays>, max_batch_views>;
-using CubeFaceJobs = JobList<EquirectSourceMap<CubeFaceRays>, cube_face_count>;
-using CubeSourceJobs = JobList<CubeSourceMap, 1>;
-using DualFisheyeJobs = JobList<DualFisheyeMap, 1>;
+template <class T>
+using PerspectiveJobs = JobList<EquirectSourceMap<CameraRays, T>, max_batch_views>;
+template <class T>
+using CubeFaceJobs = JobList<EquirectSourceMap<CubeFaceRays, T>, cube_face_count>;
+template <class T>
+using CubeSourceJobs = JobList<CubeSourceMap<T>, 1>;
+template <class T>
+using DualFisheyeJobs = JobList<DualFisheyeMap<T>, 1>;
 
-inline PerspectiveJobs perspective_jobs(const ImageView& src, const PerspectiveTarget* targets, int count,
-                                        const SampleOptions& o, const char* function) {
-  require_u8_image(src, function, "src");
+template <class T>
+PerspectiveJobs<T> perspective_jobs(const ImageView& src, const PerspectiveTarget* targets, int count,
+                                    const SampleOptions& o, const char* function) {
+  require_image<T>(src, function, "src");
   require_options(o, function);
   require(count >= 1 && count <= max_batch_views, function,
           "1.." + std::to_string(max_batch_views) + " views per call, not " + std::to_string(count));
-  auto list = empty_job_list<EquirectSourceMap<CameraRays>, max_batch_views>();
+  auto list = empty_job_list<EquirectSourceMap<CameraRays, T>, max_batch_views>();
   for (int i = 0; i < count; ++i) {
     const PerspectiveTarget& t = targets[i];
-    const OutputImage out = output_image(t.dst, src, function);
+    const OutputImage<T> out = output_image<T>(t.dst, src, function);
     const Camera& c = t.camera;
     require(c.width == t.dst.width && c.height == t.dst.height, function,
             "camera " + std::to_string(i) + " is " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                 ", its output " + size_text(t.dst));
     require(std::isfinite(c.fx) && std::isfinite(c.fy) && c.fx > 0 && c.fy > 0, function, "focal lengths must be positive");
-    const EquirectSourceMap<CameraRays> map{CameraRays{c}, equirect_texels(src, o),
+    const EquirectSourceMap<CameraRays, T> map{CameraRays{c}, equirect_texels<T>(src, o),
                                             equirect_mapping(src.width, src.height, o.equirect_scale, o.equirect_hemisphere)};
     add_job(list, map, out, mask_image(t.mask, t.dst, function));
   }
@@ -105,7 +130,8 @@ struct RemapOffsets {
   std::size_t total;
 };
 
-inline RemapOffsets remap_offsets(const PerspectiveJobs& jobs) {
+template <class T>
+RemapOffsets remap_offsets(const PerspectiveJobs<T>& jobs) {
   RemapOffsets o{};
   for (int j = 0; j < jobs.count; ++j) {
     o.first[j] = o.total;
@@ -118,49 +144,52 @@ inline void require_face(int face, const char* function) {
   require(face >= 0 && face < cube_face_count, function, "face index must be 0..5, not " + std::to_string(face));
 }
 
-inline CubeFaceJobs cube_face_jobs(const ImageView& src, const ImageView* dsts, const int* face_ids, int count,
-                                   const Mat3& rotation, const SampleOptions& o, const char* function) {
-  require_u8_image(src, function, "src");
+template <class T>
+CubeFaceJobs<T> cube_face_jobs(const ImageView& src, const ImageView* dsts, const int* face_ids, int count,
+                               const Mat3& rotation, const SampleOptions& o, const char* function) {
+  require_image<T>(src, function, "src");
   require_options(o, function);
-  auto list = empty_job_list<EquirectSourceMap<CubeFaceRays>, cube_face_count>();
+  auto list = empty_job_list<EquirectSourceMap<CubeFaceRays, T>, cube_face_count>();
   for (int i = 0; i < count; ++i) {
     require_face(face_ids[i], function);
-    const OutputImage out = output_image(dsts[i], src, function);
+    const OutputImage<T> out = output_image<T>(dsts[i], src, function);
     require(out.width == out.height, function, "cube face " + size_text(dsts[i]) + " is not square");
-    const EquirectSourceMap<CubeFaceRays> map{CubeFaceRays{rotation, face_ids[i], out.width}, equirect_texels(src, o),
+    const EquirectSourceMap<CubeFaceRays, T> map{CubeFaceRays{rotation, face_ids[i], out.width}, equirect_texels<T>(src, o),
                                               equirect_mapping(src.width, src.height, o.equirect_scale, o.equirect_hemisphere)};
     add_job(list, map, out, MaskImage{nullptr, 0});
   }
   return list;
 }
 
-inline CubeSourceJobs cube_source_jobs(const CubeFaces& faces, const ImageView& dst, const ImageView& mask,
-                                       const Mat3& rotation, const SampleOptions& o, const char* function) {
+template <class T>
+CubeSourceJobs<T> cube_source_jobs(const CubeFaces& faces, const ImageView& dst, const ImageView& mask,
+                                   const Mat3& rotation, const SampleOptions& o, const char* function) {
   require_options(o, function);
-  CubeSourceMap map{};
+  CubeSourceMap<T> map{};
   for (int f = 0; f < cube_face_count; ++f) {
     const std::string name = "face " + std::to_string(f);
-    require_u8_image(faces[f], function, name.c_str());
+    require_image<T>(faces[f], function, name.c_str());
     require(faces[f].width == faces[f].height && faces[f].width == faces[0].width &&
                 faces[f].channels == faces[0].channels,
             function, name + " (" + size_text(faces[f]) + ") differs from face 0 (" + size_text(faces[0]) + ")");
-    map.faces[f] = source_image(faces[f]);
+    map.faces[f] = source_image<T>(faces[f]);
   }
   map.n = faces[0].width;
   map.out_width = dst.width;
   map.out_height = dst.height;
   map.rotation = rotation;
-  auto list = empty_job_list<CubeSourceMap, 1>();
-  add_job(list, map, output_image(dst, faces[0], function), mask_image(mask, dst, function));
+  auto list = empty_job_list<CubeSourceMap<T>, 1>();
+  add_job(list, map, output_image<T>(dst, faces[0], function), mask_image(mask, dst, function));
   return list;
 }
 
-inline DualFisheyeJobs dual_fisheye_jobs(const ImageView& src, const DualFisheye& rig, const ImageView& dst,
-                                         const ImageView& mask, const SampleOptions& o, const char* function) {
-  require_u8_image(src, function, "src");
+template <class T>
+DualFisheyeJobs<T> dual_fisheye_jobs(const ImageView& src, const DualFisheye& rig, const ImageView& dst,
+                                     const ImageView& mask, const SampleOptions& o, const char* function) {
+  require_image<T>(src, function, "src");
   require_options(o, function);
-  DualFisheyeMap map{};
-  map.image = source_image(src);
+  DualFisheyeMap<T> map{};
+  map.image = source_image<T>(src);
   for (int k = 0; k < 2; ++k) {
     FisheyeLens lens = rig.lens[k];
     require(lens.half_fov > 0.0f && lens.half_fov <= k_pi, function, "lens FOV must be in (0, 360] degrees");
@@ -176,8 +205,8 @@ inline DualFisheyeJobs dual_fisheye_jobs(const ImageView& src, const DualFisheye
   map.blend_rad = float(double(rig.blend_deg) * 3.14159265358979323846 / 180.0);
   map.out_width = dst.width;
   map.out_height = dst.height;
-  auto list = empty_job_list<DualFisheyeMap, 1>();
-  add_job(list, map, output_image(dst, src, function), mask_image(mask, dst, function));
+  auto list = empty_job_list<DualFisheyeMap<T>, 1>();
+  add_job(list, map, output_image<T>(dst, src, function), mask_image(mask, dst, function));
   return list;
 }
 

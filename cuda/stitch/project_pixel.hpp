@@ -12,10 +12,14 @@
 
 namespace gp::stitch::detail {
 
+template <class T>
 struct OutputImage {
-  std::uint8_t* data;
-  std::size_t pitch;
+  T* data;
+  std::size_t pitch;  // bytes between rows
   int width, height, channels;
+  GP_VIEW_HD T* at(int x, int y) const {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uint8_t*>(data) + pitch * std::size_t(y)) + std::size_t(x) * std::size_t(channels);
+  }
 };
 struct MaskImage {
   const std::uint8_t* data;  // nullptr: no mask
@@ -52,12 +56,13 @@ struct CubeFaceRays {
   }
 };
 
-// Any rays sampling an equirect source.
-template <class Rays>
+// Any rays sampling an equirect source of T samples.
+template <class Rays, class T>
 struct EquirectSourceMap {
   using Point = SourcePoint;
+  using Pixel = T;
   Rays rays;
-  EquirectTexels texels;
+  EquirectTexels<T> texels;
   EquirectMapping mapping;
 
   GP_VIEW_HD Point locate(float x, float y) const {
@@ -80,13 +85,15 @@ struct EquirectSourceMap {
 };
 
 // Equirect output from six cube faces.
+template <class T>
 struct CubeSourceMap {
+  using Pixel = T;
   struct Point {
     Vec3 d;
     int face;
     float u, v;
   };
-  SourceImage faces[cube_face_count];
+  SourceImage<T> faces[cube_face_count];
   int n;
   int out_width, out_height;
   Mat3 rotation;
@@ -114,16 +121,18 @@ struct CubeSourceMap {
   }
   template <int C>
   GP_VIEW_HD void shade(const Point& p, Interp m, float out[C]) const {
-    interpolate<C>(CubeTexels{faces, p.face, n}, m, p.u, p.v, out);
+    interpolate<C>(CubeTexels<T>{faces, p.face, n}, m, p.u, p.v, out);
   }
 };
 
 // Equirect output from two circular fisheyes in one frame, blended where both see a direction.
+template <class T>
 struct DualFisheyeMap {
+  using Pixel = T;
   struct Point {
     float u[2], v[2], weight[2];
   };
-  SourceImage image;
+  SourceImage<T> image;
   FisheyeLens lens[2];
   float blend_rad;  // 0: the whole overlap
   int out_width, out_height;
@@ -168,7 +177,7 @@ struct DualFisheyeMap {
       if (!(p.weight[k] > 0.0f)) continue;
       const FisheyeLens& l = lens[k];
       float s[C];
-      interpolate<C>(ClampTexels{image, int(l.clip[0]), int(l.clip[1]), int(l.clip[2]), int(l.clip[3])}, m, p.u[k],
+      interpolate<C>(ClampTexels<T>{image, int(l.clip[0]), int(l.clip[1]), int(l.clip[2]), int(l.clip[3])}, m, p.u[k],
                      p.v[k], s);
       for (int c = 0; c < C; ++c) out[c] += p.weight[k] * s[c];
     }
@@ -225,21 +234,21 @@ GP_VIEW_HD void render_pixel(const Map& map, int x, int y, Interp m, int max_sub
 template <class Map>
 struct Job {
   Map map;
-  OutputImage out;
+  OutputImage<typename Map::Pixel> out;  // the source's sample type
   MaskImage mask;
 };
 
 // Computes and stores output pixel (x, y) of a job (inside the output).
 template <int C, class Map>
 GP_VIEW_HD void render_job_pixel(const Job<Map>& job, int x, int y, Interp m, int max_subsamples) {
-  std::uint8_t* dst = job.out.data + job.out.pitch * std::size_t(y) + std::size_t(x) * C;
+  auto* dst = job.out.at(x, y);
   if (job.mask.data != nullptr && job.mask.data[job.mask.pitch * std::size_t(y) + std::size_t(x)] == 0) {
     for (int c = 0; c < C; ++c) dst[c] = 0;
     return;
   }
   float value[C];
   render_pixel<C>(job.map, x, y, m, max_subsamples, value);
-  for (int c = 0; c < C; ++c) dst[c] = to_u8(value[c]);
+  for (int c = 0; c < C; ++c) store_sample(dst[c], value[c]);
 }
 
 // ---- remap tables (equirect sources)
@@ -253,8 +262,8 @@ struct RemapPoint {
 };
 constexpr float remap_subsampled = -3.0e38f;  // u of a pixel rendered in full
 
-template <class Rays>
-GP_VIEW_HD RemapPoint remap_point(const EquirectSourceMap<Rays>& map, int x, int y, int max_subsamples) {
+template <class Rays, class T>
+GP_VIEW_HD RemapPoint remap_point(const EquirectSourceMap<Rays, T>& map, int x, int y, int max_subsamples) {
   const SourcePoint p = map.locate(float(x), float(y));
   int nx, ny;
   subsample_counts(map, p, x, y, max_subsamples, nx, ny);
@@ -263,23 +272,23 @@ GP_VIEW_HD RemapPoint remap_point(const EquirectSourceMap<Rays>& map, int x, int
 }
 
 // render_job_pixel with pixel (x, y)'s table entry r.
-template <int C, class Rays>
-GP_VIEW_HD void remap_job_pixel(const Job<EquirectSourceMap<Rays>>& job, const RemapPoint& r, int x, int y, Interp m,
+template <int C, class Rays, class T>
+GP_VIEW_HD void remap_job_pixel(const Job<EquirectSourceMap<Rays, T>>& job, const RemapPoint& r, int x, int y, Interp m,
                                 int max_subsamples) {
   if (r.u == remap_subsampled || job.mask.data != nullptr) {  // masks are rare: their pixels the long way
     render_job_pixel<C>(job, x, y, m, max_subsamples);
     return;
   }
   float value[C];
-  const SourceImage& image = job.map.texels.image;
+  const SourceImage<T>& image = job.map.texels.image;
   if (!equirect_visible(job.map.mapping, r.u))
     for (int c = 0; c < C; ++c) value[c] = 0.0f;
   else if (taps_inside(m, r.u, r.v, image.width, image.height))
     interpolate<C>(clamp_texels(image), m, r.u, r.v, value);  // the same taps without wrap-around
   else
     interpolate<C>(job.map.texels, m, r.u, r.v, value);
-  std::uint8_t* dst = job.out.data + job.out.pitch * std::size_t(y) + std::size_t(x) * C;
-  for (int c = 0; c < C; ++c) dst[c] = to_u8(value[c]);
+  T* dst = job.out.at(x, y);
+  for (int c = 0; c < C; ++c) store_sample(dst[c], value[c]);
 }
 
 // Up to N jobs of one kind, passed to a kernel by value (one grid z-slice per job).

@@ -1,5 +1,6 @@
 #pragma once
-// Interpolation of 8-bit interleaved images (1-4 channels) at continuous positions, pixel centres
+// Interpolation of interleaved images (1-4 channels; 8-bit, or 32-bit float for HDR: T is
+// std::uint8_t or float) at continuous positions, pixel centres
 // at integers, shared by the kernels and the CPU references. The texel policies say where a tap
 // outside the image reads: clamped to a rectangle, wrapped around an equirect (x modulo W, rows
 // mirrored across the pole half a turn away, as v360's ereflectx/reflecty), or continued on the
@@ -18,38 +19,46 @@ enum class Interp : std::uint8_t {
   lanczos3,  // 6 taps, sinc(x) sinc(x/3), weights normalised to sum 1
 };
 
+template <class T>
 struct SourceImage {
-  const std::uint8_t* data;
+  const T* data;
   std::size_t pitch;  // bytes between rows
   int width, height, channels;
 };
 
-GP_VIEW_HD inline const std::uint8_t* texel_at(const SourceImage& s, int x, int y) {
-  return s.data + s.pitch * std::size_t(y) + std::size_t(x) * std::size_t(s.channels);
+template <class T>
+GP_VIEW_HD const T* texel_at(const SourceImage<T>& s, int x, int y) {
+  const T* row = reinterpret_cast<const T*>(reinterpret_cast<const std::uint8_t*>(s.data) + s.pitch * std::size_t(y));
+  return row + std::size_t(x) * std::size_t(s.channels);
 }
 
 GP_VIEW_HD inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // Taps clamped into the rectangle [x0, x1] x [y0, y1].
+template <class T>
 struct ClampTexels {
-  SourceImage image;
+  SourceImage<T> image;
   int x0, y0, x1, y1;
-  GP_VIEW_HD const std::uint8_t* at(int x, int y) const {
+  GP_VIEW_HD const T* at(int x, int y) const {
     return texel_at(image, clamp_int(x, x0, x1), clamp_int(y, y0, y1));
   }
 };
 
-GP_VIEW_HD inline ClampTexels clamp_texels(const SourceImage& s) { return ClampTexels{s, 0, 0, s.width - 1, s.height - 1}; }
+template <class T>
+GP_VIEW_HD ClampTexels<T> clamp_texels(const SourceImage<T>& s) {
+  return ClampTexels<T>{s, 0, 0, s.width - 1, s.height - 1};
+}
 
 // Equirect wrap-around. v360_rows: row -k mirrors to row k (v360: its row 0 lies on the pole);
 // otherwise to row k - 1 (the pole lies on the top edge). Rows past the bottom mirror to
 // 2H - 1 - y in both (v360's reflecty). A 180-degree source (hemisphere) has no other side to
 // wrap to: its edges extend.
+template <class T>
 struct EquirectTexels {
-  SourceImage image;
+  SourceImage<T> image;
   bool v360_rows;
   bool hemisphere = false;
-  GP_VIEW_HD const std::uint8_t* at(int x, int y) const {
+  GP_VIEW_HD const T* at(int x, int y) const {
     const int w = image.width, h = image.height;
     if (hemisphere) return texel_at(image, clamp_int(x, 0, w - 1), clamp_int(y, 0, h - 1));
     if (y < 0) {
@@ -67,10 +76,11 @@ struct EquirectTexels {
 
 // Six square faces of size n in v360's order; taps past a face's edge read the face their
 // direction (on the face's extended plane) falls on, rounded to the nearest texel.
+template <class T>
 struct CubeTexels {
-  const SourceImage* faces;  // [6]
+  const SourceImage<T>* faces;  // [6]
   int face, n;
-  GP_VIEW_HD const std::uint8_t* at(int x, int y) const {
+  GP_VIEW_HD const T* at(int x, int y) const {
     if (x >= 0 && y >= 0 && x < n && y < n) return texel_at(faces[face], x, y);
     const Vec3 p = cube_face_point(face, cube_face_coord(float(x), n), cube_face_coord(float(y), n));
     const int other = cube_face_of(p);
@@ -147,14 +157,14 @@ GP_VIEW_HD void interpolate_taps(const Texels& texels, float u, float v, float o
 #pragma unroll
 #endif
     for (int i = 0; i < K; ++i) {
-      const std::uint8_t* p = texels.at(x0 + i, y0 + j);
+      const auto* p = texels.at(x0 + i, y0 + j);
       for (int c = 0; c < C; ++c) row[c] += wx[i] * float(p[c]);
     }
     for (int c = 0; c < C; ++c) out[c] += wy[j] * row[c];
   }
 }
 
-// Value (0..255 floats, unrounded) of the source at (u, v).
+// Value of the source at (u, v), in the source's units (0..255 for 8-bit, unrounded).
 template <int C, class Texels>
 GP_VIEW_HD void interpolate(const Texels& texels, Interp m, float u, float v, float out[C]) {
   // Keep positions within int range (a direction far outside a clamped image).
@@ -162,7 +172,7 @@ GP_VIEW_HD void interpolate(const Texels& texels, Interp m, float u, float v, fl
   v = fminf(fmaxf(v, -1.0e6f), 1.0e6f);
   switch (m) {
     case Interp::nearest: {
-      const std::uint8_t* p = texels.at(int(floorf(u + 0.5f)), int(floorf(v + 0.5f)));
+      const auto* p = texels.at(int(floorf(u + 0.5f)), int(floorf(v + 0.5f)));
       for (int c = 0; c < C; ++c) out[c] = float(p[c]);
       return;
     }
@@ -194,5 +204,10 @@ GP_VIEW_HD inline std::uint8_t to_u8(float v) {
   if (!(v > 0.0f)) return 0;
   return v >= 255.0f ? 255 : std::uint8_t(v);
 }
+
+// An interpolated value stored in an output sample: 8-bit rounded and clamped; float as it is
+// (HDR: values above 1 and the negative lobes of bicubic and Lanczos kept, nothing clipped).
+GP_VIEW_HD inline void store_sample(std::uint8_t& dst, float v) { dst = to_u8(v); }
+GP_VIEW_HD inline void store_sample(float& dst, float v) { dst = v; }
 
 }  // namespace gp::stitch

@@ -12,6 +12,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 #include "core/views.hpp"
 
@@ -22,6 +24,19 @@ namespace gp::tonemap {
 // linear white; aces_narkowicz / aces_hill = the two ACES fits; agx = Wrensch's minimal AgX;
 // pbr_neutral = Khronos PBR Neutral.
 enum class Operator { linear, reinhard, reinhard_extended, hable, aces_narkowicz, aces_hill, agx, pbr_neutral };
+// Their names in job configs (tonemap-exr's /tonemap/operator, stitch-360's previews), in the
+// enum's order, and what each is.
+constexpr const char* operator_names[] = {"linear", "reinhard", "reinhard_extended", "hable",
+                                          "aces_narkowicz", "aces_hill", "agx", "pbr_neutral"};
+constexpr const char* operator_doc =
+    "operator: linear (clamp), reinhard, reinhard_extended, hable (Uncharted 2), aces_narkowicz, aces_hill (fitted "
+    "RRT+ODT), agx, pbr_neutral (Khronos)";
+// The operator of one of operator_names (a validated config's); others throw std::invalid_argument.
+inline Operator operator_named(const std::string& name) {
+  for (std::size_t i = 0; i < sizeof(operator_names) / sizeof(operator_names[0]); ++i)
+    if (name == operator_names[i]) return Operator(i);
+  throw std::invalid_argument("unknown tone-mapping operator " + name);
+}
 enum class Transfer { srgb, gamma, linear };
 // box = pixel-area average (coverage weights), triangle = tent, lanczos3 = sinc-windowed sinc.
 enum class Filter { box, triangle, lanczos3 };

@@ -41,10 +41,13 @@ void HdrReader::read(const ReadPlan& plan, void* dst, std::size_t pitch, int thr
 
 namespace {
 
-// Outputs are 8- or 16-bit, and float for EXR (linear light).
+// Outputs are 8- or 16-bit, and float for EXR and Radiance .hdr (linear light).
 void check_view(const std::string& path, const ImageView& image) {
-  const bool exr = lowercase_extension(path) == ".exr";
-  if (image.type != PixelType::u8 && image.type != PixelType::u16 && !(exr && image.type == PixelType::f32))
+  const std::string ext = lowercase_extension(path);
+  const bool exr = ext == ".exr", hdr = ext == ".hdr";
+  if (hdr && (image.type != PixelType::f32 || image.channels != 3))
+    throw ItemError(path, "encode", "Radiance .hdr outputs are float RGB (3 channels)");
+  if (image.type != PixelType::u8 && image.type != PixelType::u16 && !((exr || hdr) && image.type == PixelType::f32))
     throw ItemError(path, "encode", exr ? "EXR outputs are 8-, 16-bit or float" : "outputs are 8- or 16-bit");
   if (image.channels < 1 || image.channels > 4 || image.width < 1 || image.height < 1 || !image.data ||
       image.pitch < image.row_bytes())

@@ -43,10 +43,14 @@ struct WriteOptions {
   int quality = 90;           // JPEG/WebP quality 1..100
   int png_compression = 6;    // zlib level 0..9 (1 = fast)
   std::string tiff_compression = "zip";  // for TIFF outputs: none, lzw, zip
+  // EXR outputs: OpenEXR's compression (none, rle, zips, zip, piz, pxr24, b44, b44a, dwaa, dwab)
+  // and, from float pixels, the stored type (half or float).
+  std::string exr_compression = "zip";
+  bool exr_half = true;
 };
 
-// Writes an 8/16-bit (u8/u16) interleaved image; the format follows the file extension of
-// `format_path` (the final name; `path` may be a temporary with the same extension).
+// Writes an 8/16-bit (u8/u16) interleaved image, or a float (f32, linear light) one as EXR or
+// Radiance .hdr (3 channels); the format follows the file extension of `path`.
 // Throws gp::ItemError(path, "encode", ...).
 void write_image(const std::string& path, const ImageView& image, const WriteOptions& options);
 

@@ -27,8 +27,13 @@ int cube_face_of_stem(const std::string& stem) {
   return -1;
 }
 
+const std::vector<std::string>& still_image_extensions() {
+  static const std::vector<std::string> extensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".exr", ".hdr"};
+  return extensions;
+}
+
 std::array<std::string, 6> cube_face_files(const std::string& folder) {
-  static const std::vector<std::string> image_extensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff"};
+  const std::vector<std::string>& image_extensions = still_image_extensions();
   std::array<std::vector<std::string>, 6> found;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {

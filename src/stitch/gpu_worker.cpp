@@ -22,10 +22,13 @@ namespace {
 
 }  // namespace
 
-bool GpuWorker::decodes_jpeg(const Runtime& runtime) { return io::gpu_jpeg_available(runtime); }
+// Float outputs take every input as linear float, decoded on the host.
+bool GpuWorker::decodes_jpeg(const Runtime& runtime, const Settings& settings) {
+  return io::gpu_jpeg_available(runtime) && !float_outputs(settings);
+}
 
 bool GpuWorker::encodes_jpeg(const Runtime& runtime, const Settings& settings) {
-  return decodes_jpeg(runtime) && settings.format == "jpg";
+  return io::gpu_jpeg_available(runtime) && settings.format == "jpg";
 }
 
 std::shared_ptr<const io::GpuJpegContext> GpuWorkerShared::jpeg_context(Runtime& runtime) {
@@ -51,9 +54,15 @@ void GpuWorkerShared::set_up_done() {
 
 GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector& projector, GpuWorkerShared& shared)
     : runtime_(runtime), settings_(settings), projector_(projector), shared_(shared), stream_(runtime.make_stream()),
-      staging_(runtime, std::size_t(16) << 20) {
+      staging_(runtime, std::size_t(16) << 20), previewer_(settings.hdr) {
+  if (settings.hdr.preview) {
+    const float scale = previewer_.exposure_scale();
+    preview_scale_ = runtime.device_alloc(sizeof(float), stream_, "stitch-360 preview exposure");
+    staging_.upload(stream_, preview_scale_.get(), &scale, sizeof(float));
+    stream_.synchronize("stitch-360 preview exposure");
+  }
 #ifdef GPUPROC_HAVE_NVJPEG
-  if (decodes_jpeg(runtime)) {
+  if (decodes_jpeg(runtime, settings) || encodes_jpeg(runtime, settings)) {
     std::shared_ptr<const io::GpuJpegContext> context = shared.jpeg_context(runtime);
     ScopedStage span("gpu codec states");
     io::GpuJpegOptions options;
@@ -137,7 +146,7 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
   for (StitchItem* item : items) {
     const ImageView& p = item->panorama;
     panorama_buffers.push_back(runtime_.device_alloc(p.row_bytes() * std::size_t(p.height), stream_, "stitch-360 panorama " + item->name));
-    panoramas.push_back(packed_view(panorama_buffers.back().get(), p.width, p.height, p.channels, PixelType::u8));
+    panoramas.push_back(packed_view(panorama_buffers.back().get(), p.width, p.height, p.channels, p.type));
   }
 
   // In: the JPEGs in one batch, pixels decoded on the host through the staging buffer.
@@ -176,9 +185,9 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
     std::vector<ImageView> dst;
     for (OutputImage& o : items[i]->outputs) {
       o.channels = panoramas[i].channels;
-      const std::size_t bytes = std::size_t(o.plan.width) * o.plan.height * o.channels;
-      output_buffers.push_back(runtime_.device_alloc(bytes, stream_, "stitch-360 output " + o.plan.path));
-      dst.push_back(packed_view(output_buffers.back().get(), o.plan.width, o.plan.height, o.channels, PixelType::u8));
+      o.type = panoramas[i].type;
+      output_buffers.push_back(runtime_.device_alloc(o.bytes(), stream_, "stitch-360 output " + o.plan.path));
+      dst.push_back(packed_view(output_buffers.back().get(), o.plan.width, o.plan.height, o.channels, o.type));
       output_item.push_back(i);
       output_images.push_back(&o);
     }
@@ -187,6 +196,24 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
   }
 
   stream_.synchronize("stitch-360 projection");
+
+  // Float outputs' 8-bit previews (tonemap-exr's operators), each downloaded beside its output.
+  std::vector<DeviceBuffer> preview_buffers;
+  if (settings_.hdr.preview) {
+    span.emplace("gpu preview");
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      OutputImage& o = *output_images[k];
+      const ImageView& rgb = outputs[k];
+      const std::size_t scratch_bytes = previewer_.scratch_bytes(rgb.width, rgb.height);
+      preview_buffers.push_back(runtime_.device_alloc(scratch_bytes, stream_, "stitch-360 preview scratch"));
+      void* scratch = preview_buffers.back().get();
+      o.preview.resize(std::size_t(rgb.width) * rgb.height * 3);
+      preview_buffers.push_back(runtime_.device_alloc(o.preview.size(), stream_, "stitch-360 preview " + o.plan.preview_path));
+      const ImageView preview = packed_view(preview_buffers.back().get(), rgb.width, rgb.height, 3, PixelType::u8);
+      previewer_.run_gpu(rgb, preview, preview_scale_.as<float>(), scratch, scratch_bytes, stream_);
+      staging_.download(stream_, o.preview.data(), preview.data, o.preview.size());
+    }
+  }
 
   // Out: all outputs in one encode batch, or their pixels to the host.
   span.emplace("gpu encode");

@@ -13,6 +13,7 @@
 #include "core/byte_buffer_pool.hpp"
 #include "core/gpu_runtime.hpp"
 #include "core/staging_buffer.hpp"
+#include "stitch/hdr_preview.hpp"
 #include "stitch/projector.hpp"
 #include "stitch/stitch_item.hpp"
 #include "stitch/stitch_settings.hpp"
@@ -67,8 +68,9 @@ class GpuWorker {
   // nvJPEG encoder states per worker (the codec limit benchmark uses the same).
   static constexpr int encoder_states = 16;
 
-  // Whether the load stage leaves JPEG decoding to the GPU: nvJPEG in this build and a GPU.
-  static bool decodes_jpeg(const Runtime& runtime);
+  // Whether the load stage leaves JPEG decoding to the GPU: nvJPEG in this build, a GPU and 8-bit
+  // outputs.
+  static bool decodes_jpeg(const Runtime& runtime, const Settings& settings);
   // Whether the outputs are encoded on the GPU (JPEG outputs with nvJPEG).
   static bool encodes_jpeg(const Runtime& runtime, const Settings& settings);
 
@@ -105,6 +107,8 @@ class GpuWorker {
   };
   std::map<const OutputMaskSet*, DeviceMasks> masks_;
   DeviceBuffer remap_table_;
+  HdrPreviewer previewer_;
+  DeviceBuffer preview_scale_;  // with /output/preview: 2^ev, read by every preview
   int remap_width_ = 0, remap_height_ = 0;
 };
 

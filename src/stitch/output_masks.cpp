@@ -88,7 +88,7 @@ std::shared_ptr<const OutputMaskSet> OutputMasks::masks_for(const std::vector<Pl
   if (found != sets_.end()) return found->second;
 
   std::vector<OutputImage> outputs;
-  for (const PlannedOutput& p : plan) outputs.push_back(OutputImage{p, {}, {}, 1});
+  for (const PlannedOutput& p : plan) outputs.push_back(OutputImage{p});
   const Projector projector(settings_);
   std::vector<std::uint8_t> panorama = panorama_;
   projector.run_cpu(packed_view(panorama.data(), panorama_width_, panorama_height_, 1, PixelType::u8), outputs);

@@ -24,6 +24,7 @@ std::vector<PlannedFile> planned_files(const std::vector<PlannedOutput>& outputs
   for (const PlannedOutput& p : outputs) {
     files.push_back({p.path, "/output/name"});
     if (!p.mask_path.empty()) files.push_back({p.mask_path, "/mask/name"});
+    if (!p.preview_path.empty()) files.push_back({p.preview_path, "/output/preview/name"});
   }
   return files;
 }
@@ -47,11 +48,13 @@ std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& 
     if (frame) tokens["frame"] = frame->frame, tokens["time"] = frame->time;
     const char* field = frame ? "/output/video_name" : "/output/name";
     const std::string name = checked_relative_name(expand_template(name_template, tokens), field);
-    PlannedOutput planned{s.naming.path(item, name, field), label, view, eye, width, height, {}};
-    if (s.mask.enabled) {
-      tokens["output"] = fs::path(name).filename().string();
+    PlannedOutput planned{s.naming.path(item, name, field), label, view, eye, width, height, {}, {}};
+    tokens["output"] = fs::path(name).filename().string();
+    if (s.mask.enabled)
       planned.mask_path = s.naming.path(item, expand_template(s.mask.name_template, tokens), "/mask/name");
-    }
+    if (s.hdr.preview)
+      planned.preview_path =
+          s.naming.path(item, expand_template(s.hdr.preview_name_template, tokens), "/output/preview/name");
     return planned;
   };
   std::vector<PlannedOutput> out;

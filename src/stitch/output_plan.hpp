@@ -17,6 +17,7 @@ struct PlannedOutput {
   int eye = 0;              // stereo inputs: the eye projected (0 left, 1 right); 0 for mono
   int width = 0, height = 0;
   std::string mask_path;    // with /mask/enabled, else empty
+  std::string preview_path; // with /output/preview/enabled, else empty
 };
 
 // A frame of a video input: named by /output/video_name with {frame} and {time}.

@@ -137,7 +137,8 @@ void Projector::run_cpu(const ImageView& panorama, std::vector<OutputImage>& out
   std::vector<ImageView> dst;
   for (OutputImage& o : outputs) {
     o.channels = panorama.channels;
-    o.pixels.resize(std::size_t(o.plan.width) * o.plan.height * o.channels);
+    o.type = panorama.type;
+    o.pixels.resize(o.bytes());
     dst.push_back(o.view());
   }
   project(panorama, dst, masks, nullptr, nullptr);

@@ -2,6 +2,7 @@
 // The configured projection of one decoded panorama into its outputs' pixels, on the GPU (the
 // calling worker's stream) or the CPU; both run the same kernels' twins (cuda/stitch).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/views.hpp"
@@ -11,20 +12,25 @@
 
 namespace gp::stitch {
 
-// One output's pixels in host memory (u8, the panorama's channel count, packed).
+// One output's pixels in host memory (the panorama's type, u8 or f32, and channel count, packed).
 struct OutputImage {
+  explicit OutputImage(PlannedOutput planned) : plan(std::move(planned)) {}  // the projection sets type and channels
   PlannedOutput plan;
   std::vector<std::uint8_t> pixels;
   std::vector<std::uint8_t> encoded;  // JPEG bytes when the GPU encoded it (then pixels stay empty)
-  ImageView view() { return packed_view(pixels.data(), plan.width, plan.height, channels, PixelType::u8); }
+  std::vector<std::uint8_t> preview;  // float outputs with /output/preview: the tone-mapped u8 RGB
   int channels = 3;
+  PixelType type = PixelType::u8;
+  ImageView view() { return packed_view(pixels.data(), plan.width, plan.height, channels, type); }
+  ImageView preview_view() { return packed_view(preview.data(), plan.width, plan.height, 3, PixelType::u8); }
+  std::size_t bytes() const { return std::size_t(plan.width) * plan.height * channels * pixel_type_bytes(type); }
 };
 
 class Projector {
  public:
   explicit Projector(const Settings& settings);
 
-  // Allocates each output's pixels, then projects `panorama` (host, u8) into them. `masks` (mode
+  // Allocates each output's pixels, then projects `panorama` (host, u8 or f32) into them. `masks` (mode
   // views; empty: none): one per output, 1 channel of its size, 0 where the output stays black.
   void run_cpu(const ImageView& panorama, std::vector<OutputImage>& outputs,
                const std::vector<ImageView>& masks = {}) const;

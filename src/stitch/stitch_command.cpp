@@ -27,6 +27,7 @@
 #include "core/stop_signals.hpp"
 #include "core/text.hpp"
 #include "core/trace.hpp"
+#include "cuda/common/half.hpp"
 #include "io/exif.hpp"
 #include "io/file_bytes.hpp"
 #include "io/image_io.hpp"
@@ -34,6 +35,7 @@
 #include "io/oiio_module.hpp"
 #include "stitch/cube_face_files.hpp"
 #include "stitch/gpu_worker.hpp"
+#include "stitch/hdr_preview.hpp"
 #include "stitch/output_plan.hpp"
 #include "stitch/projector.hpp"
 #include "stitch/stitch_item.hpp"
@@ -50,9 +52,44 @@ bool is_jpeg(const std::string& path) {
   return ext == ".jpg" || ext == ".jpeg";
 }
 
-// PNG, TIFF and other OpenImageIO formats: samples scaled to 0..1 by OIIO, rounded to 8 bits; grey
-// is repeated into R, G and B, alpha and further channels dropped.
-ImageView decode_other_format(const std::string& path, std::vector<std::uint8_t>& pixels) {
+bool is_hdr_file(const std::string& path) {
+  const std::string ext = lowercase_extension(path);
+  return ext == ".exr" || ext == ".hdr";
+}
+
+// sRGB-encoded 8-bit (or 0..1) values to linear light, for float outputs of 8-bit inputs.
+float srgb_to_linear(float v) { return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); }
+
+const std::array<float, 256>& srgb_u8_to_linear() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int i = 0; i < 256; ++i) t[std::size_t(i)] = srgb_to_linear(float(i) / 255.0f);
+    return t;
+  }();
+  return table;
+}
+
+std::string clipping_refusal(const Settings& s, const std::string& what) {
+  return what + ": /output/format " + s.format + " would clip it to 8 bits; set /output/format exr or hdr (with "
+         "/output/preview for tone-mapped 8-bit previews)";
+}
+
+// 8-bit sRGB pixels (packed, in `pixels`) converted in place to linear f32, for float outputs.
+ImageView to_linear_f32(const ImageView& rgb8, std::vector<std::uint8_t>& pixels) {
+  std::vector<std::uint8_t> linear(rgb8.bytes() * sizeof(float));
+  const auto& table = srgb_u8_to_linear();
+  auto* out = reinterpret_cast<float*>(linear.data());
+  for (std::size_t i = 0; i < rgb8.bytes(); ++i) out[i] = table[static_cast<const std::uint8_t*>(rgb8.data)[i]];
+  pixels = std::move(linear);
+  return packed_view(pixels.data(), rgb8.width, rgb8.height, rgb8.channels, PixelType::f32);
+}
+
+// PNG, TIFF and other OpenImageIO formats as packed RGB of `type`: u8 (samples scaled to 0..1 by
+// OIIO, rounded to 8 bits) or f32 (linear: integer samples decoded from sRGB, float ones as
+// stored). Grey is repeated into R, G and B, alpha and further channels dropped. A float image
+// with values above 1 is refused for 8-bit outputs rather than clipped.
+ImageView decode_other_format(const Settings& s, const std::string& path, std::vector<std::uint8_t>& pixels,
+                              PixelType type) {
   std::unique_ptr<io::FloatImage> image;
   try {
     image = io::oiio_module().open_float_image(path);
@@ -60,9 +97,10 @@ ImageView decode_other_format(const std::string& path, std::vector<std::uint8_t>
     throw ItemError(path, "decode", e.what());
   }
   if (image->channels < 1) throw ItemError(path, "decode", "no channels");
-  pixels.resize(std::size_t(image->width) * image->height * 3);
-  const ImageView view = packed_view(pixels.data(), image->width, image->height, 3, PixelType::u8);
+  pixels.resize(std::size_t(image->width) * image->height * 3 * pixel_type_bytes(type));
+  const ImageView view = packed_view(pixels.data(), image->width, image->height, 3, type);
   const int c = image->channels, grey = c < 3;
+  const bool linear_out = type == PixelType::f32, decode_srgb = image->integer_format;
   std::vector<float> row;
   for (int y = 0; y < image->height; ++y) {
     try {
@@ -70,20 +108,55 @@ ImageView decode_other_format(const std::string& path, std::vector<std::uint8_t>
     } catch (const std::exception& e) {
       throw ItemError(path, "decode", e.what());
     }
-    std::uint8_t* out = view.row<std::uint8_t>(y);
     for (int x = 0; x < image->width; ++x)
       for (int k = 0; k < 3; ++k) {
         const float v = row[std::size_t(x) * c + (grey ? 0 : k)];
-        out[3 * x + k] = std::uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
+        if (linear_out) {
+          view.row<float>(y)[3 * x + k] = decode_srgb ? srgb_to_linear(v) : v;
+        } else {
+          if (v > 1.0f) throw ItemError(path, "decode", clipping_refusal(s, "float samples above 1 (HDR)"));
+          view.row<std::uint8_t>(y)[3 * x + k] = std::uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
+        }
       }
   }
   return view;
 }
 
-// Any input image as packed 8-bit RGB in `pixels` (grey JPEGs are expanded by the decoder's colour
-// conversion). `buffers` lends the vector a JPEG is read into.
-ImageView decode_rgb8(const std::string& path, std::vector<std::uint8_t>& pixels, ByteBufferPool& buffers) {
-  if (!is_jpeg(path)) return decode_other_format(path, pixels);
+// An EXR or Radiance .hdr panorama as packed f32 RGB, as stored (linear light, nothing clamped):
+// the default R, G, B layer; alpha dropped (EXR colour is premultiplied: over black).
+ImageView decode_hdr(const Settings& s, const std::string& path, std::vector<std::uint8_t>& pixels) {
+  if (!float_outputs(s)) throw ItemError(path, "decode", clipping_refusal(s, "an HDR panorama"));
+  io::HdrReader reader(path);
+  const io::ReadPlan plan = reader.plan({});
+  if (plan.rgba_index[0] == plan.rgba_index[1])
+    throw ItemError(path, "decode", "no R, G, B channels (its image is the single channel " + plan.channel_names[0] +
+                                        "): stitch-360 projects colour panoramas");
+  std::vector<std::uint8_t> stored(plan.bytes());
+  reader.read(plan, stored.data(), plan.row_bytes(), 2);
+  pixels.resize(std::size_t(plan.width) * plan.height * 3 * sizeof(float));
+  const ImageView view = packed_view(pixels.data(), plan.width, plan.height, 3, PixelType::f32);
+  const std::size_t stride = std::size_t(plan.channel_count());
+  const bool half = plan.type == PixelType::f16;
+  for (int y = 0; y < plan.height; ++y) {
+    const std::uint8_t* in = stored.data() + std::size_t(y) * plan.row_bytes();
+    float* out = view.row<float>(y);
+    for (int x = 0; x < plan.width; ++x)
+      for (int k = 0; k < 3; ++k) {
+        const std::size_t i = std::size_t(x) * stride + std::size_t(plan.rgba_index[k]);
+        out[3 * x + k] = half ? half_to_float(reinterpret_cast<const std::uint16_t*>(in)[i])
+                              : reinterpret_cast<const float*>(in)[i];
+      }
+  }
+  return view;
+}
+
+// Any input image as packed RGB in `pixels`: 8-bit, or f32 for float outputs (linear: HDR files as
+// stored, 8-bit ones decoded from sRGB). `buffers` lends the vector a JPEG is read into.
+ImageView decode_image(const Settings& s, const std::string& path, std::vector<std::uint8_t>& pixels,
+                       ByteBufferPool& buffers) {
+  if (is_hdr_file(path)) return decode_hdr(s, path, pixels);
+  const PixelType type = float_outputs(s) ? PixelType::f32 : PixelType::u8;
+  if (!is_jpeg(path)) return decode_other_format(s, path, pixels, type);
   std::vector<std::uint8_t> bytes = buffers.take();
   io::read_file_bytes(path, bytes);
   const io::JpegInfo info = io::jpeg_info(bytes, path);
@@ -91,23 +164,23 @@ ImageView decode_rgb8(const std::string& path, std::vector<std::uint8_t>& pixels
   const ImageView view = packed_view(pixels.data(), info.width, info.height, 3, PixelType::u8);
   io::decode_jpeg(bytes.data(), bytes.size(), view, path);
   buffers.give(std::move(bytes));
-  return view;
+  return type == PixelType::u8 ? view : to_linear_f32(view, pixels);
 }
 
 // A folder of six face files (cube_face_files), put together into v360's 3x2 sheet, the layout
 // the projection reads for cubemap.layout faces.
-void load_cube_faces(StitchItem& item, ByteBufferPool& buffers) {
+void load_cube_faces(const Settings& s, StitchItem& item, ByteBufferPool& buffers) {
   const std::array<std::string, 6> files = cube_face_files(item.name);
   std::vector<std::uint8_t> face_pixels;
   for (int face = 0; face < 6; ++face) {
     const std::string& file = files[std::size_t(face)];
-    const ImageView pixels = decode_rgb8(file, face_pixels, buffers);
+    const ImageView pixels = decode_image(s, file, face_pixels, buffers);
     if (pixels.width != pixels.height)
       throw ItemError(file, "decode", "a cube face must be square, this one is " + std::to_string(pixels.width) + "x" +
                                           std::to_string(pixels.height));
     if (face == 0) {
-      item.pixels.assign(std::size_t(3 * pixels.width) * (2 * pixels.width) * 3, 0);
-      item.panorama = packed_view(item.pixels.data(), 3 * pixels.width, 2 * pixels.width, 3, PixelType::u8);
+      item.pixels.assign(std::size_t(3 * pixels.width) * (2 * pixels.width) * 3 * pixel_type_bytes(pixels.type), 0);
+      item.panorama = packed_view(item.pixels.data(), 3 * pixels.width, 2 * pixels.width, 3, pixels.type);
     } else if (pixels.width != item.panorama.width / 3) {
       throw ItemError(file, "decode", "this face is " + std::to_string(pixels.width) + " pixels wide, the " +
                                           cube_face_name(0) + " face (" + files[0] + ") " +
@@ -119,11 +192,12 @@ void load_cube_faces(StitchItem& item, ByteBufferPool& buffers) {
   }
 }
 
-// The panorama as 8-bit RGB, or only its JPEG bytes and size when the GPU decodes it.
-void load_panorama(StitchItem& item, bool gpu_decodes_jpeg, ByteBufferPool& buffers) {
-  if (fs::is_directory(item.name)) return load_cube_faces(item, buffers);
-  if (!gpu_decodes_jpeg || !is_jpeg(item.name)) {
-    item.panorama = decode_rgb8(item.name, item.pixels, buffers);
+// The panorama decoded (decode_image), or only its JPEG bytes and size when the GPU decodes it
+// (8-bit outputs).
+void load_panorama(const Settings& s, StitchItem& item, bool gpu_decodes_jpeg, ByteBufferPool& buffers) {
+  if (fs::is_directory(item.name)) return load_cube_faces(s, item, buffers);
+  if (!gpu_decodes_jpeg || !is_jpeg(item.name) || float_outputs(s)) {
+    item.panorama = decode_image(s, item.name, item.pixels, buffers);
     return;
   }
   std::vector<std::uint8_t> bytes = buffers.take();
@@ -145,8 +219,21 @@ void save_bytes(AtomicWriteGroup& files, const std::string& path, const std::vec
 // The GPU-encoded bytes' vector goes back to `buffers` once written.
 void save_output(AtomicWriteGroup& files, OutputImage& out, const Settings& s, const ViewCamera* view,
                  ByteBufferPool& buffers) {
+  if (!out.preview.empty()) {
+    io::JpegEncodeOptions options;
+    options.quality = s.jpeg_quality;
+    const bool png = lowercase_extension(out.plan.preview_path) == ".png";
+    if (png)
+      files.write(out.plan.preview_path,
+                  [&](const std::string& temp) { io::write_image(temp, out.preview_view(), io::WriteOptions{}); });
+    else
+      save_bytes(files, out.plan.preview_path, io::encode_jpeg(out.preview_view(), options, out.plan.preview_path));
+  }
   if (s.format != "jpg") {
-    files.write(out.plan.path, [&](const std::string& temp) { io::write_image(temp, out.view(), io::WriteOptions{}); });
+    io::WriteOptions options;
+    options.exr_compression = s.hdr.exr_compression;
+    options.exr_half = s.hdr.exr_half;
+    files.write(out.plan.path, [&](const std::string& temp) { io::write_image(temp, out.view(), options); });
     return;
   }
   std::vector<std::uint8_t> jpeg = std::move(out.encoded);  // encoded on the GPU, else here
@@ -225,9 +312,9 @@ void set_size_hints(const Settings& s, const InputItem& input, GpuWorkerShared& 
   }
 }
 
-// Stills (JPEG, PNG, TIFF) and videos (video_extensions) that folder inputs give.
+// Stills (JPEG, PNG, TIFF, EXR, Radiance .hdr) and videos (video_extensions) that folder inputs give.
 std::vector<std::string> input_extensions() {
-  std::vector<std::string> extensions = {".jpg", ".jpeg", ".png", ".tif", ".tiff"};
+  std::vector<std::string> extensions = still_image_extensions();
   for (const std::string& e : video_extensions()) extensions.push_back(e);
   return extensions;
 }
@@ -264,6 +351,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   const Settings s = read_settings(ctx.config);
   Runtime& rt = ctx.runtime;  // the first device's; every device of a --device list is a GPU like it
   const Projector projector(s);
+  const HdrPreviewer previewer(s.hdr);
   const std::vector<ViewCamera> views = resolve_views(s);
   OutputMasks masks(s);
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
@@ -271,7 +359,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   PipelineOptions po;
   // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
   // read files and the save threads mostly wait for fsync (8 per panorama): more of those.
-  const bool gpu_codec = GpuWorker::decodes_jpeg(rt);
+  const bool gpu_codec = GpuWorker::decodes_jpeg(rt, s);
   po.load_threads = int(std::max(1u, gpu_codec ? cores / 4 : cores / 2));
   po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
   // run.gpu_workers per device; with several devices their workers share the compute queue.
@@ -279,8 +367,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
   // the workers' batches, as many loaded and waiting, and the last ones saving. With only one
   // batch per worker waiting, batches averaged 12.5 panoramas instead of 16 (4 workers, H100).
-  po.compute_batch = rt.gpu() ? s.batch : 1;
-  po.max_in_flight = rt.gpu() ? s.batch * (2 * po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
+  // Float panoramas are 12 bytes a pixel (354 MB at 8K): batches of at most 4 keep the host
+  // memory in flight to a few GB.
+  po.compute_batch = rt.gpu() ? (float_outputs(s) ? std::min(s.batch, 4) : s.batch) : 1;
+  po.max_in_flight = rt.gpu() ? po.compute_batch * (2 * po.compute_workers + 2) : std::max(4, po.compute_workers * 2);
   po.stop_on_error = s.stop_on_error;
 
   std::mutex outcome_mutex;
@@ -311,7 +401,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     if (!size_problem.empty()) throw ItemError(item.name, "decode", size_problem);
     for (PlannedOutput& p : plan_outputs(s, inputs[item.input], item.panorama.width, item.panorama.height,
                                          item.frame ? &*item.frame : nullptr))
-      item.outputs.push_back(OutputImage{std::move(p), {}, {}, 3});
+      item.outputs.push_back(OutputImage{std::move(p)});
     if (s.mask.enabled) {
       std::vector<PlannedOutput> plan;
       for (const OutputImage& o : item.outputs) plan.push_back(o.plan);
@@ -321,7 +411,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   stages.load = [&](StitchItem& item) {
     {
       ScopedStage span(gpu_codec ? "read" : "read+decode");
-      load_panorama(item, gpu_codec, shared.file_buffers);
+      load_panorama(s, item, gpu_codec, shared.file_buffers);
     }
     plan_item(item);
   };
@@ -352,6 +442,11 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
         for (const OutputMask& m : *item.masks) apply.push_back(m.view());
       projector.run_cpu(item.panorama, item.outputs, apply);
       item.pixels = {};
+      if (s.hdr.preview)
+        for (OutputImage& o : item.outputs) {
+          o.preview.resize(std::size_t(o.plan.width) * o.plan.height * 3);
+          previewer.run_cpu(o.view(), o.preview_view());
+        }
     };
   }
   stages.save = [&](StitchItem& item) {
@@ -361,7 +456,9 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       OutputImage& out = item.outputs[k];
       save_output(files, out, s, s.mode == "views" ? &views[out.plan.view] : nullptr, shared.encoded_buffers);
       item.written.push_back(out.plan.path);
+      if (!out.plan.preview_path.empty()) item.written.push_back(out.plan.preview_path);
       out.pixels = {};
+      out.preview = {};
       if (item.masks) {
         save_bytes(files, out.plan.mask_path, (*item.masks)[k].png);
         item.written.push_back(out.plan.mask_path);
@@ -439,6 +536,11 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       ScopedStage span("video frame to rgb");
       item->pixels = frame_buffers.take();
       item->panorama = frame_rgb(frame->frame, item->pixels);
+      if (float_outputs(s)) {
+        std::vector<std::uint8_t> rgb8 = std::move(item->pixels);  // the panorama's view still points into it
+        item->panorama = to_linear_f32(item->panorama, item->pixels);
+        frame_buffers.give(std::move(rgb8));
+      }
       return item;
     };
     // The compute stage releases a panorama's pixels once projected; a frame's buffer goes back to

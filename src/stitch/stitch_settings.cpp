@@ -126,8 +126,31 @@ Table make_table() {
            "(its time in seconds, 3 decimals)",
            &Settings::video_name_template);
   t.boolean("/output/mirror_inputs", false, mirror_inputs_doc, member(&Settings::naming, &OutputNaming::mirror_inputs));
-  t.choice("/output/format", "jpg", {"jpg", "png", "tif"}, "image format", &Settings::format);
-  t.integer("/output/quality", 95, 1, 100, "JPEG quality", &Settings::jpeg_quality);
+  t.choice("/output/format", "jpg", {"jpg", "png", "tif", "exr", "hdr"},
+           "image format: jpg, png, tif (8-bit); exr, hdr (float, linear: HDR inputs keep their whole range, 8-bit "
+           "inputs are converted from sRGB to linear)",
+           &Settings::format);
+  t.object("/output/exr", "EXR outputs");
+  t.choice("/output/exr/type", "half", {"half", "float"}, "sample type",
+           [](Settings& s, const std::string& v) { s.hdr.exr_half = v == "half"; });
+  t.choice("/output/exr/compression", "zip", {"none", "rle", "zips", "zip", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"},
+           "OpenEXR compression (pxr24, b44, b44a, dwaa and dwab are lossy)", member(&Settings::hdr, &HdrOutputConfig::exr_compression));
+  t.object("/output/preview", "float outputs: an 8-bit preview of each, tone-mapped with tonemap-exr's operators");
+  t.boolean("/output/preview/enabled", false, "write a preview per output (/output/format exr or hdr)",
+            member(&Settings::hdr, &HdrOutputConfig::preview));
+  t.string("/output/preview/name", "previews/{output}.jpg",
+           "file per output, in the output folder, .jpg or .png: {output} is the output's file name, and {stem} {name} "
+           "{view} {index}",
+           member(&Settings::hdr, &HdrOutputConfig::preview_name_template));
+  t.choice("/output/preview/operator", "aces_hill", {std::begin(tonemap::operator_names), std::end(tonemap::operator_names)},
+           tonemap::operator_doc,
+           [](Settings& s, const std::string& v) { s.hdr.preview_operator = tonemap::operator_named(v); });
+  t.number("/output/preview/ev", 0.0, -30, 30, "exposure compensation in stops (multiplies by 2^ev)",
+           member(&Settings::hdr, &HdrOutputConfig::preview_ev));
+  t.boolean("/output/preview/auto_exposure", false,
+            "scale each output so its log-average luminance maps to 0.18 (then ev)",
+            member(&Settings::hdr, &HdrOutputConfig::preview_auto_exposure));
+  t.integer("/output/quality", 95, 1, 100, "JPEG quality (views and previews)", &Settings::jpeg_quality);
   t.choice("/output/chroma", "420", {"420", "444"}, "JPEG chroma subsampling",
            [](Settings& s, const std::string& v) { s.chroma_444 = v == "444"; });
   t.boolean("/output/exif", true, "JPEG views: EXIF focal length and 35 mm equivalent", &Settings::exif);
@@ -260,6 +283,17 @@ Settings read_settings(const config::json& c) {
       throw UsageError(field + ": \"" + *name + "\" gives " +
                        (ext.empty() ? std::string("no extension") : "the extension " + ext) + " but /output/format is " +
                        s.format + "; end the name with .{ext}");
+  }
+  if (s.hdr.preview) {
+    if (!float_outputs(s))
+      throw UsageError("/output/preview/enabled: previews are of float outputs; /output/format is " + s.format +
+                       " (set exr or hdr)");
+    const std::string& name = s.hdr.preview_name_template;
+    if (name.find("{output}") == std::string::npos && name.find("{view}") == std::string::npos)
+      throw UsageError("/output/preview/name: \"" + name + "\" needs {output} or {view}: each output has its own preview");
+    const std::string ext = lowercase_extension(name);
+    if (ext != ".jpg" && ext != ".jpeg" && ext != ".png")
+      throw UsageError("/output/preview/name: \"" + name + "\" must end in .jpg or .png");
   }
   if (s.mask.enabled) {
     if (s.mode != "views" && s.mode != "cubemap")

@@ -7,6 +7,7 @@
 #include "core/config.hpp"
 #include "core/output_naming.hpp"
 #include "core/views.hpp"
+#include "cuda/tonemap/tonemap_kernels.hpp"
 #include "stitch/frame_selection.hpp"
 #include "stitch/rig.hpp"
 
@@ -33,6 +34,18 @@ struct MaskConfig {
   double nadir_deg = 0;         // also drop the cap this close to the nadir; 0: none
   std::string name_template;    // {output} {stem} {name} {view} {index} {ext}
   bool apply = false;           // also black out dropped pixels in the views (mode views)
+};
+
+// Float outputs (output.format exr or hdr): how EXRs are stored, and 8-bit previews tone-mapped
+// with tonemap-exr's operators.
+struct HdrOutputConfig {
+  bool exr_half = true;                 // EXR sample type: half (else float)
+  std::string exr_compression = "zip";  // OpenEXR compression
+  bool preview = false;                 // a tone-mapped 8-bit preview per output
+  std::string preview_name_template;    // {output} {stem} {name} {view} {index} {ext}
+  tonemap::Operator preview_operator = tonemap::Operator::aces_hill;
+  double preview_ev = 0;                // exposure compensation in stops
+  bool preview_auto_exposure = false;   // log-average luminance to 0.18 per output first
 };
 
 // How an equirect input holds its eyes: one 2:1 panorama, or a stereo pair, the left eye above
@@ -66,7 +79,8 @@ struct Settings {
   OutputNaming naming;            // output.dir, output.mirror_inputs
   std::string name_template;     // {stem} {view} {index} {ext}...
   std::string video_name_template;  // the same for a video's frames, with {frame} and {time}
-  std::string format = "jpg";    // jpg, png, tif
+  std::string format = "jpg";    // jpg, png, tif; exr, hdr (float: HDR inputs keep their range)
+  HdrOutputConfig hdr;
   int jpeg_quality = 95;
   bool chroma_444 = false;       // JPEG chroma subsampling 4:4:4 instead of 4:2:0
   bool exif = true;
@@ -89,6 +103,9 @@ bool hemisphere_eye(const Settings& s, int eye_width, int eye_height);
 // Why an equirect input of this size cannot be projected ("" when it can): each eye must be a
 // 2:1 panorama (within 1%), or square for a stereo input (VR180).
 std::string equirect_size_problem(const Settings& s, int width, int height);
+
+// Whether the outputs are float images (EXR, Radiance .hdr).
+inline bool float_outputs(const Settings& s) { return s.format == "exr" || s.format == "hdr"; }
 
 // Reads a validated config. Throws UsageError naming the field for what the schema cannot
 // express (a malformed custom view).

@@ -10,8 +10,6 @@
 namespace gp::tonemap {
 namespace {
 
-const std::vector<std::string> operator_names = {"linear", "reinhard", "reinhard_extended", "hable",
-                                                 "aces_narkowicz", "aces_hill", "agx", "pbr_neutral"};
 const std::vector<std::string> filter_names = {"box", "triangle", "lanczos3"};
 
 Filter filter_from(const std::string& s) {
@@ -51,12 +49,8 @@ Table make_table() {
            member(&Settings::auto_params, &AutoExposureParams::percentile_high));
 
   t.object("/tonemap", "the tone curve");
-  t.choice("/tonemap/operator", "aces_hill", operator_names,
-           "operator: linear (clamp), reinhard, reinhard_extended, hable (Uncharted 2), aces_narkowicz, "
-           "aces_hill (fitted RRT+ODT), agx, pbr_neutral (Khronos)",
-           [](Settings& s, const std::string& v) {
-             s.tone.op = Operator(std::find(operator_names.begin(), operator_names.end(), v) - operator_names.begin());
-           });
+  t.choice("/tonemap/operator", "aces_hill", {std::begin(operator_names), std::end(operator_names)}, operator_doc,
+           [](Settings& s, const std::string& v) { s.tone.op = operator_named(v); });
   t.number("/tonemap/white", 11.2, 0.01, 1e6, "reinhard_extended: value mapped to white; hable: linear white point",
            member(&Settings::tone, &ToneParams::white));
 

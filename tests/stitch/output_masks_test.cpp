@@ -128,8 +128,8 @@ TEST_CASE("applied masks black out exactly the dropped pixels", "[stitch][mask]"
   const Projector projector(s);
   std::vector<OutputImage> plain, masked;
   for (const PlannedOutput& p : plan) {
-    plain.push_back(OutputImage{p, {}, {}, 3});
-    masked.push_back(OutputImage{p, {}, {}, 3});
+    plain.push_back(OutputImage{p});
+    masked.push_back(OutputImage{p});
   }
   std::vector<gp::ImageView> views;
   for (const OutputMask& m : *set) views.push_back(m.view());

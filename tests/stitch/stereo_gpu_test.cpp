@@ -46,7 +46,7 @@ TEST_CASE("stereo panoramas: both eyes' outputs on the GPU equal the CPU's", "[s
           }
       std::vector<gp::stitch::OutputImage> cpu;
       for (gp::stitch::PlannedOutput& p : gp::stitch::plan_outputs(s, gp::InputItem{"p.jpg", 0, ""}, pano.view.width, pano.view.height))
-        cpu.push_back(gp::stitch::OutputImage{std::move(p), {}, {}, 3});
+        cpu.push_back(gp::stitch::OutputImage{std::move(p)});
       REQUIRE(cpu.size() == (std::string(mode) == "views" ? 16u : 12u));
       projector.run_cpu(pano.view, cpu);
       // The same on the device, outputs and panorama pitched.

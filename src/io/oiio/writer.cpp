@@ -1,4 +1,4 @@
-// 8/16-bit outputs through OpenImageIO: JPEG, WebP, TIFF, and tiled MIP-mapped TIFF/EXR that
+// 8/16-bit outputs through OpenImageIO: JPEG, WebP, TIFF; float EXR and Radiance .hdr; and tiled MIP-mapped TIFF/EXR that
 // OIIO's texture system and maketx read. The caller (io/image_io.cpp) has checked the views.
 #include <OpenImageIO/imageio.h>
 
@@ -47,9 +47,9 @@ ImageSpec output_spec(const ImageView& image, const std::string& format, const W
     spec.attribute("Compression", format + ":" + std::to_string(std::clamp(options.quality, 1, 100)));
   if (format == "tiff") spec.attribute("Compression", options.tiff_compression);
   if (format == "openexr") {
-    spec.attribute("Compression", "zip");
+    spec.attribute("Compression", options.exr_compression);
     // EXR holds linear light: only float pixels (decoded by the caller) are tagged so.
-    if (floats) spec.set_format(TypeDesc::HALF);
+    if (floats) spec.set_format(options.exr_half ? TypeDesc::HALF : TypeDesc::FLOAT);
     spec.attribute("oiio:ColorSpace", floats ? "Linear" : "sRGB");
   }
   return spec;
