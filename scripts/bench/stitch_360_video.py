@@ -124,7 +124,7 @@ def video_results(runs, work, device, threads):
             "report": report and {"wall_s": report.get("wall_s"), "extra": report.get("extra"), "stages": report.get("stages")},
         }
     out["hdr_exr_cubemap"] = {
-        "status": "pending: phase (x) comes with the HDR path (output.format exr)",
+        "status": "pending: measured by scripts/bench/stitch_360_hdr.sh (its own JSON), not yet run from stitch_360.sh",
         "what": "20 8K EXR half equirect panoramas -> 6 cubemap faces of 2048x2048 EXR: wall time against ffmpeg v360 "
                 "in float and against the EXR codec limit (decode + encode alone)"}
     return out

@@ -28,8 +28,8 @@
 # limit (decode_limit_fps / gpuproc_fps <= 1.2), reported for both runs; every figure is reported
 # whether or not it meets it.
 # (x) HDR: 20 8K EXR half panoramas -> 6 cubemap faces of 2048x2048 EXR, against ffmpeg v360 in
-#     float and the EXR codec limit: not here yet (the HDR path, output.format exr, comes first);
-#     its place is marked below and in the JSON ("hdr_exr_cubemap").
+#     float and the EXR codec limit: measured by scripts/bench/stitch_360_hdr.sh, not yet run from
+#     here; its place is marked below and in the JSON ("hdr_exr_cubemap").
 # Environment (beside stitch_360.sh's): BENCH_PHASES (default "stills v1 v2"), BENCH_VIDEO_S (6),
 # BENCH_VIDEO_FPS (30), BENCH_VIDEO_W (7680), BENCH_FISHEYE_W (5760), BENCH_VIDEO_VIEW.
 
@@ -171,6 +171,6 @@ if phase v1 || phase v2; then
 fi
 
 # ---- (x) HDR: 20 8K EXR half equirect panoramas -> 6 cubemap faces of 2048x2048 EXR ----------------
-# TO BE FILLED IN with the HDR path (output.format exr): gpuproc's wall time against ffmpeg v360
-# in float (gbrpf32) and against the EXR codec limit (decode + encode alone). Record its runs as
-# x_* in runs.tsv and its figures under "hdr_exr_cubemap" in the JSON (stitch_360_video.py).
+# TO BE FILLED IN: scripts/bench/stitch_360_hdr.sh measures it and writes a JSON of its own; run it
+# here (e.g. as phase x of BENCH_PHASES, into $work/hdr.json) and put that JSON under
+# "hdr_exr_cubemap" (stitch_360_video.py's video_results, which now says "pending").
