@@ -62,10 +62,12 @@ def video_results(runs, work, device, threads):
             continue
         frames = v["frames"]
         t = {name: ok_time(runs, f"{phase}_{name}") for name in
-             ("gpuproc", "gpuproc_no_fsync", "ffmpeg", "decode", "decode_rgb", "gpuproc_reader")}
+             ("gpuproc", "gpuproc_no_fsync", "ffmpeg", "decode", "decode_rgb", "gpuproc_reader", "gpuproc_sharpest")}
         fps = {name: rate(frames, seconds) for name, seconds in t.items()}
         report_path = os.path.join(work, f"report-{phase}_gpuproc.json")
         report = json.load(open(report_path)) if os.path.exists(report_path) else None
+        sharpest_path = os.path.join(work, f"report-{phase}_gpuproc_sharpest.json")
+        sharpest = json.load(open(sharpest_path)).get("extra", {}).get("videos") if os.path.exists(sharpest_path) else None
         busy = _decoder_busy(os.path.join(work, f"trace-{phase}_gpuproc.json"))
         views = 8 if phase == "v1" else 1
         agreement = {}
@@ -95,6 +97,8 @@ def video_results(runs, work, device, threads):
                               "makes on the CPU",
                 "gpuproc_reader": "informational: gpuproc's own VideoReader through stitch-360 (select every 1000000: "
                                   "every frame decoded, the first one alone projected and written), process wall clock",
+                "gpuproc_sharpest": "informational: select sharpest, interval 1 s: every frame decoded and scored (sharpness_on "
+                                    "says where), the best of each second projected and written; frames of the video / wall clock",
                 "trace": "from gpuproc's --trace: 'decode video' spans (the decoder's turns, merged: its busy time) and "
                          "'video frame to rgb' spans (the load threads' conversions)",
             },
@@ -104,7 +108,8 @@ def video_results(runs, work, device, threads):
                        "gpuproc_no_fsync_over_ffmpeg": ratio(fps["gpuproc_no_fsync"], fps["ffmpeg"]),
                        "decode_limit_over_gpuproc": ratio(fps["decode"], fps["gpuproc"]),
                        "decode_limit_over_gpuproc_no_fsync": ratio(fps["decode"], fps["gpuproc_no_fsync"]),
-                       "gpuproc_reader_over_decode_limit": ratio(fps["gpuproc_reader"], fps["decode"])},
+                       "gpuproc_reader_over_decode_limit": ratio(fps["gpuproc_reader"], fps["decode"]),
+                       "gpuproc_sharpest_over_gpuproc_reader": ratio(fps["gpuproc_sharpest"], fps["gpuproc_reader"])},
             "targets": {
                 "within_1.2x_of_decode_limit": target(ratio(fps["decode"], fps["gpuproc"]),
                                                       "decode limit fps / gpuproc fps <= 1.2 (durable writes)", lambda x: x <= 1.2),
@@ -120,6 +125,8 @@ def video_results(runs, work, device, threads):
                 "min_db": min(agreement.values()) if agreement and None not in agreement.values() else None,
                 "note": "informational: the first frame by gpuproc (PNG) against ffmpeg v360 (PNG), ffmpeg psnr average; v2: v360 "
                         "takes each direction from one lens, gpuproc feathers the lenses' overlap (fisheye.blend)"},
+            "sharpest_run": sharpest and [{k: v.get(k) for k in ("frames_decoded", "frames_scored", "sharpness_on", "frames_selected")}
+                                          for v in sharpest],
             "decoder_in_gpuproc": busy and {**busy, "decode_fps_while_busy": rate(frames, busy["decoder_busy_s"])},
             "report": report and {"wall_s": report.get("wall_s"), "extra": report.get("extra"), "stages": report.get("stages")},
         }

@@ -10,7 +10,8 @@
 #             (decode_limit: the target's reference), informational: the same plus the YUV to RGB
 #             conversion gpuproc also makes on the CPU (ffmpeg -vf format=rgb24), and gpuproc's own
 #             VideoReader through stitch-360 itself (select every 10^6: every frame decoded, the
-#             first one alone projected and written);
+#             first one alone projected and written); and, informational, stitch-360 with select
+#             sharpest (interval 1 s): every frame decoded and scored (on the GPU on a GPU device);
 # and from gpuproc's --trace the decoder's busy time ("decode video" spans, merged).
 # (v1) an 8K (BENCH_VIDEO_W x W/2) H.264 equirect video -> ring8 views of BENCH_VIDEO_VIEW square
 #      (default the bench config's 1920), JPEG q95 4:2:0; ffmpeg: split=8 and eight v360=e:flat.
@@ -90,15 +91,21 @@ video_phase() {
   timed "${p}_decode_rgb" "" ffmpeg -nostdin -v error -threads 0 -i "$video" -map 0:v:0 -vf format=rgb24 -f null -
   if [[ -x $gpuproc ]] && ((video_device_ok)); then
     # First CUDA/nvJPEG use of this process kind on the machine: a few frames, not timed.
-    [[ $device != cpu ]] && video_run "${p}_warmup" "$device" "$video" "${opts[@]}" --set input.video.end_s=0.2
+    if [[ $device != cpu ]]; then
+      video_run "${p}_warmup" "$device" "$video" "${opts[@]}" --set input.video.end_s=0.2
+    fi
     video_run "${p}_gpuproc_reader" "$device" "$video" "${opts[@]}" --set input.video.select=every \
       --set input.video.every=1000000
+    # Informational: every frame decoded and scored for select sharpest (on the GPU with a GPU
+    # device), the sharpest of each second projected: does scoring keep pace with decoding?
+    video_run "${p}_gpuproc_sharpest" "$device" "$video" "${opts[@]}" --set input.video.select=sharpest \
+      --set input.video.interval_s=1
     video_run "${p}_gpuproc" "$device" "$video" "${opts[@]}"
     video_run "${p}_gpuproc_no_fsync" "$device" "$video" "${opts[@]}" --no-fsync
   else
     local why="no GPU for BENCH_DEVICE=$device"
     [[ -x $gpuproc ]] || why="no $gpuproc"
-    skip "${p}_gpuproc_reader" "$why"; skip "${p}_gpuproc" "$why"; skip "${p}_gpuproc_no_fsync" "$why"
+    skip "${p}_gpuproc_reader" "$why"; skip "${p}_gpuproc_sharpest" "$why"; skip "${p}_gpuproc" "$why"; skip "${p}_gpuproc_no_fsync" "$why"
   fi
   mkdir -p "$work/out-${p}_ffmpeg"
   local outputs
@@ -163,8 +170,8 @@ if phase v1 || phase v2; then
   echo "videos: ${video_s} s at $video_fps fps: (v1) ${video_w}x$((video_w / 2)) equirect, (v2) ${fisheye_w}x$((fisheye_w / 2))" \
     "dual fisheye; gpuproc on $device"
   if make_videos; then
-    phase v1 && video_phase v1 "$work/v1_equirect.mp4" v1_options
-    phase v2 && video_phase v2 "$work/v2_dual_fisheye.mp4" v2_options
+    if phase v1; then video_phase v1 "$work/v1_equirect.mp4" v1_options; fi
+    if phase v2; then video_phase v2 "$work/v2_dual_fisheye.mp4" v2_options; fi
   else
     echo "  videos could not be made: see $work/logs/video_*.err"
   fi
@@ -174,3 +181,4 @@ fi
 # TO BE FILLED IN: scripts/bench/stitch_360_hdr.sh measures it and writes a JSON of its own; run it
 # here (e.g. as phase x of BENCH_PHASES, into $work/hdr.json) and put that JSON under
 # "hdr_exr_cubemap" (stitch_360_video.py's video_results, which now says "pending").
+:  # this file is sourced under set -e: its status is its last command's
