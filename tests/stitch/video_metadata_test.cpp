@@ -1,8 +1,16 @@
 // A video's 360 metadata against the job (video_metadata_problem): what agrees passes, what
-// contradicts names the field to set; and what the report says about it.
+// contradicts names the field to set; what the report says about it; and real files carrying it
+// through the gpuproc binary.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "io/video_writer.hpp"
 #include "stitch/video_frames.hpp"
+#include "support/test_data.hpp"
 
 using namespace gp::stitch;
 using gp::io::VideoSpherical;
@@ -117,4 +125,64 @@ TEST_CASE("video metadata: the report's description", "[stitch][video]") {
   const auto none = video_metadata_json(video(100, 50, std::nullopt, std::nullopt));
   CHECK(none["spherical"].is_null());
   CHECK(none["stereo"].is_null());
+}
+
+// End to end: files carrying the metadata (MP4 sv3d/st3d boxes, written by VideoWriter) through
+// the gpuproc binary on the CPU path, its report read back.
+TEST_CASE("video metadata: real files through stitch-360", "[stitch][video]") {
+  const auto dir = gp::test::scratch_dir("video-metadata-cli");
+  const auto write = [&](const std::string& name, int w, int h, const gp::io::VideoWriterOptions& options) {
+    const std::string path = (dir / name).string();
+    std::vector<std::uint8_t> rgb(std::size_t(w) * h * 3);
+    for (std::size_t i = 0; i < rgb.size(); ++i) rgb[i] = std::uint8_t((i * 7) % 251);
+    gp::io::VideoWriterOptions o = options;
+    o.input = gp::io::VideoPixels::rgb24;
+    gp::io::VideoWriter writer(path, w, h, o);
+    for (int t = 0; t < 2; ++t) writer.write(gp::packed_view(rgb.data(), w, h, 3, gp::PixelType::u8));
+    writer.finish();
+    return path;
+  };
+  gp::io::VideoWriterOptions cube;
+  cube.spherical = projection(VideoSpherical::Projection::cubemap);
+  const std::string cube_mp4 = write("cube.mp4", 96, 64, cube);
+  gp::io::VideoWriterOptions vr180;
+  vr180.spherical = projection(VideoSpherical::Projection::equirect_tile);
+  vr180.spherical->bound_left = vr180.spherical->bound_right = 0.25;
+  vr180.spherical->yaw_deg = 90;
+  vr180.stereo = stereo(VideoStereo::Layout::side_by_side, "");
+  const std::string vr180_mp4 = write("vr180.mp4", 128, 64, vr180);
+
+  const auto run = [&](const std::string& inputs, const std::string& options, const std::string& report) {
+    const std::string command = std::string(GPUPROC_BINARY) + " stitch-360 -c " + gp::test::source_path("configs/stitch-360.json") +
+                                " " + inputs + " --device cpu --progress none --set views.width=32 --set views.height=32" +
+                                " --set output.rig=false --set output.dir=" + (dir / report).string() + " --report " +
+                                (dir / (report + ".json")).string() + " " + options + " >/dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream in(dir / (report + ".json"));
+    REQUIRE(in);
+    return std::make_pair(status, nlohmann::json::parse(in));
+  };
+  // As a mono equirect job: both fail, each naming the field to set.
+  const auto [status, report] = run(cube_mp4 + " " + vr180_mp4, "", "mono");
+  CHECK(status != 0);
+  REQUIRE(report["item_records"].size() == 2);
+  for (const auto& r : report["item_records"]) {
+    CHECK(r["status"] == "failed");
+    const std::string message = r["error"]["message"];
+    if (message.find("cube.mp4") != std::string::npos)
+      CHECK_THAT(message, Contains("set /mode equirect_from_cubemap"));
+    else
+      CHECK_THAT(message, Contains("vr180.mp4") && Contains("set /input/stereo side_by_side"));
+  }
+  // VR180 read as side-by-side stereo: done, the metadata reported, the pose not applied.
+  const auto [ok_status, ok_report] = run(vr180_mp4, "--set input.stereo=side_by_side", "vr180");
+  CHECK(ok_status == 0);
+  REQUIRE(ok_report["extra"]["videos"].size() == 1);
+  const auto& video = ok_report["extra"]["videos"][0];
+  CHECK(video["frames_selected"] == 2);
+  CHECK(video["metadata"]["spherical"]["projection"] == "equirect tile");
+  CHECK(video["metadata"]["spherical"]["bounds"]["left"].get<double>() == Approx(0.25));
+  CHECK(video["metadata"]["spherical"]["pose_deg"]["yaw"].get<double>() == Approx(90));
+  CHECK(video["metadata"]["spherical"]["pose_applied"] == false);
+  CHECK(video["metadata"]["stereo"]["layout"] == "side by side");
 }
