@@ -13,8 +13,10 @@ work=$(mktemp -d)
 trap 'if [[ -n ${KEEP:-} ]]; then echo "kept: $work"; else rm -rf "$work"; fi' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
+# Flat names (the rig's folder per view is tests/cli/colmap_rig.sh's): the file names below say it all.
 st=(stitch-360 -c configs/stitch-360.json --device cpu --progress none --set views.width=192 --set views.height=192
-  --set output.format=png --set output.rig=false)
+  --set output.format=png --set output.rig=false --set "output.name={stem}_{view}.{ext}"
+  --set "output.video_name={stem}_{frame:06}_{time}s_{view}.{ext}")
 # The eyes: the sample panorama and its mirror image, as PNG (exact pixels), and the pair stacked.
 ffmpeg -nostdin -v error -i data-samples/stitch/equirect.jpg "$work/left.png"
 ffmpeg -nostdin -v error -i data-samples/stitch/equirect.jpg -vf hflip "$work/right.png"
