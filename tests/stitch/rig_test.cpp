@@ -317,7 +317,7 @@ TEST_CASE("the rig: COLMAP's camera ids, image prefixes and captures", "[stitch]
 
   SECTION("views in one folder: one COLMAP camera, no rig") {
     for (auto& image : model.images) image.name = "p_" + std::to_string(image.camera) + "_" + std::to_string(image.capture) + ".jpg";
-    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("share the folder"));
+    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("share the output folder"));
   }
   SECTION("a view in two folders (mirrored inputs)") {
     model.images[11].name = "b/" + model.images[11].name;
