@@ -123,5 +123,21 @@ json_check "each bad video named, the still done" "$work/badv.json" \
 [[ -z $(ls "$work/badv" | grep -E '^(truncated|sound)_') && -s $work/badv/left_yaw000.png ]]
 ok "nothing of the bad videos is left" $?
 
+# The rig (the default names: a folder per view) lists every still and every selected frame of a
+# video, whichever run or shard did them (a video's frames from its completion record): two shards,
+# then --resume with one more still, which alone is done.
+rig=(stitch-360 -c configs/stitch-360.json --device cpu --progress none --set views.width=64 --set views.height=64
+  --set input.video.select=every --set input.video.every=7 --set output.dir="$work/rig")
+check "rig: shard 0 of 2" 0 "$gpuproc" "${rig[@]}" "$work/clip.mp4" "$work/left.png" --shard 0/2
+check "rig: shard 1 of 2" 0 "$gpuproc" "${rig[@]}" "$work/clip.mp4" "$work/left.png" --shard 1/2
+check "rig: --resume with one more still" 0 "$gpuproc" "${rig[@]}" "$work/clip.mp4" "$work/left.png" "$work/right.png" \
+  --resume --report "$work/rig.json"
+json_check "rig: --resume did only the new still" "$work/rig.json" \
+  "j['items']['skipped_complete'] == 2 and j['items']['succeeded'] == 1 and j['extra']['rig_config'] == 'rig_config.json'"
+json_check "rig: cameras.json lists the video's 3 frames and the 2 stills, 8 views each, all written" "$work/rig/cameras.json" \
+  "[(c['input'].split('/')[-1], c.get('frame')) for c in j['captures']] == [('clip.mp4', 0), ('clip.mp4', 7), ('clip.mp4', 14), ('left.png', None), ('right.png', None)] and all(len(c['images']) == 8 and all(__import__('os').path.isfile('$work/rig/' + n) for n in c['images']) for c in j['captures']) and j['captures'][2]['images'][1] == 'yaw045/clip_000014_1.400s.jpg'"
+json_check "rig: rig_config.json, a camera per view folder" "$work/rig/rig_config.json" \
+  "len(j) == 1 and [c['image_prefix'] for c in j[0]['cameras']] == ['yaw000/', 'yaw045/', 'yaw090/', 'yaw135/', 'yaw180/', 'yaw225/', 'yaw270/', 'yaw315/'] and [c['camera_id'] for c in j[0]['cameras']] == list(range(1, 9))"
+
 echo "stitch_inputs: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
