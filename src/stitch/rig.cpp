@@ -408,19 +408,26 @@ void write_colmap_cameras_txt(const std::string& path, const RigModel& model) {
 }
 
 void write_colmap_images_txt(const std::string& path, const RigModel& model) {
-  // Poses are known only within one capture: its views share the panorama's centre.
-  const bool known = model.captures.size() == 1;
-  const std::size_t count = known ? model.images.size() : 0;
+  // Poses are known only within one capture, and there only for one eye: its views share that
+  // eye's centre, the world origin (the other eye's lies a baseline away that is not known).
+  std::vector<const RigImage*> posed;
+  if (model.captures.size() == 1)
+    for (const RigImage& image : model.images)
+      if (model.cameras.at(image.camera).eye == model.cameras.front().eye) posed.push_back(&image);
+  const std::size_t count = posed.size();
   std::string text =
       "# Image list with two lines of data per image:\n"
       "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n"
       "#   POINTS2D[] as (X, Y, POINT3D_ID)\n"
       "# Number of images: " + std::to_string(count) + ", mean observations per image: 0\n";
-  if (!known && !model.captures.empty())
+  if (model.captures.size() > 1)
     text += "# No poses: the " + std::to_string(model.captures.size()) +
             " panoramas or frames were taken at unknown places (rig_config.json holds the views' relative rotations)\n";
+  else if (count < model.images.size())
+    text += "# The " + std::string(model.cameras.front().eye_name) +
+            " eye's views only: the other eye's centre is a baseline away that is not known\n";
   for (std::size_t i = 0; i < count; ++i) {
-    const RigImage& image = model.images[i];
+    const RigImage& image = *posed[i];
     if (image.name.empty() || image.name.find_first_of(" \t\r\n") != std::string::npos)
       throw ItemError(path, "write", "COLMAP image names must be non-empty and without white space, got \"" + image.name + "\"");
     const RigCamera& camera = model.cameras.at(image.camera);

@@ -164,9 +164,11 @@ void write_cameras_json(const std::string& path, const RigModel& model, const st
 // cameras.txt: "CAMERA_ID PINHOLE WIDTH HEIGHT fx fy cx cy" per camera, in id order.
 void write_colmap_cameras_txt(const std::string& path, const RigModel& model);
 // images.txt: the images whose poses are known, per image "IMAGE_ID QW QX QY QZ TX TY TZ
-// CAMERA_ID NAME" and an empty POINTS2D line: with one capture, all its views (each the view's
-// rotation, T = 0: they share the panorama's centre, the world origin); with several, none (the
-// panorama moved between them, by how much is unknown: the rig configuration holds what is known).
+// CAMERA_ID NAME" and an empty POINTS2D line: with one capture, its views (each the view's
+// rotation, T = 0: they share the panorama's centre, the world origin), of the first eye only for
+// a stereo input (the other eye's centre is a baseline away that is not known); with several
+// captures, none (the panorama moved between them, by how much is unknown: the rig configuration
+// holds what is known).
 void write_colmap_images_txt(const std::string& path, const RigModel& model);
 // points3D.txt: no points (COLMAP's text model needs the file).
 void write_colmap_points3d_txt(const std::string& path);

@@ -491,6 +491,12 @@ TEST_CASE("cameras.json, cameras.txt, images.txt, points3D.txt and rig_config.js
     CHECK(k[1].at("cameras").size() == 11);
     CHECK(k[1].at("cameras")[0].at("image_prefix") == "yaw000_right/");
     CHECK(k[1].at("ref_camera_id") == stereo.cameras[11].colmap_camera_id);
+    // One stereo capture: the left eye's views posed, the right eye's (a baseline away) not.
+    gp::stitch::write_colmap_images_txt((dir / "stereo_images.txt").string(), stereo);
+    const auto text = read_text(dir / "stereo_images.txt");
+    CHECK_THAT(text, Catch::Contains("# Number of images: 11,"));
+    CHECK_THAT(text, Catch::Contains("yaw000_left/s.jpg"));
+    CHECK_THAT(text, !Catch::Contains("_right/"));
   }
   std::filesystem::remove_all(dir);
 }
