@@ -202,7 +202,7 @@ compare_views() {  # compare_views KIND INPUT: gpuproc and v360 views of INPUT a
     >"$work/logs/psnr-$kind-ffmpeg.log" 2>&1 || return 1
   for ((k = 0; k < views; k++)); do
     v=$(view_name $k)
-    db=$(psnr_of "$work/psnr-$kind/gpuproc/${stem}_$v.png" "$work/psnr-$kind/ffmpeg/$v.png")
+    db=$(psnr_of "$work/psnr-$kind/gpuproc/$v/$stem.png" "$work/psnr-$kind/ffmpeg/$v.png")
     printf '%s\t%s\t%s\n' "$kind" "$v" "${db:-}" >>"$psnr_tsv"
   done
   echo "  psnr ($kind input, gpuproc on $psnr_device): $(awk -F'\t' -v k="$kind" '$1 == k {printf "%s ", $3}' "$psnr_tsv")dB"
@@ -301,10 +301,10 @@ def trace_analysis(name):
 trace_a, trace_b = trace_analysis("gpu"), trace_analysis("cpu")
 a_steady = trace_a and trace_a["steady_state_pano_s"]
 
-# Every view written, plus cameras.json, cameras.txt and images.txt.
+# Every view written, plus cameras.json, cameras.txt, images.txt, points3D.txt and rig_config.json.
 def complete(name, count):
     r = runs.get(name, {})
-    return None if "outputs" not in r else r["outputs"] == count * views + 3
+    return None if "outputs" not in r else r["outputs"] == count * views + 5
 
 psnr = {}
 for line in open(f"{work}/psnr.tsv"):

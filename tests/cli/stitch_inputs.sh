@@ -4,7 +4,8 @@
 # side-by-side pair gives front views like the panoramas' and black behind; a square
 # panorama read as mono fails alone, naming the file and the setting, while the rest of the batch
 # is done; a cubemap as six face files in a folder gives the same equirect as the same faces in
-# v360's 3x2 sheet; a folder missing a face fails naming it.
+# v360's 3x2 sheet; a folder missing a face fails naming it; the rig files list every still and
+# every selected video frame, whichever shard or --resume run did them.
 # usage: stitch_inputs.sh GPUPROC_BINARY SOURCE_DIR
 set -uo pipefail
 gpuproc=$1
