@@ -141,8 +141,8 @@ Table make_table() {
   t.boolean("/output/preview/enabled", false, "write a preview per output (/output/format exr or hdr)",
             member(&Settings::hdr, &HdrOutputConfig::preview));
   t.string("/output/preview/name", "previews/{output}.jpg",
-           "file per output, in the output folder, .jpg or .png: {output} is the output's file name, and {stem} {name} "
-           "{view} {index}",
+           "file per output, in the output folder, .jpg or .png: {output} is the output's name in the output folder, "
+           "folders included, and {stem} {name} {view} {index}",
            member(&Settings::hdr, &HdrOutputConfig::preview_name_template));
   t.choice("/output/preview/operator", "aces_hill", {std::begin(tonemap::operator_names), std::end(tonemap::operator_names)},
            tonemap::operator_doc,
