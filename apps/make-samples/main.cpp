@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "pnm_samples.hpp"
+#include "rig_scene.hpp"
 #include "stitch_samples.hpp"
 #include "video_samples.hpp"
 
@@ -395,7 +396,8 @@ int usage() {
                "       gpuproc-make-samples pnm-bench OUTDIR N [THREADS]\n"
                "       gpuproc-make-samples stitch-samples OUTDIR\n"
                "       gpuproc-make-samples stitch-bench OUTDIR N [WIDTH]\n"
-               "       gpuproc-make-samples video-samples OUTDIR\n";
+               "       gpuproc-make-samples video-samples OUTDIR\n"
+               "       gpuproc-make-samples rig-scene OUTDIR [WIDTH [FRAMES]]\n";
   return 2;
 }
 
@@ -423,6 +425,11 @@ int main(int argc, char** argv) {
       return gp::samples::make_stitch_bench(args[1], n, width);
     }
     if (args.size() == 2 && args[0] == "video-samples") return gp::samples::make_video_samples(args[1]);
+    if (args.size() >= 2 && args.size() <= 4 && args[0] == "rig-scene") {
+      const int width = args.size() >= 3 ? std::stoi(args[2]) : 2048, frames = args.size() == 4 ? std::stoi(args[3]) : 4;
+      if (width < 64 || width % 4 != 0 || frames < 1) return usage();
+      return gp::samples::make_rig_scene(args[1], width, frames);
+    }
   } catch (const std::exception& e) {
     std::cerr << "gpuproc-make-samples: " << e.what() << "\n";
     return 1;

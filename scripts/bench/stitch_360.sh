@@ -218,7 +218,7 @@ if phase stills; then
       >"$work/logs/psnr-$kind-ffmpeg.log" 2>&1 || return 1
     for ((k = 0; k < views; k++)); do
       v=$(view_name $k)
-      db=$(psnr_of "$work/psnr-$kind/gpuproc/${stem}_$v.png" "$work/psnr-$kind/ffmpeg/$v.png")
+      db=$(psnr_of "$work/psnr-$kind/gpuproc/$v/$stem.png" "$work/psnr-$kind/ffmpeg/$v.png")
       printf '%s\t%s\t%s\n' "$kind" "$v" "${db:-}" >>"$psnr_tsv"
     done
     echo "  psnr ($kind input, gpuproc on $psnr_device): $(awk -F'\t' -v k="$kind" '$1 == k {printf "%s ", $3}' "$psnr_tsv")dB"
@@ -324,10 +324,11 @@ def trace_analysis(name):
 trace_a, trace_b = trace_analysis("gpu"), trace_analysis("cpu")
 a_steady = trace_a and trace_a["steady_state_pano_s"]
 
-# Every view written, plus cameras.json, cameras.txt and images.txt.
+# Every view written, plus cameras.json, cameras.txt, images.txt, points3D.txt and rig_config.json,
+# and the job's bookkeeping under .gpuproc/complete: a completion record per panorama and rig.lock.
 def complete(name, count):
     r = runs.get(name, {})
-    return None if "outputs" not in r else r["outputs"] == count * views + 3
+    return None if "outputs" not in r else r["outputs"] == count * views + 5 + count + 1
 
 psnr = {}
 for line in open(f"{work}/psnr.tsv"):

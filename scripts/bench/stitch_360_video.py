@@ -70,6 +70,7 @@ def video_results(runs, work, device, threads):
         sharpest = json.load(open(sharpest_path)).get("extra", {}).get("videos") if os.path.exists(sharpest_path) else None
         busy = _decoder_busy(os.path.join(work, f"trace-{phase}_gpuproc.json"))
         views = 8 if phase == "v1" else 1
+        gpuproc_extra = 1 + (6 if phase == "v1" else 0)  # the completion record; the rig files and rig.lock
         agreement = {}
         psnr_path = os.path.join(work, f"psnr-{phase}.tsv")
         if os.path.exists(psnr_path):
@@ -117,9 +118,12 @@ def video_results(runs, work, device, threads):
                                                                "decode limit fps / gpuproc --no-fsync fps <= 1.2", lambda x: x <= 1.2)},
             "outputs": {"expected": frames * views if frames else None, "gpuproc": outputs("gpuproc"),
                         "gpuproc_no_fsync": outputs("gpuproc_no_fsync"), "ffmpeg": outputs("ffmpeg"),
-                        "note": "gpuproc's count includes the video's completion record (.gpuproc/complete/*.json)"},
+                        "note": "gpuproc's count includes the video's completion record (.gpuproc/complete/*.json) and, "
+                                "for v1 (mode views), the 5 rig files (cameras.json, COLMAP cameras.txt, images.txt, "
+                                "points3D.txt, rig_config.json) and .gpuproc/complete/rig.lock"},
             "outputs_complete": {name: None if outputs(name) is None or not frames else outputs(name) == frames * views + extra
-                                 for name, extra in (("gpuproc", 1), ("gpuproc_no_fsync", 1), ("ffmpeg", 0))},
+                                 for name, extra in (("gpuproc", gpuproc_extra), ("gpuproc_no_fsync", gpuproc_extra),
+                                                     ("ffmpeg", 0))},
             "agreement_with_v360": {
                 "first_frame_psnr_db": agreement,
                 "min_db": min(agreement.values()) if agreement and None not in agreement.values() else None,

@@ -125,9 +125,13 @@ video_agreement() {
   mkdir -p "$dir/ffmpeg"
   : >"$work/psnr-$p.tsv"
   ((video_device_ok)) && [[ -x $gpuproc ]] || return 0
+  # Flat names, {view} last (the default is a folder per view), matched to ffmpeg's below.
+  local name="{stem}_{frame:06}.{ext}"
+  [[ $p == v1 ]] && name="{stem}_{frame:06}_{view}.{ext}"
   "$gpuproc" stitch-360 "$video" --config "$config" --device "$device" --set output.dir="$dir/gpuproc" \
     --set output.format=png --set input.video.select=all --set input.video.end_s="$(python3 -c "print(0.5 / $video_fps)")" \
-    --progress none "${@:3}" >"$work/logs/agree-$p-gpuproc.log" 2>&1 || return 0
+    --progress none "${@:3}" --set output.rig=false --set output.video_name="$name" \
+    >"$work/logs/agree-$p-gpuproc.log" 2>&1 || return 0
   local outputs
   mapfile -t outputs < <("ffmpeg_outputs_$p" "$dir/ffmpeg" | sed 's/%06d\(.*\)\.jpg$/frame\1.png/; s/^-q:v$/-frames:v/; s/^2$/1/')
   ffmpeg -nostdin -v error -y -i "$video" "${outputs[@]}" >"$work/logs/agree-$p-ffmpeg.log" 2>&1 || return 0

@@ -86,6 +86,10 @@ struct BatchContext {
   // scratch files (segment-pnm).
   HostMemoryBudget& host_memory;
   bool job_item_complete(std::size_t i) const { return records.complete(job_items.at(i), job_plans.at(i)); }
+  // The files job item i wrote (absolute paths) when it is complete: a video's frames, say.
+  std::optional<std::vector<std::string>> job_item_outputs(std::size_t i) const {
+    return records.recorded_outputs(job_items.at(i), job_plans.at(i));
+  }
 
   int devices() const { return runtimes.empty() ? 1 : int(runtimes.size()); }
   int device_of_worker(int worker) const { return worker % devices(); }

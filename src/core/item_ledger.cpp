@@ -49,19 +49,37 @@ std::optional<std::uintmax_t> file_size_of(const std::string& path) {
   return size;
 }
 
-// Whether `path` is what a planned file names: the same path, or for a "{frame}" or "{level}"
-// pattern a path with its text before and after the placeholder.
+// Whether `path` is what a planned file names: the same path, or for a pattern with placeholders
+// ("{frame}", "{time}", "{level}") a path with the pattern's text between them, in order, each
+// placeholder standing for at least one character (a video's names carry both frame and time).
 bool matches_planned(const std::string& path, const std::string& planned) {
-  std::size_t at = std::string::npos, length = 0;
-  for (const std::string placeholder : {"{frame}", "{level}"})
-    if ((at = planned.find(placeholder)) != std::string::npos) {
-      length = placeholder.size();
-      break;
-    }
-  if (at == std::string::npos) return path == planned;
-  const std::string before = planned.substr(0, at), after = planned.substr(at + length);
-  return path.size() > before.size() + after.size() && path.compare(0, before.size(), before) == 0 &&
-         path.compare(path.size() - after.size(), after.size(), after) == 0;
+  std::vector<std::string> pieces{""};  // the literal text around the placeholders
+  for (std::size_t i = 0; i < planned.size();) {
+    bool placeholder = false;
+    for (const std::string p : {"{frame}", "{time}", "{level}"})
+      if (planned.compare(i, p.size(), p) == 0) {
+        pieces.emplace_back();
+        i += p.size();
+        placeholder = true;
+        break;
+      }
+    if (!placeholder) pieces.back() += planned[i++];
+  }
+  if (pieces.size() == 1) return path == planned;
+  const std::string &first = pieces.front(), &last = pieces.back();
+  if (path.size() < first.size() + last.size() + (pieces.size() - 1) || path.compare(0, first.size(), first) != 0 ||
+      path.compare(path.size() - last.size(), last.size(), last) != 0)
+    return false;
+  // The middle pieces, each at its leftmost place after a placeholder's first character: the
+  // leftmost match leaves the most room for the rest, so it fails only when no match exists.
+  std::size_t at = first.size() + 1;
+  const std::size_t end = path.size() - last.size();
+  for (std::size_t k = 1; k + 1 < pieces.size(); ++k) {
+    const std::size_t found = path.find(pieces[k], at);
+    if (found == std::string::npos || found + pieces[k].size() > end) return false;
+    at = found + pieces[k].size() + 1;
+  }
+  return at <= end;
 }
 
 std::string utc_now() {
@@ -95,32 +113,37 @@ std::string CompletionRecords::path_of(const InputItem& item) const {
 }
 
 bool CompletionRecords::complete(const InputItem& item, const std::vector<PlannedFile>& planned) const {
+  return recorded_outputs(item, planned).has_value();
+}
+
+std::optional<std::vector<std::string>> CompletionRecords::recorded_outputs(const InputItem& item,
+                                                                            const std::vector<PlannedFile>& planned) const {
   const std::string path = path_of(item);
   const auto size = file_size_of(path);
-  if (!size || *size > largest_record) return false;
+  if (!size || *size > largest_record) return std::nullopt;
   json record;
   try {
     std::ifstream in(path);
     record = json::parse(in);
-    if (record.at("command") != command_ || record.at("input") != absolute_normal(item.path)) return false;
+    if (record.at("command") != command_ || record.at("input") != absolute_normal(item.path)) return std::nullopt;
     const auto fingerprint = input_fingerprint(item.path);
-    if (!fingerprint || record.at("input_fingerprint") != *fingerprint) return false;
+    if (!fingerprint || record.at("input_fingerprint") != *fingerprint) return std::nullopt;
     const fs::path base = fs::path(path).parent_path().parent_path().parent_path();  // the output folder
     std::vector<std::string> outputs;
     for (const json& out : record.at("outputs")) {
       const std::string file = (base / out.at("path").get<std::string>()).lexically_normal().string();
       const auto out_size = file_size_of(file);
-      if (!out_size || *out_size != out.at("size").get<std::uintmax_t>()) return false;
+      if (!out_size || *out_size != out.at("size").get<std::uintmax_t>()) return std::nullopt;
       outputs.push_back(absolute_normal(file));
     }
     for (const PlannedFile& p : planned) {
       const std::string want = absolute_normal(p.path);
       if (std::none_of(outputs.begin(), outputs.end(), [&](const std::string& o) { return matches_planned(o, want); }))
-        return false;
+        return std::nullopt;
     }
-    return true;
+    return outputs;
   } catch (const std::exception&) {
-    return false;  // unreadable or not ours: the item is done again
+    return std::nullopt;  // unreadable or not ours: the item is done again
   }
 }
 

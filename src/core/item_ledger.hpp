@@ -41,6 +41,10 @@ class CompletionRecords {
   // True when `item` has a record whose input is unchanged and whose outputs all exist with their
   // recorded sizes and include every planned file (a planned "{frame}" pattern needs one match).
   bool complete(const InputItem& item, const std::vector<PlannedFile>& planned) const;
+  // The outputs of a complete item (absolute paths, as recorded), nullopt when it is not complete:
+  // a video's frame files, known only once it ran, for files that list the job's outputs.
+  std::optional<std::vector<std::string>> recorded_outputs(const InputItem& item,
+                                                           const std::vector<PlannedFile>& planned) const;
   // Written after the item's last output; durable with them (fsync) unless --no-fsync.
   void record(const InputItem& item, const std::vector<std::string>& outputs);
   // Removes `item`'s record: it is being done again, so its old outputs no longer count.

@@ -1,6 +1,5 @@
 #include "stitch/output_plan.hpp"
 
-#include <filesystem>
 #include <map>
 
 #include "core/error.hpp"
@@ -35,7 +34,6 @@ namespace {
 std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& item, int eye, int input_width,
                                             int input_height, const FrameTag* frame) {
   const std::string& name_template = frame ? s.video_name_template : s.name_template;
-  namespace fs = std::filesystem;
   // Both eyes: the eye in the names ({eye}, else added to {view} so the names differ).
   const std::string eye_label = eye_name(s.stereo, eye);
   const bool eye_in_view = s.eyes.size() > 1 && name_template.find("{eye}") == std::string::npos;
@@ -49,7 +47,9 @@ std::vector<PlannedOutput> plan_eye_outputs(const Settings& s, const InputItem& 
     const char* field = frame ? "/output/video_name" : "/output/name";
     const std::string name = checked_relative_name(expand_template(name_template, tokens), field);
     PlannedOutput planned{s.naming.path(item, name, field), label, view, eye, width, height, {}, {}};
-    tokens["output"] = fs::path(name).filename().string();
+    // With its folders: COLMAP's mask of "front/a.jpg" is "front/a.jpg.png", and the views' masks and
+    // previews, a folder per view, would otherwise collide.
+    tokens["output"] = name;
     if (s.mask.enabled)
       planned.mask_path = s.naming.path(item, expand_template(s.mask.name_template, tokens), "/mask/name");
     if (s.hdr.preview)

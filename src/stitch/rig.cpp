@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -226,30 +228,108 @@ bool project_to_view(const ViewCamera& view, const Vec3d& direction, double& x, 
   return true;
 }
 
-std::vector<int> colmap_camera_ids(const std::vector<ViewCamera>& views) {
-  std::map<std::tuple<int, int, double, double, double, double>, int> ids;
-  std::vector<int> out;
-  for (const ViewCamera& v : views) {
-    const auto key = std::make_tuple(v.spec.width, v.spec.height, v.fx, v.fy, v.cx, v.cy);
-    const auto it = ids.emplace(key, int(ids.size()) + 1).first;
-    out.push_back(it->second);
-  }
-  return out;
+std::array<double, 4> rig_relative_qvec(const ViewCamera& camera, const ViewCamera& reference) {
+  return quaternion_from_rotation(product(camera.world_to_camera, reference.camera_to_panorama));
 }
 
-void write_cameras_json(const std::string& path, const std::vector<ViewCamera>& views, double sensor_width_mm) {
+std::string check_rig(RigModel& model) {
+  namespace fs = std::filesystem;
+  std::vector<RigCamera>& cameras = model.cameras;
+  const std::vector<RigImage>& images = model.images;
+  // Each camera's folders, and the cameras of each folder.
+  std::vector<std::set<std::string>> folders(cameras.size());
+  std::map<std::string, std::set<std::size_t>> cameras_in;
+  for (const RigImage& image : images) {
+    const std::string folder = fs::path(image.name).parent_path().string();
+    folders.at(image.camera).insert(folder);
+    cameras_in[folder].insert(image.camera);
+  }
+  // COLMAP's numbering: a camera per folder, in the order of the sorted image names.
+  std::vector<const RigImage*> sorted;
+  for (const RigImage& image : images) sorted.push_back(&image);
+  std::sort(sorted.begin(), sorted.end(), [](const RigImage* a, const RigImage* b) { return a->name < b->name; });
+  for (RigCamera& c : cameras) c.colmap_camera_id = 0, c.image_prefix.clear();
+  int next_id = 1;
+  for (const RigImage* image : sorted)
+    if (cameras[image->camera].colmap_camera_id == 0) cameras[image->camera].colmap_camera_id = next_id++;
+  for (RigCamera& c : cameras)
+    if (c.colmap_camera_id == 0) c.colmap_camera_id = next_id++;
+
+  if (images.empty()) return "no view has been written yet";
+  for (std::size_t c = 0; c < cameras.size(); ++c) {
+    const std::string& name = cameras[c].label;
+    if (folders[c].empty()) return "view " + name + " has no image";
+    if (folders[c].size() > 1)
+      return "the images of view " + name + " lie in several folders (" + *folders[c].begin() + ", " +
+             *std::next(folders[c].begin()) + "); COLMAP would give each folder a camera of its own";
+    const std::string& folder = *folders[c].begin();
+    if (cameras_in[folder].size() > 1)
+      return "views " + cameras[*cameras_in[folder].begin()].label + " and " +
+             cameras[*std::next(cameras_in[folder].begin())].label + " share " +
+             (folder.empty() ? std::string("the output folder") : "the folder \"" + folder + "\"") +
+             "; COLMAP (single_camera_per_folder) would see them as one camera: name the views' files with a "
+             "folder per view, such as {view}/{stem}.{ext}";
+    if (folder.empty()) return "view " + name + " has no folder of its own";
+    cameras[c].image_prefix = folder + "/";
+  }
+  // COLMAP's matching, rig by rig (one per eye): the images whose names contain a prefix of the
+  // rig, grouped by the text after its last occurrence, must be the captures.
+  for (const int eye : {0, 1}) {
+    std::map<std::string, std::set<std::size_t>> by_suffix;  // suffix -> captures
+    std::map<std::size_t, std::set<std::string>> suffixes;   // capture -> suffixes
+    for (const RigImage& image : images) {
+      std::vector<std::size_t> matched;
+      for (std::size_t c = 0; c < cameras.size(); ++c)
+        if (cameras[c].eye == eye && image.name.find(cameras[c].image_prefix) != std::string::npos) matched.push_back(c);
+      if (matched.empty()) {
+        if (cameras[image.camera].eye == eye)
+          return "image " + image.name + " does not contain its view's prefix " + cameras[image.camera].image_prefix;
+        continue;
+      }
+      if (matched.size() > 1 || matched[0] != image.camera)
+        return "image " + image.name + " contains the prefix " + cameras[matched.back()].image_prefix + " of view " +
+               cameras[matched.back()].label + (cameras[matched.back()].eye_name.empty() ? "" : " (" + cameras[matched.back()].eye_name + ")") +
+               "; COLMAP would take it for that view's";
+      const std::string& prefix = cameras[image.camera].image_prefix;
+      const std::string suffix = image.name.substr(image.name.rfind(prefix) + prefix.size());
+      by_suffix[suffix].insert(image.capture);
+      suffixes[image.capture].insert(suffix);
+    }
+    for (const auto& [suffix, captures] : by_suffix)
+      if (captures.size() > 1)
+        return "images of two captures (" + model.captures.at(*captures.begin()).input + ", " +
+               model.captures.at(*std::next(captures.begin())).input + ") end alike (\"" + suffix +
+               "\" after their folders); COLMAP would take them for one snapshot";
+    for (const auto& [capture, names] : suffixes)
+      if (names.size() > 1)
+        return "the views of " + model.captures.at(capture).input + " are named differently after their folders (\"" +
+               *names.begin() + "\", \"" + *std::next(names.begin()) + "\"); COLMAP would split the capture";
+  }
+  return "";
+}
+
+void write_cameras_json(const std::string& path, const RigModel& model, const std::string& rig_problem,
+                        double sensor_width_mm) {
   using Json = nlohmann::ordered_json;
-  const std::vector<int> camera_ids = colmap_camera_ids(views);
+  // Each view's first eye's camera, and its first image.
+  std::vector<int> view_camera_id(model.views.size(), 0);
+  for (const RigCamera& c : model.cameras)
+    if (view_camera_id.at(c.view) == 0) view_camera_id[c.view] = c.colmap_camera_id;
+  std::vector<std::string> view_file(model.views.size());
+  for (const RigImage& image : model.images) {
+    const RigCamera& c = model.cameras.at(image.camera);
+    if (view_file[c.view].empty() && c.colmap_camera_id == view_camera_id[c.view]) view_file[c.view] = image.name;
+  }
   Json list = Json::array();
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    const ViewCamera& v = views[i];
+  for (std::size_t i = 0; i < model.views.size(); ++i) {
+    const ViewCamera& v = model.views[i];
     const ExifFocal exif = exif_focal(v.fx, v.spec.width, sensor_width_mm);
     const Mat3d& r = v.world_to_camera;
     Json rows = Json::array();
     for (int row = 0; row < 3; ++row) rows.push_back({r[3 * row] + 0.0, r[3 * row + 1] + 0.0, r[3 * row + 2] + 0.0});
     const Vec3d centre = multiply(v.camera_to_panorama, {0, 0, 1});
     list.push_back({{"name", v.spec.name},
-                    {"file", v.file_name},
+                    {"file", view_file[i].empty() ? v.file_name : view_file[i]},
                     {"yaw_deg", v.spec.yaw_deg},
                     {"pitch_deg", v.spec.pitch_deg},
                     {"roll_deg", v.spec.roll_deg},
@@ -266,7 +346,24 @@ void write_cameras_json(const std::string& path, const std::vector<ViewCamera>& 
                     {"vfov_deg", v.vfov_deg},
                     {"focal_length_mm", exif.focal_length_mm},
                     {"focal_length_35mm", exif.focal_length_35mm},
-                    {"colmap_camera_id", camera_ids[i]}});
+                    {"colmap_camera_id", view_camera_id[i]}});
+  }
+  Json cameras = Json::array();
+  for (const RigCamera& c : model.cameras)
+    cameras.push_back({{"colmap_camera_id", c.colmap_camera_id},
+                       {"view", model.views.at(c.view).spec.name},
+                       {"eye", c.eye_name},
+                       {"label", c.label},
+                       {"image_prefix", c.image_prefix}});
+  std::vector<Json> capture_images(model.captures.size(), Json::array());
+  for (const RigImage& image : model.images) capture_images.at(image.capture).push_back(image.name);
+  Json captures = Json::array();
+  for (std::size_t k = 0; k < model.captures.size(); ++k) {
+    const RigCapture& c = model.captures[k];
+    Json entry = {{"input", c.input}};
+    if (!c.frame.empty()) entry["frame"] = std::stoll(c.frame), entry["time_s"] = std::stod(c.time_s);
+    entry["images"] = capture_images[k];
+    captures.push_back(entry);
   }
   const Json doc = {
       {"generator", "gpuproc stitch-360"},
@@ -280,53 +377,92 @@ void write_cameras_json(const std::string& path, const std::vector<ViewCamera>& 
         {"direction", "the view's centre ray in the panorama frame"},
         {"pixels", "top-left image corner at (0, 0), pixel centres at +0.5 (COLMAP); cx = width / 2, cy = height / 2"},
         {"focal_length_mm", "EXIF FocalLength for a sensor sensor_width_mm wide: sensor_width_mm * fx / width"},
-        {"focal_length_35mm", "EXIF FocalLengthIn35mmFilm: round(36 * fx / width)"}}},
+        {"focal_length_35mm", "EXIF FocalLengthIn35mmFilm: round(36 * fx / width)"},
+        {"cameras", "COLMAP's cameras: one per view and eye, numbered as feature_extractor "
+                    "--ImageReader.single_camera_per_folder 1 numbers the views' folders (image_path: the output folder)"},
+        {"captures", "each still panorama or selected video frame with its views' images (names relative to the output folder)"}}},
       {"sensor_width_mm", sensor_width_mm},
-      {"views", list}};
+      {"views", list},
+      {"cameras", cameras},
+      {"captures", captures},
+      {"rig_config", rig_problem.empty() ? Json("rig_config.json") : Json("none: " + rig_problem)}};
   write_text(path, doc.dump(2) + "\n");
 }
 
-void write_colmap_cameras_txt(const std::string& path, const std::vector<ViewCamera>& views) {
-  const std::vector<int> ids = colmap_camera_ids(views);
-  const int count = ids.empty() ? 0 : *std::max_element(ids.begin(), ids.end());
+void write_colmap_cameras_txt(const std::string& path, const RigModel& model) {
+  std::vector<const RigCamera*> by_id;
+  for (const RigCamera& c : model.cameras) by_id.push_back(&c);
+  std::sort(by_id.begin(), by_id.end(),
+            [](const RigCamera* a, const RigCamera* b) { return a->colmap_camera_id < b->colmap_camera_id; });
   std::string text =
       "# Camera list with one line of data per camera:\n"
       "#   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]\n"
-      "# Number of cameras: " + std::to_string(count) + "\n";
-  int written = 0;
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    if (ids[i] <= written) continue;  // ids appear in increasing order of first use
-    const ViewCamera& v = views[i];
-    text += std::to_string(ids[i]) + " PINHOLE " + std::to_string(v.spec.width) + " " + std::to_string(v.spec.height) +
-            " " + number(v.fx) + " " + number(v.fy) + " " + number(v.cx) + " " + number(v.cy) + "\n";
-    written = ids[i];
+      "# Number of cameras: " + std::to_string(by_id.size()) + "\n";
+  for (const RigCamera* c : by_id) {
+    const ViewCamera& v = model.views.at(c->view);
+    text += std::to_string(c->colmap_camera_id) + " PINHOLE " + std::to_string(v.spec.width) + " " +
+            std::to_string(v.spec.height) + " " + number(v.fx) + " " + number(v.fy) + " " + number(v.cx) + " " +
+            number(v.cy) + "\n";
   }
   write_text(path, text);
 }
 
-void write_colmap_images_txt(const std::string& path, const std::vector<ViewCamera>& views,
-                             const std::vector<RigImage>& images) {
-  std::vector<RigImage> list = images;
-  if (list.empty())
-    for (std::size_t i = 0; i < views.size(); ++i) list.push_back({views[i].file_name, i});
-  const std::vector<int> ids = colmap_camera_ids(views);
+void write_colmap_images_txt(const std::string& path, const RigModel& model) {
+  // Poses are known only within one capture, and there only for one eye: its views share that
+  // eye's centre, the world origin (the other eye's lies a baseline away that is not known).
+  std::vector<const RigImage*> posed;
+  if (model.captures.size() == 1)
+    for (const RigImage& image : model.images)
+      if (model.cameras.at(image.camera).eye == model.cameras.front().eye) posed.push_back(&image);
+  const std::size_t count = posed.size();
   std::string text =
       "# Image list with two lines of data per image:\n"
       "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n"
       "#   POINTS2D[] as (X, Y, POINT3D_ID)\n"
-      "# Number of images: " + std::to_string(list.size()) + ", mean observations per image: 0\n";
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const RigImage& image = list[i];
-    if (image.view >= views.size())
-      throw Error("write_colmap_images_txt: image \"" + image.name + "\" names view " + std::to_string(image.view) +
-                  " of " + std::to_string(views.size()));
+      "# Number of images: " + std::to_string(count) + ", mean observations per image: 0\n";
+  if (model.captures.size() > 1)
+    text += "# No poses: the " + std::to_string(model.captures.size()) +
+            " panoramas or frames were taken at unknown places (rig_config.json holds the views' relative rotations)\n";
+  else if (count < model.images.size())
+    text += "# The " + std::string(model.cameras.front().eye_name) +
+            " eye's views only: the other eye's centre is a baseline away that is not known\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    const RigImage& image = *posed[i];
     if (image.name.empty() || image.name.find_first_of(" \t\r\n") != std::string::npos)
       throw ItemError(path, "write", "COLMAP image names must be non-empty and without white space, got \"" + image.name + "\"");
-    const auto& q = views[image.view].qvec;
+    const RigCamera& camera = model.cameras.at(image.camera);
+    const auto& q = model.views.at(camera.view).qvec;
     text += std::to_string(i + 1) + " " + number(q[0]) + " " + number(q[1]) + " " + number(q[2]) + " " + number(q[3]) +
-            " 0 0 0 " + std::to_string(ids[image.view]) + " " + image.name + "\n\n";
+            " 0 0 0 " + std::to_string(camera.colmap_camera_id) + " " + image.name + "\n\n";
   }
   write_text(path, text);
+}
+
+void write_colmap_points3d_txt(const std::string& path) {
+  write_text(path,
+             "# 3D point list with one line of data per point:\n"
+             "#   POINT3D_ID, X, Y, Z, R, G, B, ERROR, TRACK[] as (IMAGE_ID, POINT2D_IDX)\n"
+             "# Number of points: 0, mean track length: 0\n");
+}
+
+void write_colmap_rig_config(const std::string& path, const RigModel& model) {
+  using Json = nlohmann::ordered_json;
+  Json rigs = Json::array();
+  for (const int eye : {0, 1}) {
+    const RigCamera* reference = nullptr;
+    Json cameras = Json::array();
+    for (const RigCamera& c : model.cameras) {
+      if (c.eye != eye) continue;
+      if (!reference) reference = &c;
+      const auto q = rig_relative_qvec(model.views.at(c.view), model.views.at(reference->view));
+      cameras.push_back({{"camera_id", c.colmap_camera_id},
+                         {"image_prefix", c.image_prefix},
+                         {"rel_qvec", {q[0] + 0.0, q[1] + 0.0, q[2] + 0.0, q[3] + 0.0}},
+                         {"rel_tvec", {0.0, 0.0, 0.0}}});
+    }
+    if (reference) rigs.push_back({{"ref_camera_id", reference->colmap_camera_id}, {"cameras", cameras}});
+  }
+  write_text(path, rigs.dump(2) + "\n");
 }
 
 }  // namespace gp::stitch

@@ -97,30 +97,84 @@ ViewCamera resolve_view(const ViewSpec& spec, const std::string& file_name = "")
 Vec3d view_ray(const ViewCamera& view, double x, double y);
 bool project_to_view(const ViewCamera& view, const Vec3d& direction, double& x, double& y);
 
-// COLMAP camera id (1-based) of each view: one PINHOLE camera per distinct width, height, fx, fy,
-// cx, cy, numbered in order of first use.
-std::vector<int> colmap_camera_ids(const std::vector<ViewCamera>& views);
+// ---- The job's rig ----------------------------------------------------------------------------
+//
+// A camera of the rig is one view as one eye sees it (mono inputs: one per view); a capture is one
+// still panorama or one video frame, whose views were all taken at once (COLMAP's rig "snapshot").
+// COLMAP gives each folder of images a camera of its own (feature_extractor
+// --ImageReader.single_camera_per_folder 1), numbered in the order it meets the folders in its
+// sorted image list; rig_bundle_adjuster's configuration names each camera by that id and by an
+// image_prefix: an image belongs to the camera whose prefix its name contains, and images whose
+// names are equal after their prefixes form one snapshot.
 
-// One image of images.txt: its file name and the view it shows.
-struct RigImage {
-  std::string name;
-  std::size_t view = 0;
+struct RigCamera {
+  std::size_t view = 0;      // index into RigModel::views
+  int eye = 0;               // 0: mono or the left eye, 1: the right eye
+  std::string eye_name;      // "", "left", "right"
+  std::string label;         // its {view} in the names (with the eye when both eyes are projected)
+  std::string image_prefix;  // "folder/" of its images (set by check_rig; empty when there is none)
+  int colmap_camera_id = 0;  // set by check_rig
 };
 
-// The writers: atomic (gp::write_atomically), gp::ItemError(path, "write", ...) on failure.
+struct RigCapture {
+  std::string input;   // the input file
+  std::string frame;   // a video frame's index ("" for a still)
+  std::string time_s;  // its time in seconds ("" for a still)
+};
+
+// One written view: its name relative to the output folder (COLMAP's image name when the output
+// folder is its image_path), its camera and its capture.
+struct RigImage {
+  std::string name;
+  std::size_t camera = 0, capture = 0;
+};
+
+struct RigModel {
+  std::vector<ViewCamera> views;
+  std::vector<RigCamera> cameras;
+  std::vector<RigCapture> captures;
+  std::vector<RigImage> images;
+};
+
+// Numbers the cameras as COLMAP's import does (the order of their images' folders in the sorted
+// names; cameras without images after, in order), sets each camera's image_prefix, and says why
+// COLMAP could not use a rig configuration of these names ("" when it can): every camera needs its
+// images in one folder of its own (else COLMAP's cameras are not the views), and COLMAP's matching
+// by prefix (its StringContains and the text after the last occurrence) must give each image its
+// own camera and group the images exactly by capture.
+std::string check_rig(RigModel& model);
+
+// The relative pose of a camera in its rig (the rig frame: the reference camera's; all views
+// share the panorama's centre, so the translation is 0): X_camera = R_rel X_rig with R_rel =
+// W_camera W_reference^T (W: world-to-camera rotations), COLMAP's rel_qvec (w, x, y, z).
+std::array<double, 4> rig_relative_qvec(const ViewCamera& camera, const ViewCamera& reference);
+
+// The writers: atomic (gp::write_atomically), gp::ItemError(path, "write", ...) on failure;
+// `model` as check_rig left it.
 //
-// cameras.json: {"generator", "conventions" {...}, "sensor_width_mm", "views": [{"name", "file",
-// "yaw_deg", "pitch_deg", "roll_deg", "direction" (centre ray, panorama frame),
+// cameras.json: {"generator", "conventions" {...}, "sensor_width_mm", "views": [{"name", "file"
+// (its first image), "yaw_deg", "pitch_deg", "roll_deg", "direction" (centre ray, panorama frame),
 // "rotation_world_to_camera" (3 rows), "quaternion_wxyz", "fx", "fy", "cx", "cy", "width",
-// "height", "hfov_deg", "vfov_deg", "focal_length_mm", "focal_length_35mm", "colmap_camera_id"}]}.
-void write_cameras_json(const std::string& path, const std::vector<ViewCamera>& views, double sensor_width_mm = 36.0);
-// cameras.txt: "CAMERA_ID PINHOLE WIDTH HEIGHT fx fy cx cy" per distinct camera.
-void write_colmap_cameras_txt(const std::string& path, const std::vector<ViewCamera>& views);
-// images.txt: per image "IMAGE_ID QW QX QY QZ TX TY TZ CAMERA_ID NAME" (IMAGE_ID = its position
-// + 1, T = 0) and an empty POINTS2D line. The orientation is the view's relative to its
-// panorama: exact for one panorama; for several, each panorama's own pose is unknown to us.
-// `images` empty: one image per view, named by its file_name.
-void write_colmap_images_txt(const std::string& path, const std::vector<ViewCamera>& views,
-                             const std::vector<RigImage>& images = {});
+// "height", "hfov_deg", "vfov_deg", "focal_length_mm", "focal_length_35mm", "colmap_camera_id"
+// (of its first eye's camera)}], "cameras": [{"colmap_camera_id", "view", "eye", "label",
+// "image_prefix"}], "captures": [{"input", "frame", "time_s", "images": [names, in camera order]}],
+// "rig_config" (the file, or why there is none)}.
+void write_cameras_json(const std::string& path, const RigModel& model, const std::string& rig_problem,
+                        double sensor_width_mm = 36.0);
+// cameras.txt: "CAMERA_ID PINHOLE WIDTH HEIGHT fx fy cx cy" per camera, in id order.
+void write_colmap_cameras_txt(const std::string& path, const RigModel& model);
+// images.txt: the images whose poses are known, per image "IMAGE_ID QW QX QY QZ TX TY TZ
+// CAMERA_ID NAME" and an empty POINTS2D line: with one capture, its views (each the view's
+// rotation, T = 0: they share the panorama's centre, the world origin), of the first eye only for
+// a stereo input (the other eye's centre is a baseline away that is not known); with several
+// captures, none (the panorama moved between them, by how much is unknown: the rig configuration
+// holds what is known).
+void write_colmap_images_txt(const std::string& path, const RigModel& model);
+// points3D.txt: no points (COLMAP's text model needs the file).
+void write_colmap_points3d_txt(const std::string& path);
+// rig_config.json for colmap rig_bundle_adjuster: one rig per eye, [{"ref_camera_id", "cameras":
+// [{"camera_id", "image_prefix", "rel_qvec", "rel_tvec"}]}], the reference its first view.
+// check_rig must have found no problem.
+void write_colmap_rig_config(const std::string& path, const RigModel& model);
 
 }  // namespace gp::stitch

@@ -1,6 +1,7 @@
 // gpuproc stitch-360: each panorama is loaded and decoded (load pool), projected on the GPU or
 // the CPU (compute workers), and its outputs encoded and written atomically (save pool); the rig
-// description (cameras.json, COLMAP cameras.txt / images.txt) is written once per job.
+// description (cameras.json; COLMAP's cameras.txt, images.txt, points3D.txt and rig_config.json) is
+// written once per job.
 #include "stitch/stitch_command.hpp"
 
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <regex>
 #include <thread>
 
 #include "core/error.hpp"
@@ -258,15 +260,68 @@ void save_output(AtomicWriteGroup& files, OutputImage& out, const Settings& s, c
   buffers.give(std::move(jpeg));
 }
 
-// The rig lists the views of every panorama of the job that is complete now: finished in this run,
-// an earlier one (--resume) or another shard. Shards finishing together take turns (a lock in the
-// output folder), so the last one lists what all of them did.
-void write_rig(const Settings& s, const BatchContext& ctx) {
-  // Still panoramas only: a video's frames are not in the rig files yet.
-  std::vector<std::size_t> stills;
-  for (std::size_t i = 0; i < ctx.job_items.size(); ++i)
-    if (!is_video_input(ctx.job_items[i].path)) stills.push_back(i);
-  if (stills.empty()) return;
+// A video's frame files among `outputs` (absolute paths): matched against the planned names
+// with "{frame}" and "{time}" (plan_outputs with the default FrameTag), each giving its output's
+// view and eye, and the frame's index and time.
+struct FrameFile {
+  long long frame = 0;
+  std::string frame_text, time_text, path;
+  std::size_t planned = 0;  // index into the planned outputs
+};
+std::vector<FrameFile> find_frame_files(const std::vector<PlannedOutput>& planned, const std::vector<std::string>& outputs) {
+  // The planned name as a regular expression: the literal text escaped, the frame and time as
+  // digits, after any padding ({frame:06}).
+  auto pattern_of = [](const std::string& path, bool& time_first) {
+    std::string re;
+    const std::size_t frame_at = path.find("{frame}"), time_at = path.find("{time}");
+    time_first = time_at != std::string::npos && time_at < frame_at;
+    for (std::size_t i = 0; i < path.size();) {
+      if (path.compare(i, 7, "{frame}") == 0) {
+        while (!re.empty() && (re.back() == '0' || re.back() == ' ')) re.pop_back();  // padding
+        re += "[0 ]*([0-9]+)";
+        i += 7;
+      } else if (path.compare(i, 6, "{time}") == 0) {
+        re += " *([0-9]+\\.[0-9]+)";
+        i += 6;
+      } else {
+        if (std::strchr("\\^$.|?*+()[]{}", path[i])) re += '\\';
+        re += path[i++];
+      }
+    }
+    return re;
+  };
+  std::vector<std::regex> patterns;
+  std::vector<bool> time_first(planned.size());
+  for (std::size_t k = 0; k < planned.size(); ++k) {
+    bool first = false;
+    patterns.emplace_back(pattern_of(fs::absolute(planned[k].path).lexically_normal().string(), first));
+    time_first[k] = first;
+  }
+  std::vector<FrameFile> found;
+  for (const std::string& out : outputs)
+    for (std::size_t k = 0; k < planned.size(); ++k) {
+      std::smatch m;
+      if (!std::regex_match(out, m, patterns[k])) continue;
+      FrameFile f;
+      f.path = out;
+      f.planned = k;
+      const std::size_t frame_group = time_first[k] && m.size() > 2 ? 2 : 1;
+      f.frame_text = m[frame_group].str();
+      if (m.size() > 2) f.time_text = m[3 - frame_group].str();
+      f.frame = std::stoll(f.frame_text);
+      f.frame_text = std::to_string(f.frame);
+      found.push_back(std::move(f));
+      break;
+    }
+  return found;
+}
+
+// The rig lists the views of every panorama and video frame of the job that is complete now:
+// finished in this run, an earlier one (--resume) or another shard (a video's frames from its
+// completion record). Shards finishing together take turns (a lock in the output folder), so the
+// last one lists what all of them did. Returns why no rig_config.json was written ("" when it was).
+std::string write_rig(const Settings& s, const BatchContext& ctx) {
+  if (ctx.job_items.empty()) return "";
   const fs::path lock_path = fs::path(ctx.records.folder()) / "rig.lock";
   fs::create_directories(lock_path.parent_path());
   const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -276,23 +331,61 @@ void write_rig(const Settings& s, const BatchContext& ctx) {
     int fd;
     ~Unlock() { ::close(fd); }
   } unlock{lock};
-  std::vector<ViewCamera> views = resolve_views(s);
-  auto relative = [&](const PlannedOutput& p) { return fs::path(p.path).lexically_relative(s.naming.dir).string(); };
-  // Each view's file, as the first still names it.
-  for (const PlannedOutput& p : plan_outputs(s, ctx.job_items[stills.front()], 0, 0))
-    if (p.eye == s.eyes.front()) views[p.view].file_name = relative(p);
-  std::vector<RigImage> images;
-  for (const std::size_t i : stills)
-    if (ctx.job_item_complete(i))
-      for (const PlannedOutput& p : plan_outputs(s, ctx.job_items[i], 0, 0)) images.push_back({relative(p), p.view});
+  RigModel model;
+  model.views = resolve_views(s);
+  // The cameras: each eye projected (s.eyes, in order) times each view, as plan_outputs orders them.
+  const std::size_t view_count = model.views.size();
+  for (const PlannedOutput& p : plan_outputs(s, ctx.job_items.front(), 0, 0))
+    model.cameras.push_back({p.view, p.eye, eye_name(s.stereo, p.eye), p.label, "", 0});
+  auto camera_of = [&](const PlannedOutput& p) {
+    const std::size_t eye_index = std::size_t(std::find(s.eyes.begin(), s.eyes.end(), p.eye) - s.eyes.begin());
+    return eye_index * view_count + p.view;
+  };
+  const fs::path dir = fs::absolute(s.naming.dir.empty() ? "." : s.naming.dir).lexically_normal();
+  auto relative = [&](const std::string& p) { return fs::absolute(p).lexically_normal().lexically_relative(dir).string(); };
+  for (std::size_t i = 0; i < ctx.job_items.size(); ++i) {
+    const InputItem& item = ctx.job_items[i];
+    if (!is_video_input(item.path)) {
+      if (!ctx.job_item_complete(i)) continue;
+      const std::size_t capture = model.captures.size();
+      model.captures.push_back({item.path, "", ""});
+      for (const PlannedOutput& p : plan_outputs(s, item, 0, 0))
+        model.images.push_back({relative(p.path), camera_of(p), capture});
+      continue;
+    }
+    const std::optional<std::vector<std::string>> outputs = ctx.job_item_outputs(i);
+    if (!outputs) continue;
+    const FrameTag every_frame;
+    const std::vector<PlannedOutput> planned = plan_outputs(s, item, 0, 0, &every_frame);
+    std::vector<FrameFile> files = find_frame_files(planned, *outputs);
+    std::stable_sort(files.begin(), files.end(), [](const FrameFile& a, const FrameFile& b) { return a.frame < b.frame; });
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      if (k == 0 || files[k].frame != files[k - 1].frame) model.captures.push_back({item.path, files[k].frame_text, files[k].time_text});
+      model.images.push_back({relative(files[k].path), camera_of(planned[files[k].planned]), model.captures.size() - 1});
+    }
+  }
+  // Images in capture order, each capture's in camera order.
+  std::stable_sort(model.images.begin(), model.images.end(), [](const RigImage& a, const RigImage& b) {
+    return std::tie(a.capture, a.camera) < std::tie(b.capture, b.camera);
+  });
+  const std::string problem = check_rig(model);
   auto path = [&](const char* name) {
     const std::string p = output_path(s.naming.dir, name, "/output/dir");
     ctx.add_job_output(p);
     return p;
   };
-  write_cameras_json(path("cameras.json"), views);
-  write_colmap_cameras_txt(path("cameras.txt"), views);
-  write_colmap_images_txt(path("images.txt"), views, images);
+  write_cameras_json(path("cameras.json"), model, problem);
+  write_colmap_cameras_txt(path("cameras.txt"), model);
+  write_colmap_images_txt(path("images.txt"), model);
+  write_colmap_points3d_txt(path("points3D.txt"));
+  const std::string rig_config = output_path(s.naming.dir, "rig_config.json", "/output/dir");
+  if (problem.empty()) {
+    write_colmap_rig_config(path("rig_config.json"), model);
+  } else {
+    std::error_code ec;
+    fs::remove(rig_config, ec);  // an earlier run's would no longer describe the outputs
+  }
+  return problem;
 }
 
 // The first input's size (from its JPEG header) and its first output's, for the GPU workers'
@@ -613,9 +706,14 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     if (outcome.stopped_on_error || stop_requested()) break;  // the rest: not started
     run_video(v);
   }
-  if (s.rig_files && s.mode == "views" && !stop_requested()) write_rig(s, ctx);
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
+  if (s.rig_files && s.mode == "views" && !stop_requested()) {
+    const std::string rig_problem = write_rig(s, ctx);
+    outcome.extra["rig_config"] = rig_problem.empty() ? "rig_config.json" : "none: " + rig_problem;
+    if (!rig_problem.empty())
+      ctx.progress.message("warning", "stitch-360: no COLMAP rig configuration (rig_config.json): " + rig_problem);
+  }
   if (!inputs.empty()) outcome.extra["outputs_per_panorama"] = outputs_per_panorama;
   if (!videos.empty()) outcome.extra["video_frames_selected"] = video_frames;
   if (!videos.empty()) outcome.extra["videos"] = std::move(video_reports);

@@ -117,11 +117,13 @@ Table make_table() {
 
   t.object("/output", "written files");
   t.output_dir("out/stitch-360", "output folder (created)", member(&Settings::naming, &OutputNaming::dir));
-  t.string("/output/name", "{stem}_{view}.{ext}",
+  t.string("/output/name", "{view}/{stem}.{ext}",
            std::string("file per view or face: {view} (its name), {eye} (stereo inputs: left or right; empty for mono), "
-                       "{ext} (the format's), ") + naming_variables_doc,
+                       "{ext} (the format's), ") + naming_variables_doc +
+               "; a folder per view (the default) is what COLMAP's rig needs: a camera per folder, one image per "
+               "panorama in each",
            &Settings::name_template);
-  t.string("/output/video_name", "{stem}_{frame:06}_{time}s_{view}.{ext}",
+  t.string("/output/video_name", "{view}/{stem}_{frame:06}_{time}s.{ext}",
            "the same for each selected frame of a video input: also {frame} (its index in the video, from 0) and {time} "
            "(its time in seconds, 3 decimals)",
            &Settings::video_name_template);
@@ -139,8 +141,8 @@ Table make_table() {
   t.boolean("/output/preview/enabled", false, "write a preview per output (/output/format exr or hdr)",
             member(&Settings::hdr, &HdrOutputConfig::preview));
   t.string("/output/preview/name", "previews/{output}.jpg",
-           "file per output, in the output folder, .jpg or .png: {output} is the output's file name, and {stem} {name} "
-           "{view} {index}",
+           "file per output, in the output folder, .jpg or .png: {output} is the output's name in the output folder, "
+           "folders included, and {stem} {name} {view} {index}",
            member(&Settings::hdr, &HdrOutputConfig::preview_name_template));
   t.choice("/output/preview/operator", "aces_hill", {std::begin(tonemap::operator_names), std::end(tonemap::operator_names)},
            tonemap::operator_doc,
@@ -154,7 +156,11 @@ Table make_table() {
   t.choice("/output/chroma", "420", {"420", "444"}, "JPEG chroma subsampling",
            [](Settings& s, const std::string& v) { s.chroma_444 = v == "444"; });
   t.boolean("/output/exif", true, "JPEG views: EXIF focal length and 35 mm equivalent", &Settings::exif);
-  t.boolean("/output/rig", true, "cameras.json and COLMAP cameras.txt / images.txt in the output folder", &Settings::rig_files);
+  t.boolean("/output/rig", true,
+            "mode views: cameras.json and COLMAP's cameras.txt, images.txt (poses only where known: one panorama), "
+            "points3D.txt and rig_config.json (rig_bundle_adjuster; needs a folder per view) in the output folder, "
+            "listing every complete panorama and video frame of the job",
+            &Settings::rig_files);
 
   t.object("/mask", "masks of the outputs as PNG (white keep, black drop), e.g. the tripod at the nadir; modes views "
                     "and cubemap");
@@ -164,7 +170,8 @@ Table make_table() {
   t.number("/mask/nadir", 0, 0, 90, "drop the cap within this many degrees of the nadir (tripod, operator); 0: none",
            member(&Settings::mask, &MaskConfig::nadir_deg));
   t.string("/mask/name", "masks/{output}.png",
-           "file per output, in the output folder: {output} is the output's file name (COLMAP's mask_path layout), "
+           "file per output, in the output folder: {output} is the output's name in the output folder, folders "
+           "included (COLMAP's mask_path layout), "
            "and {stem} {name} {view} {index} {ext}",
            member(&Settings::mask, &MaskConfig::name_template));
   t.boolean("/mask/apply", false, "also black out the dropped pixels in the views (mode views)",

@@ -65,12 +65,16 @@ cp data-samples/stitch/equirect.jpg "$work/pano/b/pano.jpg"
 check "stitch same stems collide" 2 "$gpuproc" "${st[@]}" "$work/pano/a/pano.jpg" "$work/pano/b/pano.jpg" --set output.dir="$work/st-x"
 check "stitch mirror_inputs" 0 "$gpuproc" "${st[@]}" "$work/pano/a/pano.jpg" "$work/pano/b/pano.jpg" \
   --set output.mirror_inputs=true --set output.dir="$work/st-mirror"
-python3 - "$work/st-mirror/images.txt" <<'PY'; ok "stitch rig: 16 images, 16 names" $?
-import sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
-names = [r[-1] for r in rows if r[-1].endswith(".jpg")]
-assert len(names) == 16 and len(set(names)) == 16, names
+python3 - "$work/st-mirror/cameras.json" <<'PY'; ok "stitch rig: 2 captures of 8 views, 16 names" $?
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = [n for c in j["captures"] for n in c["images"]]
+assert len(j["captures"]) == 2 and len(names) == 16 and len(set(names)) == 16, names
 PY
+# Each view in two folders (a/yaw000/, b/yaw000/): COLMAP would make two cameras of it, so no rig
+# configuration, and the report and a warning say why.
+[[ ! -e $work/st-mirror/rig_config.json ]]; ok "stitch mirror_inputs: no rig_config.json" $?
+expect_text "stitch mirror_inputs: the warning says why" "$work/stderr" "lie in several folders"
 
 sb=(segment-body --config configs/segment-body.json --device cpu --progress none)
 if [[ -f $models/selfie_segmentation.tflite ]]; then

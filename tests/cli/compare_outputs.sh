@@ -136,7 +136,7 @@ compare_options=()
 twice stitch stitch-360 -c configs/stitch-360.json --set views.width=64 --set views.height=64
 changed stitch images.txt "a number" bump {} $'\n1 '
 changed stitch cameras.json "a focal length" bump {} '"fx":'
-changed stitch equirect_yaw090.jpg "a pixel" pixel {}
+changed stitch yaw090/equirect.jpg "a pixel" pixel {}
 differs stitch
 expect_text "stitch: the COLMAP difference names line and column" "$work/stdout" "images.txt: line 5, column 2:"
 expect_text "stitch: the JSON difference names the value" "$work/stdout" "cameras.json: first difference at /views/0/fx:"

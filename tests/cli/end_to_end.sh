@@ -254,12 +254,12 @@ st=(stitch-360 --config configs/stitch-360.json --progress none --set views.widt
 check "stitch validate example" 0 "$gpuproc" validate configs/stitch-360.json
 check "stitch cpu run" 0 "$gpuproc" "${st[@]}" --device cpu --set output.dir="$work/st" --report "$work/st.json"
 json_check "stitch 8 views and the rig" "$work/st.json" \
-  "j['items']['succeeded']==1 and j['outputs']['count']==11 and j['extra']['outputs_per_panorama']==8"
-expect_text "stitch images.txt lists the views" "$work/st/images.txt" "equirect_yaw090.jpg"
+  "j['items']['succeeded']==1 and j['outputs']['count']==13 and j['extra']['outputs_per_panorama']==8 and j['extra']['rig_config']=='rig_config.json'"
+expect_text "stitch images.txt lists the views" "$work/st/images.txt" "yaw090/equirect.jpg"
 json_check "outputs flushed by default" "$work/st.json" "j['outputs_fsync'] is True"
 check "stitch --no-fsync" 0 "$gpuproc" "${st[@]}" --device cpu --no-fsync --set output.dir="$work/st-nofsync" \
   --report "$work/st-nofsync.json"
-json_check "--no-fsync reported, same outputs" "$work/st-nofsync.json" "j['outputs_fsync'] is False and j['outputs']['count']==11"
+json_check "--no-fsync reported, same outputs" "$work/st-nofsync.json" "j['outputs_fsync'] is False and j['outputs']['count']==13"
 check "--no-fsync views equal the flushed ones" 0 "$gpuproc" compare "$work/st" "$work/st-nofsync"
 check "stitch truncated jpeg" 1 "$gpuproc" "${st[@]}" --device cpu data-samples/stitch/equirect.jpg \
   data-samples/stitch/corrupt.jpg --set output.dir="$work/st-bad" --report "$work/st-bad.json"
@@ -271,13 +271,13 @@ check "stitch fisheye to equirect" 0 "$gpuproc" "${st[@]}" --device cpu data-sam
   --set mode=equirect_from_dual_fisheye --set output.dir="$work/st-fish"
 oiiotool data-samples/stitch/equirect.jpg -o "$work/equirect.png"
 check "stitch png input" 0 "$gpuproc" "${st[@]}" --device cpu "$work/equirect.png" --set output.dir="$work/st-png"
-check "stitch png views equal the jpeg's" 0 "$gpuproc" compare --tolerance 0.02 "$work/st/equirect_yaw090.jpg" \
-  "$work/st-png/equirect_yaw090.jpg"
+check "stitch png views equal the jpeg's" 0 "$gpuproc" compare --tolerance 0.02 "$work/st/yaw090/equirect.jpg" \
+  "$work/st-png/yaw090/equirect.jpg"
 stm=(--set views.preset=ring8+zenith+nadir --set mask.enabled=true --set mask.nadir=30 --set mask.apply=true)
 check "stitch masks" 0 "$gpuproc" "${st[@]}" "${stm[@]}" --device cpu --set output.format=png \
   --set output.dir="$work/st-mask" --report "$work/st-mask.json"
-json_check "stitch 10 views, 10 masks and the rig" "$work/st-mask.json" "j['outputs']['count']==23"
-check "stitch nadir mask written" 0 test -s "$work/st-mask/masks/equirect_nadir.png.png"
+json_check "stitch 10 views, 10 masks and the rig" "$work/st-mask.json" "j['outputs']['count']==25"
+check "stitch nadir mask written" 0 test -s "$work/st-mask/masks/nadir/equirect.png.png"
 if [[ $has_gpu == 1 ]]; then
   # Batches of 4 on the GPU (nvJPEG decodes them together) with a truncated file among them.
   mkdir -p "$work/st-many"
@@ -287,15 +287,15 @@ if [[ $has_gpu == 1 ]]; then
     --set run.batch=4 --set output.dir="$work/st-many-out" --report "$work/st-many.json"
   expect_text "stitch gpu error names the file" "$work/stderr" "p06b.jpg"
   json_check "stitch gpu batch: the others completed" "$work/st-many.json" \
-    "j['items']['succeeded']==12 and j['items']['failed']==1 and j['outputs']['count']==12*8+3"
+    "j['items']['succeeded']==12 and j['items']['failed']==1 and j['outputs']['count']==12*8+5"
   check "stitch gpu masks" 0 "$gpuproc" "${st[@]}" "${stm[@]}" --device cuda:0 --set output.format=png \
     --set output.dir="$work/st-mask-gpu"
-  check "stitch gpu masks equal cpu" 0 cmp "$work/st-mask/masks/equirect_nadir.png.png" \
-    "$work/st-mask-gpu/masks/equirect_nadir.png.png"
+  check "stitch gpu masks equal cpu" 0 cmp "$work/st-mask/masks/nadir/equirect.png.png" \
+    "$work/st-mask-gpu/masks/nadir/equirect.png.png"
   check "stitch gpu masked nadir view equals cpu" 0 "$gpuproc" compare --min-psnr 38 \
-    "$work/st-mask/equirect_nadir.png" "$work/st-mask-gpu/equirect_nadir.png"
+    "$work/st-mask/nadir/equirect.png" "$work/st-mask-gpu/nadir/equirect.png"
   check "stitch gpu run" 0 "$gpuproc" "${st[@]}" --device cuda:0 --set output.dir="$work/st-gpu" --report "$work/st-gpu.json"
-  json_check "stitch gpu wrote the views" "$work/st-gpu.json" "j['items']['succeeded']==1 and j['outputs']['count']==11"
+  json_check "stitch gpu wrote the views" "$work/st-gpu.json" "j['items']['succeeded']==1 and j['outputs']['count']==13"
   # Lossless outputs, so only decoding and the projection (GPU = CPU within one step) separate
   # them; nvJPEG and TurboJPEG upsample chroma differently, by tens of levels at the sample's
   # sharp coloured lines, hence a PSNR bound rather than a largest difference.

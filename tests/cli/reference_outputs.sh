@@ -72,8 +72,8 @@ pinned tonemap "sunset_half_zip_mip2.png sunset_half_zip_thumb.jpg" "${image_opt
 pinned pnm "foam/labels.nrrd foam/pores.csv foam/throats.csv foam/network_node1.dat" "${number_options[@]}" -- \
   segment-pnm -c configs/segment-pnm.json --set input.crop.width=48 --set input.crop.height=48 --set input.crop.depth=48
 
-# stitch-360: 64x64 views (JPEG) and the COLMAP rig.
-pinned stitch "equirect_yaw000.jpg equirect_yaw090.jpg images.txt cameras.txt" "${image_options[@]}" --min-psnr 40 \
+# stitch-360: 64x64 views (JPEG, a folder per view) and the COLMAP rig.
+pinned stitch "yaw000/equirect.jpg yaw090/equirect.jpg images.txt cameras.txt rig_config.json" "${image_options[@]}" --min-psnr 40 \
   "${number_options[@]}" -- stitch-360 -c configs/stitch-360.json --set views.width=64 --set views.height=64
 
 # Short clips (the first frames, the bitstream copied, not re-encoded) keep the model-based

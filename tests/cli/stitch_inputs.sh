@@ -4,8 +4,9 @@
 # side-by-side pair gives front views like the panoramas' and black behind; a square
 # panorama read as mono fails alone, naming the file and the setting, while the rest of the batch
 # is done; a cubemap as six face files in a folder gives the same equirect as the same faces in
-# v360's 3x2 sheet; a folder missing a face fails naming it. Videos: frame selection, a frame
-# against the same frame as a still, bad videos (truncated, sound only, a frame size changing
+# v360's 3x2 sheet; a folder missing a face fails naming it; the rig files list every still and
+# every selected video frame, whichever shard or --resume run did them. Videos: frame selection, a
+# frame against the same frame as a still, bad videos (truncated, sound only, a frame size changing
 # part-way) each failing alone, and 360 metadata in the file (stereo layout) checked against the job;
 # on a GPU machine, select sharpest scored on the GPU against the CPU.
 # usage: stitch_inputs.sh GPUPROC_BINARY SOURCE_DIR
@@ -16,8 +17,10 @@ work=$(mktemp -d)
 trap 'if [[ -n ${KEEP:-} ]]; then echo "kept: $work"; else rm -rf "$work"; fi' EXIT
 source "$src/tests/cli/checks.sh"
 cd "$src"
+# Flat names (the rig's folder per view is tests/cli/colmap_rig.sh's): the file names below say it all.
 st=(stitch-360 -c configs/stitch-360.json --device cpu --progress none --set views.width=192 --set views.height=192
-  --set output.format=png --set output.rig=false)
+  --set output.format=png --set output.rig=false --set "output.name={stem}_{view}.{ext}"
+  --set "output.video_name={stem}_{frame:06}_{time}s_{view}.{ext}")
 # The eyes: the sample panorama and its mirror image, as PNG (exact pixels), and the pair stacked.
 ffmpeg -nostdin -v error -i data-samples/stitch/equirect.jpg "$work/left.png"
 ffmpeg -nostdin -v error -i data-samples/stitch/equirect.jpg -vf hflip "$work/right.png"
@@ -151,9 +154,10 @@ json_check "the report gives the stereo layout found" "$work/meta2.json" \
 # On a GPU (skipped, saying so, elsewhere): select sharpest scored on the GPU picks the CPU's frames,
 # every frame scored there, and a frame's views match the CPU run's.
 if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['gpus'] else 1)"; then
-  check "sharpest on the GPU" 0 "$gpuproc" stitch-360 -c configs/stitch-360.json --device cuda:0 --progress none \
-    --set views.width=64 --set views.height=64 --set output.format=png --set output.rig=false "$work/clip.mp4" \
-    --set input.video.select=sharpest --set output.dir="$work/vgpu" --report "$work/vgpu.json"
+  gvid=() prev=""
+  for a in "${vid[@]}"; do [[ $prev == --device ]] && a=cuda:0; gvid+=("$a"); prev=$a; done  # vid's job on the GPU
+  check "sharpest on the GPU" 0 "$gpuproc" "${gvid[@]}" "$work/clip.mp4" --set input.video.select=sharpest \
+    --set output.dir="$work/vgpu" --report "$work/vgpu.json"
   got=$(frames_of "$work/vgpu")
   [[ $got == "3 14 " ]]; ok "GPU scores pick the CPU's frames: 3 14 (got $got)" $?
   json_check "every frame scored on the GPU" "$work/vgpu.json" \
@@ -164,6 +168,22 @@ if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load
 else
   echo "SKIPPED: no GPU: select sharpest on the GPU (run this script on the GPU machine)"
 fi
+
+# The rig (the default names: a folder per view) lists every still and every selected frame of a
+# video, whichever run or shard did them (a video's frames from its completion record): two shards,
+# then --resume with one more still, which alone is done.
+rig=(stitch-360 -c configs/stitch-360.json --device cpu --progress none --set views.width=64 --set views.height=64
+  --set input.video.select=every --set input.video.every=7 --set output.dir="$work/rig")
+check "rig: shard 0 of 2" 0 "$gpuproc" "${rig[@]}" "$work/clip.mp4" "$work/left.png" --shard 0/2
+check "rig: shard 1 of 2" 0 "$gpuproc" "${rig[@]}" "$work/clip.mp4" "$work/left.png" --shard 1/2
+check "rig: --resume with one more still" 0 "$gpuproc" "${rig[@]}" "$work/clip.mp4" "$work/left.png" "$work/right.png" \
+  --resume --report "$work/rig.json"
+json_check "rig: --resume did only the new still" "$work/rig.json" \
+  "j['items']['skipped_complete'] == 2 and j['items']['succeeded'] == 1 and j['extra']['rig_config'] == 'rig_config.json'"
+json_check "rig: cameras.json lists the video's 3 frames and the 2 stills, 8 views each, all written" "$work/rig/cameras.json" \
+  "[(c['input'].split('/')[-1], c.get('frame')) for c in j['captures']] == [('clip.mp4', 0), ('clip.mp4', 7), ('clip.mp4', 14), ('left.png', None), ('right.png', None)] and all(len(c['images']) == 8 and all(__import__('os').path.isfile('$work/rig/' + n) for n in c['images']) for c in j['captures']) and j['captures'][2]['images'][1] == 'yaw045/clip_000014_1.400s.jpg'"
+json_check "rig: rig_config.json, a camera per view folder" "$work/rig/rig_config.json" \
+  "len(j) == 1 and [c['image_prefix'] for c in j[0]['cameras']] == ['yaw000/', 'yaw045/', 'yaw090/', 'yaw135/', 'yaw180/', 'yaw225/', 'yaw270/', 'yaw315/'] and [c['camera_id'] for c in j[0]['cameras']] == list(range(1, 9))"
 
 echo "stitch_inputs: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]

@@ -70,6 +70,31 @@ TEST_CASE("completion records: an item is complete only with its record and its 
   fs::remove_all(dir);
 }
 
+TEST_CASE("completion records: a video's frame files match a pattern with {frame} and {time}", "[ledger]") {
+  const fs::path dir = gp::test::scratch_dir("ledger-frames");
+  const InputItem item{(dir / "in/clip.mp4").string(), 0, ""};
+  write(item.path, "video");
+  const std::string f12 = (dir / "out/front/clip_000012_0.400s.jpg").string(),
+                    f24 = (dir / "out/front/clip_000024_0.800s.jpg").string();
+  write(f12, "frame 12");
+  write(f24, "frame 24");
+  const std::vector<gp::PlannedFile> planned{{(dir / "out/front/clip_{frame}_{time}s.jpg").string(), "/output/video_name"}};
+  gp::CompletionRecords records((dir / "out").string(), "stitch-360");
+  CHECK_FALSE(records.recorded_outputs(item, planned).has_value());
+  records.record(item, {f12, f24});
+  records.commit();
+  const auto outputs = records.recorded_outputs(item, planned);
+  REQUIRE(outputs.has_value());
+  CHECK(*outputs == std::vector<std::string>{f12, f24});
+  CHECK(records.complete(item, planned));
+  // Each placeholder stands for at least one character, and the text between them must be there.
+  CHECK_FALSE(records.complete(item, {{(dir / "out/back/clip_{frame}_{time}s.jpg").string(), "/output/video_name"}}));
+  CHECK_FALSE(records.complete(item, {{(dir / "out/front/clip_{frame}-{time}s.jpg").string(), "/output/video_name"}}));
+  CHECK_FALSE(records.complete(item, {{(dir / "out/front/clip_000012_0.400s.jpg{frame}").string(), "/output/video_name"}}));
+  CHECK(records.complete(item, {{(dir / "out/front/clip_{frame}.jpg").string(), "/output/video_name"}}));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("the ledger keeps a finished item's outputs and removes a failed one's", "[ledger]") {
   const fs::path dir = gp::test::scratch_dir("ledger-finish");
   std::vector<InputItem> items;

@@ -1,8 +1,11 @@
 // The rig: presets, focal lengths, rotations and COLMAP quaternions in v360's frame, the rays of
-// view pixels, and cameras.json / cameras.txt / images.txt read back.
+// view pixels, COLMAP's cameras, prefixes and captures, and the rig files read back.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -265,20 +268,108 @@ TEST_CASE("the committed stitch sample uses the same frame", "[stitch][rig]") {
   CHECK(checked == 4);
 }
 
-TEST_CASE("cameras.json, cameras.txt and images.txt read back", "[stitch][rig]") {
-  const auto dir = gp::test::scratch_dir("rig");
-  std::vector<ViewCamera> views;
-  for (const ViewSpec& s : gp::stitch::view_preset("ring8+zenith+nadir", 1920, 1920))
-    views.push_back(gp::stitch::resolve_view(s, "pano_" + s.name + ".jpg"));
-  views.push_back(gp::stitch::resolve_view(spec("detail", 20, -10, 5, 70, 1280, 960), "pano_detail.jpg"));
-  REQUIRE(views.size() == 11);
+namespace {
 
-  const std::vector<int> ids = gp::stitch::colmap_camera_ids(views);
-  for (int k = 0; k < 10; ++k) CHECK(ids[k] == 1);
-  CHECK(ids[10] == 2);
+// The views of ring8+zenith+nadir and a 1280x960 "detail", a camera per view (mono), and one
+// capture per name in `captures`, its views named "<view>/<capture>.jpg".
+gp::stitch::RigModel ring_model(const std::vector<std::string>& captures) {
+  gp::stitch::RigModel model;
+  for (const ViewSpec& s : gp::stitch::view_preset("ring8+zenith+nadir", 1920, 1920))
+    model.views.push_back(gp::stitch::resolve_view(s));
+  model.views.push_back(gp::stitch::resolve_view(spec("detail", 20, -10, 5, 70, 1280, 960)));
+  for (std::size_t v = 0; v < model.views.size(); ++v) model.cameras.push_back({v, 0, "", model.views[v].spec.name, "", 0});
+  for (const std::string& c : captures) {
+    model.captures.push_back({"in/" + c + ".jpg", "", ""});
+    for (std::size_t v = 0; v < model.views.size(); ++v)
+      model.images.push_back({model.views[v].spec.name + "/" + c + ".jpg", v, model.captures.size() - 1});
+  }
+  return model;
+}
+
+// Rotation angle (degrees) of a * b^T.
+double angle_between(const Mat3d& a, const Mat3d& b) {
+  double trace = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) trace += a[3 * i + k] * b[3 * i + k];
+  return std::acos(std::clamp((trace - 1) / 2, -1.0, 1.0)) * 180 / 3.14159265358979323846;
+}
+
+Mat3d times(const Mat3d& a, const Mat3d& b) {
+  Mat3d c{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) c[3 * i + j] += a[3 * i + k] * b[3 * k + j];
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the rig: COLMAP's camera ids, image prefixes and captures", "[stitch][rig]") {
+  gp::stitch::RigModel model = ring_model({"p1", "p2"});
+  REQUIRE(gp::stitch::check_rig(model) == "");
+  // COLMAP numbers the folders in the order of its sorted image list: detail, nadir, yaw000, ...
+  CHECK(model.cameras[10].colmap_camera_id == 1);
+  CHECK(model.cameras[9].colmap_camera_id == 2);   // nadir
+  CHECK(model.cameras[0].colmap_camera_id == 3);   // yaw000
+  CHECK(model.cameras[7].colmap_camera_id == 10);  // yaw315
+  CHECK(model.cameras[8].colmap_camera_id == 11);  // zenith
+  CHECK(model.cameras[0].image_prefix == "yaw000/");
+
+  SECTION("views in one folder: one COLMAP camera, no rig") {
+    for (auto& image : model.images) image.name = "p_" + std::to_string(image.camera) + "_" + std::to_string(image.capture) + ".jpg";
+    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("share the output folder"));
+  }
+  SECTION("a view in two folders (mirrored inputs)") {
+    model.images[11].name = "b/" + model.images[11].name;
+    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("several folders"));
+  }
+  SECTION("two captures named alike after their folders") {
+    for (auto& image : model.images)
+      if (image.capture == 1) image.name = model.views[image.camera].spec.name + "/p1.jpg";
+    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("end alike"));
+  }
+  SECTION("a capture's views named differently after their folders") {
+    model.images[3].name = model.views[3].spec.name + "/p1_other.jpg";
+    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("named differently"));
+  }
+  SECTION("a name that holds another view's folder") {
+    model.images[3].name = model.views[3].spec.name + "/yaw000/p1.jpg";
+    model.images[14].name = model.views[3].spec.name + "/yaw000/p2.jpg";
+    CHECK_THAT(gp::stitch::check_rig(model), Catch::Contains("COLMAP would take it for that view's"));
+  }
+  SECTION("nothing written yet") {
+    model.images.clear();
+    model.captures.clear();
+    CHECK(gp::stitch::check_rig(model) == "no view has been written yet");
+  }
+}
+
+TEST_CASE("the rig's relative rotations: X_camera = R_rel X_reference", "[stitch][rig]") {
+  const ViewCamera front = gp::stitch::resolve_view(spec("front", 0, 0, 0, 90, 64, 64));
+  const ViewCamera right = gp::stitch::resolve_view(spec("right", 90, 0, 0, 90, 64, 64));
+  const ViewCamera tilted = gp::stitch::resolve_view(spec("tilted", -30, 20, 10, 90, 64, 64));
+  // The right view's centre ray is the front camera's +x axis: R_rel maps it to the right
+  // camera's +z.
+  require_vec(gp::stitch::multiply(matrix_of(gp::stitch::rig_relative_qvec(right, front)), {1, 0, 0}), {0, 0, 1});
+  // R_rel = W_camera W_reference^T for any pair, and the reference's own is the identity.
+  for (const ViewCamera* ref : {&front, &right, &tilted})
+    for (const ViewCamera* cam : {&front, &right, &tilted}) {
+      const Mat3d rel = matrix_of(gp::stitch::rig_relative_qvec(*cam, *ref));
+      CHECK(angle_between(rel, times(cam->world_to_camera, ref->camera_to_panorama)) < 1e-6);
+      CHECK(angle_between(times(rel, ref->world_to_camera), cam->world_to_camera) < 1e-6);
+    }
+  CHECK(gp::stitch::rig_relative_qvec(tilted, tilted) == std::array<double, 4>{1, 0, 0, 0});
+}
+
+TEST_CASE("cameras.json, cameras.txt, images.txt, points3D.txt and rig_config.json read back", "[stitch][rig]") {
+  const auto dir = gp::test::scratch_dir("rig");
+  gp::stitch::RigModel one = ring_model({"p1"}), two = ring_model({"p1", "p2"});
+  REQUIRE(gp::stitch::check_rig(one) == "");
+  REQUIRE(gp::stitch::check_rig(two) == "");
+  const auto& views = one.views;
 
   SECTION("cameras.json") {
-    gp::stitch::write_cameras_json((dir / "cameras.json").string(), views);
+    gp::stitch::write_cameras_json((dir / "cameras.json").string(), two, "");
     const auto j = nlohmann::json::parse(read_text(dir / "cameras.json"));
     CHECK(j.at("sensor_width_mm") == 36.0);
     const auto& list = j.at("views");
@@ -287,7 +378,7 @@ TEST_CASE("cameras.json, cameras.txt and images.txt read back", "[stitch][rig]")
       const auto& e = list[i];
       const ViewCamera& v = views[i];
       CHECK(e.at("name") == v.spec.name);
-      CHECK(e.at("file") == v.file_name);
+      CHECK(e.at("file") == v.spec.name + "/p1.jpg");
       CHECK(e.at("yaw_deg") == v.spec.yaw_deg);
       CHECK(e.at("pitch_deg") == v.spec.pitch_deg);
       CHECK(e.at("fx") == v.fx);
@@ -297,7 +388,7 @@ TEST_CASE("cameras.json, cameras.txt and images.txt read back", "[stitch][rig]")
       CHECK(e.at("width") == v.spec.width);
       CHECK(e.at("height") == v.spec.height);
       CHECK(double(e.at("hfov_deg")) == Approx(v.spec.hfov_deg));
-      CHECK(e.at("colmap_camera_id") == ids[i]);
+      CHECK(e.at("colmap_camera_id") == two.cameras[i].colmap_camera_id);
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) CHECK(e.at("rotation_world_to_camera")[r][c] == v.world_to_camera[3 * r + c]);
       for (int k = 0; k < 4; ++k) CHECK(e.at("quaternion_wxyz")[k] == v.qvec[k]);
@@ -306,27 +397,36 @@ TEST_CASE("cameras.json, cameras.txt and images.txt read back", "[stitch][rig]")
     CHECK(double(list[0].at("focal_length_mm")) == Approx(18));
     CHECK(list[2].at("direction") == nlohmann::json::array({1.0, 0.0, 0.0}));  // yaw 90: +x, exactly
     CHECK(list[8].at("direction") == nlohmann::json::array({0.0, -1.0, 0.0}));  // zenith: -y
+    REQUIRE(j.at("cameras").size() == 11);
+    CHECK(j.at("cameras")[0].at("image_prefix") == "yaw000/");
+    CHECK(j.at("cameras")[0].at("colmap_camera_id") == 3);
+    REQUIRE(j.at("captures").size() == 2);
+    CHECK(j.at("captures")[1].at("input") == "in/p2.jpg");
+    CHECK(j.at("captures")[1].at("images").size() == 11);
+    CHECK(j.at("captures")[1].at("images")[10] == "detail/p2.jpg");
+    CHECK(j.at("rig_config") == "rig_config.json");
   }
 
-  SECTION("cameras.txt: one PINHOLE camera per distinct intrinsics") {
-    gp::stitch::write_colmap_cameras_txt((dir / "cameras.txt").string(), views);
+  SECTION("cameras.txt: a PINHOLE camera per view, in COLMAP's order") {
+    gp::stitch::write_colmap_cameras_txt((dir / "cameras.txt").string(), two);
     std::vector<std::vector<std::string>> rows;
     for (const auto& line : lines_of(read_text(dir / "cameras.txt")))
       if (!line.empty() && line[0] != '#') rows.push_back(words(line));
-    REQUIRE(rows.size() == 2);
-    CHECK(rows[0] == std::vector<std::string>{"1", "PINHOLE", "1920", "1920", "960", "960", "960", "960"});
-    REQUIRE(rows[1].size() == 8);
-    CHECK(rows[1][0] == "2");
-    CHECK(rows[1][2] == "1280");
-    CHECK(rows[1][3] == "960");
-    CHECK(std::stod(rows[1][4]) == views[10].fx);  // shortest round-trip text
-    CHECK(std::stod(rows[1][5]) == views[10].fy);
-    CHECK(std::stod(rows[1][6]) == 640);
-    CHECK(std::stod(rows[1][7]) == 480);
+    REQUIRE(rows.size() == 11);
+    REQUIRE(rows[0].size() == 8);
+    CHECK(rows[0][0] == "1");  // detail
+    CHECK(rows[0][2] == "1280");
+    CHECK(rows[0][3] == "960");
+    CHECK(std::stod(rows[0][4]) == views[10].fx);  // shortest round-trip text
+    CHECK(std::stod(rows[0][5]) == views[10].fy);
+    CHECK(std::stod(rows[0][6]) == 640);
+    CHECK(std::stod(rows[0][7]) == 480);
+    CHECK(rows[2] == std::vector<std::string>{"3", "PINHOLE", "1920", "1920", "960", "960", "960", "960"});
+    CHECK(rows[10][0] == "11");
   }
 
-  SECTION("images.txt: one per view, or per panorama and view") {
-    gp::stitch::write_colmap_images_txt((dir / "images.txt").string(), views);
+  SECTION("images.txt: poses of one panorama's views; none for several") {
+    gp::stitch::write_colmap_images_txt((dir / "images.txt").string(), one);
     std::vector<std::string> data;
     for (const auto& line : lines_of(read_text(dir / "images.txt")))
       if (line.empty() || line[0] != '#') data.push_back(line);
@@ -339,30 +439,64 @@ TEST_CASE("cameras.json, cameras.txt and images.txt read back", "[stitch][rig]")
       CHECK(w[5] == "0");
       CHECK(w[6] == "0");
       CHECK(w[7] == "0");
-      CHECK(w[8] == std::to_string(ids[i]));
-      CHECK(w[9] == views[i].file_name);
+      CHECK(w[8] == std::to_string(one.cameras[i].colmap_camera_id));
+      CHECK(w[9] == views[i].spec.name + "/p1.jpg");
       CHECK(data[2 * i + 1].empty());
     }
 
-    std::vector<gp::stitch::RigImage> images;
-    for (const char* pano : {"p1", "p2"})
-      for (std::size_t k = 0; k < views.size(); ++k) images.push_back({std::string(pano) + "/" + views[k].spec.name + ".jpg", k});
-    gp::stitch::write_colmap_images_txt((dir / "images2.txt").string(), views, images);
+    gp::stitch::write_colmap_images_txt((dir / "images2.txt").string(), two);
     const auto text = read_text(dir / "images2.txt");
-    CHECK_THAT(text, Catch::Contains("# Number of images: 22,"));
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& line : lines_of(text))
-      if (!line.empty() && line[0] != '#') rows.push_back(words(line));
-    REQUIRE(rows.size() == 22);
-    CHECK(rows[21][0] == "22");
-    CHECK(rows[21][9] == "p2/detail.jpg");
-    CHECK(rows[21][8] == "2");
-    CHECK(rows[13][1] == rows[2][1]);  // same view, same orientation
-    CHECK(rows[13][3] == rows[2][3]);
+    CHECK_THAT(text, Catch::Contains("# Number of images: 0,"));
+    for (const auto& line : lines_of(text)) CHECK((line.empty() || line[0] == '#'));
 
-    CHECK_THROWS_AS(gp::stitch::write_colmap_images_txt((dir / "bad.txt").string(), views, {{"has space.jpg", 0}}),
-                    gp::ItemError);
+    one.images[3].name = "has space.jpg";
+    CHECK_THROWS_AS(gp::stitch::write_colmap_images_txt((dir / "bad.txt").string(), one), gp::ItemError);
     CHECK_FALSE(std::filesystem::exists(dir / "bad.txt"));
+  }
+
+  SECTION("points3D.txt: no points") {
+    gp::stitch::write_colmap_points3d_txt((dir / "points3D.txt").string());
+    for (const auto& line : lines_of(read_text(dir / "points3D.txt"))) CHECK((line.empty() || line[0] == '#'));
+  }
+
+  SECTION("rig_config.json: one rig per eye, relative rotations to the first view") {
+    gp::stitch::write_colmap_rig_config((dir / "rig_config.json").string(), two);
+    const auto j = nlohmann::json::parse(read_text(dir / "rig_config.json"));
+    REQUIRE(j.size() == 1);
+    CHECK(j[0].at("ref_camera_id") == 3);  // yaw000
+    const auto& cameras = j[0].at("cameras");
+    REQUIRE(cameras.size() == 11);
+    for (std::size_t c = 0; c < 11; ++c) {
+      CHECK(cameras[c].at("camera_id") == two.cameras[c].colmap_camera_id);
+      CHECK(cameras[c].at("image_prefix") == views[c].spec.name + "/");
+      CHECK(cameras[c].at("rel_tvec") == nlohmann::json::array({0.0, 0.0, 0.0}));
+      const std::array<double, 4> q{cameras[c]["rel_qvec"][0], cameras[c]["rel_qvec"][1], cameras[c]["rel_qvec"][2],
+                                    cameras[c]["rel_qvec"][3]};
+      CHECK(angle_between(matrix_of(q), views[c].world_to_camera) < 1e-6);  // the reference is the panorama frame
+    }
+
+    // Both eyes of a stereo input: a rig each, each with its own reference.
+    gp::stitch::RigModel stereo;
+    stereo.views = two.views;
+    for (int eye = 0; eye < 2; ++eye)
+      for (std::size_t v = 0; v < stereo.views.size(); ++v)
+        stereo.cameras.push_back({v, eye, eye ? "right" : "left", stereo.views[v].spec.name + (eye ? "_right" : "_left"), "", 0});
+    stereo.captures.push_back({"in/s.jpg", "", ""});
+    for (std::size_t c = 0; c < stereo.cameras.size(); ++c) stereo.images.push_back({stereo.cameras[c].label + "/s.jpg", c, 0});
+    REQUIRE(gp::stitch::check_rig(stereo) == "");
+    gp::stitch::write_colmap_rig_config((dir / "stereo.json").string(), stereo);
+    const auto k = nlohmann::json::parse(read_text(dir / "stereo.json"));
+    REQUIRE(k.size() == 2);
+    CHECK(k[0].at("cameras").size() == 11);
+    CHECK(k[1].at("cameras").size() == 11);
+    CHECK(k[1].at("cameras")[0].at("image_prefix") == "yaw000_right/");
+    CHECK(k[1].at("ref_camera_id") == stereo.cameras[11].colmap_camera_id);
+    // One stereo capture: the left eye's views posed, the right eye's (a baseline away) not.
+    gp::stitch::write_colmap_images_txt((dir / "stereo_images.txt").string(), stereo);
+    const auto text = read_text(dir / "stereo_images.txt");
+    CHECK_THAT(text, Catch::Contains("# Number of images: 11,"));
+    CHECK_THAT(text, Catch::Contains("yaw000_left/s.jpg"));
+    CHECK_THAT(text, !Catch::Contains("_right/"));
   }
   std::filesystem::remove_all(dir);
 }

@@ -77,8 +77,11 @@ TEST_CASE("stitch-360 masks: settings, errors and file names", "[stitch][config]
   CHECK(s.mask.nadir_deg == 30);
   const auto plan = gp::stitch::plan_outputs(s, gp::InputItem{"shots/p1.jpg", 0, ""}, 0, 0);
   REQUIRE(plan.size() == 8);
-  CHECK(plan[2].path == "out/p1_yaw090.jpg");
-  CHECK(plan[2].mask_path == "out/masks/p1_yaw090.jpg.png");  // COLMAP: mask of X.jpg is X.jpg.png
+  CHECK(plan[2].path == "out/yaw090/p1.jpg");  // a folder per view: a COLMAP camera each
+  CHECK(plan[2].mask_path == "out/masks/yaw090/p1.jpg.png");  // COLMAP: mask of X.jpg is X.jpg.png
+  const gp::stitch::FrameTag frame{"12", "0.400"};
+  CHECK(gp::stitch::plan_outputs(s, gp::InputItem{"shots/clip.mp4", 0, ""}, 0, 0, &frame)[2].path ==
+        "out/yaw090/clip_000012_0.400s.jpg");
 
   const auto named = settings_with({{"mask", {{"enabled", true}, {"nadir", 30}, {"name", "m/{stem}-{view}.png"}}},
                                     {"output", {{"dir", "out"}}}});
