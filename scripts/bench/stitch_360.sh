@@ -39,7 +39,7 @@
 # Then the video phases (stitch_360_video.sh, whose header says what each figure is): (v1) an 8K
 # H.264 equirect video, every frame to ring8 views, and (v2) a 5.7K dual-fisheye video, every frame
 # to equirect, each against ffmpeg v360 in the same run and the CPU decode limit of the video
-# (target: within 1.2x of it); and the marked place of (x), HDR EXR panoramas to cubemap faces.
+# (target: within 1.2x of it); and (x), HDR EXR panoramas to cubemap faces (stitch_360_hdr.sh).
 # Panoramas per second are count / wall time of that run, so the subsets of (b) and (c) compare
 # with (a) fairly. The targets on (a) (>= 150 panoramas/s, >= 0.85 x the GPU codec limit) are each
 # evaluated twice: on the whole run and on the steady state. Writes one JSON with the times, rates,
@@ -55,7 +55,7 @@
 #   BENCH_FFMPEG_N     panoramas for (c) (default min(N, 48))
 #   BENCH_GPU_WORKERS  GPU workers of (a) and (d) (default: the bench config's run.gpu_workers)
 #   BENCH_KEEP=1       keep the work folder (panoramas, logs)
-#   BENCH_PHASES       which of stills, v1, v2 run (default "stills v1 v2"); the others are reported skipped
+#   BENCH_PHASES       which of stills, v1, v2, x run (default "stills v1 v2 x"); the others are reported skipped
 #   BENCH_VIDEO_S, BENCH_VIDEO_FPS, BENCH_VIDEO_W, BENCH_FISHEYE_W, BENCH_VIDEO_VIEW: the videos'
 #                      length and rate, the widths of (v1) and (v2), (v1)'s view size (6, 30, 7680, 5760,
 #                      the config's); a CPU smoke test: BENCH_DEVICE=cpu BENCH_N=2 BENCH_W=512
@@ -76,7 +76,7 @@ cpu_n=${BENCH_CPU_N:-$((n < 48 ? n : 48))}
 ffmpeg_n=${BENCH_FFMPEG_N:-$((n < 48 ? n : 48))}
 cpu_n=$((cpu_n < n ? cpu_n : n)) ffmpeg_n=$((ffmpeg_n < n ? ffmpeg_n : n))
 result=${1:-${OUT:-.}/bench_stitch_360.json}
-phases=" ${BENCH_PHASES:-stills v1 v2} "
+phases=" ${BENCH_PHASES:-stills v1 v2 x} "
 phase() { [[ $phases == *" $1 "* ]]; }
 mkdir -p "$(dirname "$result")"
 
@@ -235,7 +235,7 @@ else
   for r in generate gpu_warmup gpu disk_write gpu_no_fsync cpu ffmpeg codec_gpu codec_gpu_project codec_cpu; do skip "$r" "BENCH_PHASES"; done
 fi
 
-source "$root/scripts/bench/stitch_360_video.sh"  # (v1), (v2) and the place of (x)
+source "$root/scripts/bench/stitch_360_video.sh"  # (v1), (v2) and (x)
 
 # Reports and traces (chrome://tracing, ui.perfetto.dev) beside the result, for the timeline.
 for r in gpu cpu; do
@@ -424,7 +424,7 @@ result = {
                 "ffmpeg": sh("ffmpeg -hide_banner -version | head -1"),
                 "gpuproc": sh("'$gpuproc' --version"), "gpuproc_info": sh("'$gpuproc' info")},
 }
-result.update(video_results(runs, work, "$device", $threads))  # (v1), (v2), and (x)'s place
+result.update(video_results(runs, work, "$device", $threads))  # (v1), (v2), and (x)
 json.dump(result, open(result_path, "w"), indent=2)
 print(json.dumps({"panoramas_per_s": result["panoramas_per_s"], "ratios": result["ratios"], "disk": result["disk"],
                   "startup_s": trace_a and trace_a["startup_s"],

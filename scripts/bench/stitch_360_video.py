@@ -1,6 +1,6 @@
 """stitch_360.sh's video phases (stitch_360_video.sh) in its JSON: per phase the video, the times and
 frame rates of gpuproc, ffmpeg v360 and the decode limit, their ratios, the target, the decoder's
-busy time from gpuproc's trace, and the place of the HDR phase (x)."""
+busy time from gpuproc's trace, and the HDR phase (x) (stitch_360_hdr.sh's JSON)."""
 import json
 import os
 
@@ -134,8 +134,8 @@ def video_results(runs, work, device, threads):
             "decoder_in_gpuproc": busy and {**busy, "decode_fps_while_busy": rate(frames, busy["decoder_busy_s"])},
             "report": report and {"wall_s": report.get("wall_s"), "extra": report.get("extra"), "stages": report.get("stages")},
         }
-    out["hdr_exr_cubemap"] = {
-        "status": "pending: measured by scripts/bench/stitch_360_hdr.sh (its own JSON), not yet run from stitch_360.sh",
-        "what": "20 8K EXR half equirect panoramas -> 6 cubemap faces of 2048x2048 EXR: wall time against ffmpeg v360 "
-                "in float and against the EXR codec limit (decode + encode alone)"}
+    try:  # (x): stitch_360_hdr.sh's JSON
+        out["hdr_exr_cubemap"] = json.load(open(os.path.join(work, "hdr.json")))
+    except (OSError, ValueError):
+        out["hdr_exr_cubemap"] = {"status": "not run (BENCH_PHASES) or failed: see logs/hdr_phase.out"}
     return out

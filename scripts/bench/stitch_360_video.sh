@@ -28,10 +28,11 @@
 # v360=e:dfisheye, encoded by the same ffmpeg process. Target: gpuproc within 1.2x of the decode
 # limit (decode_limit_fps / gpuproc_fps <= 1.2), reported for both runs; every figure is reported
 # whether or not it meets it.
-# (x) HDR: 20 8K EXR half panoramas -> 6 cubemap faces of 2048x2048 EXR, against ffmpeg v360 in
-#     float and the EXR codec limit: measured by scripts/bench/stitch_360_hdr.sh, not yet run from
-#     here; its place is marked below and in the JSON ("hdr_exr_cubemap").
-# Environment (beside stitch_360.sh's): BENCH_PHASES (default "stills v1 v2"), BENCH_VIDEO_S (6),
+# (x) HDR: 20 8K EXR half panoramas -> 6 cubemap faces of 2048x2048 EXR, against ffmpeg v360
+#     (FFmpeg 5.1's has no float formats: 16-bit inside) and the EXR codec limit: phase x runs
+#     scripts/bench/stitch_360_hdr.sh (whose header says what each figure is) into $work/hdr.json,
+#     which the JSON carries as "hdr_exr_cubemap".
+# Environment (beside stitch_360.sh's): BENCH_PHASES (default "stills v1 v2 x"), BENCH_VIDEO_S (6),
 # BENCH_VIDEO_FPS (30), BENCH_VIDEO_W (7680), BENCH_FISHEYE_W (5760), BENCH_VIDEO_VIEW.
 
 video_s=${BENCH_VIDEO_S:-6} video_fps=${BENCH_VIDEO_FPS:-30}
@@ -182,7 +183,12 @@ if phase v1 || phase v2; then
 fi
 
 # ---- (x) HDR: 20 8K EXR half equirect panoramas -> 6 cubemap faces of 2048x2048 EXR ----------------
-# TO BE FILLED IN: scripts/bench/stitch_360_hdr.sh measures it and writes a JSON of its own; run it
-# here (e.g. as phase x of BENCH_PHASES, into $work/hdr.json) and put that JSON under
-# "hdr_exr_cubemap" (stitch_360_video.py's video_results, which now says "pending").
+if phase x; then
+  echo "(x) HDR EXR panoramas -> cube faces"
+  BENCH_KEEP=0 bash "$root/scripts/bench/stitch_360_hdr.sh" "$work/hdr.json" >"$work/logs/hdr_phase.out" 2>&1 ||
+    echo "  (x) failed: see $work/logs/hdr_phase.out"
+  sed 's/^/  /' "$work/logs/hdr_phase.out" | tail -8
+else
+  skip hdr_phase "BENCH_PHASES"
+fi
 :  # this file is sourced under set -e: its status is its last command's
