@@ -6,6 +6,8 @@
 
 #include "core/error.hpp"
 #include "core/trace.hpp"
+#include "cuda/frames/preprocess.hpp"
+#include "frames/frame_packing.hpp"
 #include "io/jpeg_codec.hpp"
 
 namespace gp::stitch {
@@ -152,9 +154,20 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
   // In: the JPEGs in one batch, pixels decoded on the host through the staging buffer.
   span.emplace("gpu decode");
   std::vector<std::size_t> jpeg_items;
+  std::vector<DeviceBuffer> yuv_buffers;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (!items[i]->file.empty()) jpeg_items.push_back(i);
-    else staging_.upload(stream_, panoramas[i].data, items[i]->panorama.data, panoramas[i].bytes());
+    if (!items[i]->file.empty()) {
+      jpeg_items.push_back(i);
+    } else if (items[i]->yuv) {  // a video frame: its planes up, converted to RGB here
+      const frames::FrameSource& frame = *items[i]->yuv;
+      const std::size_t bytes = frames::frame_bytes(frame);
+      yuv_buffers.push_back(runtime_.device_alloc(bytes, stream_, "stitch-360 video frame " + items[i]->name));
+      staging_.upload(stream_, yuv_buffers.back().get(), frame.planes[0], bytes);  // packed from plane 0 on
+      frames::resize_frame_gpu(frames::frame_at(frame, yuv_buffers.back().as<std::uint8_t>()), panoramas[i],
+                               stream_.get());
+    } else {
+      staging_.upload(stream_, panoramas[i].data, items[i]->panorama.data, panoramas[i].bytes());
+    }
   }
   if (!jpeg_items.empty()) {
 #ifdef GPUPROC_HAVE_NVJPEG

@@ -30,6 +30,8 @@
 #include "core/text.hpp"
 #include "core/trace.hpp"
 #include "cuda/common/half.hpp"
+#include "frames/frame_packing.hpp"
+#include "frames/video_frame_source.hpp"
 #include "io/exif.hpp"
 #include "io/file_bytes.hpp"
 #include "io/image_io.hpp"
@@ -451,10 +453,13 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
 
   PipelineOptions po;
   // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
-  // read files and the save threads mostly wait for fsync (8 per panorama): more of those.
+  // read files and the save threads mostly wait for fsync (8 per panorama): more of those. Float
+  // outputs: writing EXRs is most of the codec's work (8x the decode of their 8K EXR panoramas,
+  // gpuproc-bench-codec --exr-faces on the H200): the save threads get every core.
   const bool gpu_codec = GpuWorker::decodes_jpeg(rt, s);
-  po.load_threads = int(std::max(1u, gpu_codec ? cores / 4 : cores / 2));
-  po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
+  const bool encode_heavy = gpu_codec || (rt.gpu() && float_outputs(s));
+  po.load_threads = int(std::max(1u, encode_heavy ? cores / 4 : cores / 2));
+  po.save_threads = int(std::max(1u, encode_heavy ? cores : cores / 2));
   // run.gpu_workers per device; with several devices their workers share the compute queue.
   po.compute_workers = rt.gpu() ? s.gpu_workers * ctx.devices() : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
@@ -625,6 +630,17 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       if (!frame) return nullptr;
       item->name = path + " frame " + std::to_string(frame->index);
       item->frame = FrameTag{std::to_string(frame->index), fmt::format("{:.3f}", frame->time_s)};
+      if (rt.gpu() && !float_outputs(s)) {
+        // The GPU converts it: only its YUV planes are packed here (half the bytes of RGB).
+        ScopedStage span("video frame pack");
+        const frames::FrameSource yuv = frames::video_frame_source(frame->frame);
+        item->pixels = frame_buffers.take();
+        item->pixels.resize(frames::frame_bytes(yuv));
+        frames::pack_frame(yuv, item->pixels.data());
+        item->yuv = frames::frame_at(yuv, item->pixels.data());  // (a moved vector keeps its buffer)
+        item->panorama = packed_view(nullptr, yuv.width, yuv.height, 3, PixelType::u8);
+        return item;
+      }
       // Out of the decoder's turn: load threads convert their frames at once.
       ScopedStage span("video frame to rgb");
       item->pixels = frame_buffers.take();
