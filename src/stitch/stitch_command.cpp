@@ -453,13 +453,12 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
 
   PipelineOptions po;
   // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
-  // read files and the save threads mostly wait for fsync (8 per panorama): more of those. Float
-  // outputs: writing EXRs is most of the codec's work (8x the decode of their 8K EXR panoramas,
-  // gpuproc-bench-codec --exr-faces on the H200): the save threads get every core.
+  // read files and the save threads mostly wait for fsync (8 per panorama): more of those. (Float
+  // outputs, whose EXR encoding is ~8x their decode, were no faster with the save threads on
+  // every core: 11.2 s against 10.1 s for 20 8K panoramas on the H200.)
   const bool gpu_codec = GpuWorker::decodes_jpeg(rt, s);
-  const bool encode_heavy = gpu_codec || (rt.gpu() && float_outputs(s));
-  po.load_threads = int(std::max(1u, encode_heavy ? cores / 4 : cores / 2));
-  po.save_threads = int(std::max(1u, encode_heavy ? cores : cores / 2));
+  po.load_threads = int(std::max(1u, gpu_codec ? cores / 4 : cores / 2));
+  po.save_threads = int(std::max(1u, gpu_codec ? cores : cores / 2));
   // run.gpu_workers per device; with several devices their workers share the compute queue.
   po.compute_workers = rt.gpu() ? s.gpu_workers * ctx.devices() : int(std::max(1u, cores / 4));
   // On the GPU a worker takes up to `batch` loaded panoramas at once; enough stay in flight for
