@@ -29,7 +29,7 @@
 #include "core/stop_signals.hpp"
 #include "core/text.hpp"
 #include "core/trace.hpp"
-#include "cuda/common/half.hpp"
+#include "cuda/tonemap/tonemap_math.hpp"
 #include "frames/frame_packing.hpp"
 #include "frames/video_frame_source.hpp"
 #include "io/exif.hpp"
@@ -61,8 +61,9 @@ bool is_hdr_file(const std::string& path) {
   return ext == ".exr" || ext == ".hdr";
 }
 
-// sRGB-encoded 8-bit (or 0..1) values to linear light, for float outputs of 8-bit inputs.
-float srgb_to_linear(float v) { return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); }
+// sRGB-encoded 8-bit (or 0..1) values to linear light, for float outputs of 8-bit inputs:
+// tonemap-exr's inverse sRGB transfer.
+float srgb_to_linear(float v) { return tonemap::math::transfer_decode(v, tonemap::EncodeParams{}); }
 
 const std::array<float, 256>& srgb_u8_to_linear() {
   static const std::array<float, 256> table = [] {
@@ -131,25 +132,21 @@ ImageView decode_other_format(const Settings& s, const std::string& path, std::v
 ImageView decode_hdr(const Settings& s, const std::string& path, std::vector<std::uint8_t>& pixels) {
   if (!float_outputs(s)) throw ItemError(path, "decode", clipping_refusal(s, "an HDR panorama"));
   io::HdrReader reader(path);
-  const io::ReadPlan plan = reader.plan({});
+  io::ReadPlan plan = reader.plan({});
   if (plan.rgba_index[0] == plan.rgba_index[1])
     throw ItemError(path, "decode", "no R, G, B channels (its image is the single channel " + plan.channel_names[0] +
                                         "): stitch-360 projects colour panoramas");
-  std::vector<std::uint8_t> stored(plan.bytes());
+  plan.type = PixelType::f32;  // the reader widens half channels
+  std::vector<float> stored(plan.bytes() / sizeof(float));
   reader.read(plan, stored.data(), plan.row_bytes(), 2);
   pixels.resize(std::size_t(plan.width) * plan.height * 3 * sizeof(float));
   const ImageView view = packed_view(pixels.data(), plan.width, plan.height, 3, PixelType::f32);
   const std::size_t stride = std::size_t(plan.channel_count());
-  const bool half = plan.type == PixelType::f16;
   for (int y = 0; y < plan.height; ++y) {
-    const std::uint8_t* in = stored.data() + std::size_t(y) * plan.row_bytes();
+    const float* in = stored.data() + std::size_t(y) * plan.width * stride;
     float* out = view.row<float>(y);
     for (int x = 0; x < plan.width; ++x)
-      for (int k = 0; k < 3; ++k) {
-        const std::size_t i = std::size_t(x) * stride + std::size_t(plan.rgba_index[k]);
-        out[3 * x + k] = half ? half_to_float(reinterpret_cast<const std::uint16_t*>(in)[i])
-                              : reinterpret_cast<const float*>(in)[i];
-      }
+      for (int k = 0; k < 3; ++k) out[3 * x + k] = in[std::size_t(x) * stride + std::size_t(plan.rgba_index[k])];
   }
   return view;
 }
