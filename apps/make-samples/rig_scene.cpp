@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/video_writer.hpp"
+#include "value_noise.hpp"
 
 namespace gp::samples {
 namespace {
@@ -22,29 +23,6 @@ constexpr double kPi = 3.14159265358979323846;
 struct Vec {
   double x, y, z;
 };
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-double hash01(std::int64_t a, std::int64_t b, std::uint64_t seed) {
-  return double(splitmix64(seed ^ splitmix64(std::uint64_t(a) * 0x9E3779B97F4A7C15ull ^ std::uint64_t(b))) >> 11) *
-         0x1p-53;
-}
-
-double smooth(double t) { return t * t * (3 - 2 * t); }
-
-double value_noise(double x, double y, std::uint64_t seed) {
-  const double fx = std::floor(x), fy = std::floor(y);
-  const auto ix = std::int64_t(fx), iy = std::int64_t(fy);
-  const double tx = smooth(x - fx), ty = smooth(y - fy);
-  const double top = hash01(ix, iy, seed) + (hash01(ix + 1, iy, seed) - hash01(ix, iy, seed)) * tx;
-  const double bottom = hash01(ix, iy + 1, seed) + (hash01(ix + 1, iy + 1, seed) - hash01(ix, iy + 1, seed)) * tx;
-  return top + (bottom - top) * ty;
-}
 
 struct Rgb {
   double r, g, b;
@@ -57,13 +35,13 @@ Rgb surface_texture(double u, double v, std::uint64_t seed) {
   const double tu = u / tile, tv = v / tile;
   const auto iu = std::int64_t(std::floor(tu)), iv = std::int64_t(std::floor(tv));
   auto colour = [&](std::uint64_t salt) {
-    const double level = 0.15 + 0.8 * hash01(iu, iv, seed ^ salt);
-    return Rgb{level * (0.5 + 0.5 * hash01(iu, iv, seed ^ (salt + 1))), level * (0.5 + 0.5 * hash01(iu, iv, seed ^ (salt + 2))),
-               level * (0.5 + 0.5 * hash01(iu, iv, seed ^ (salt + 3)))};
+    const double level = 0.15 + 0.8 * lattice(iu, iv, seed ^ salt);
+    return Rgb{level * (0.5 + 0.5 * lattice(iu, iv, seed ^ (salt + 1))), level * (0.5 + 0.5 * lattice(iu, iv, seed ^ (salt + 2))),
+               level * (0.5 + 0.5 * lattice(iu, iv, seed ^ (salt + 3)))};
   };
   Rgb c = colour(0x100);
-  const double cx = 0.25 + 0.5 * hash01(iu, iv, seed ^ 0x200), cy = 0.25 + 0.5 * hash01(iu, iv, seed ^ 0x201);
-  const double radius = 0.08 + 0.17 * hash01(iu, iv, seed ^ 0x202);
+  const double cx = 0.25 + 0.5 * lattice(iu, iv, seed ^ 0x200), cy = 0.25 + 0.5 * lattice(iu, iv, seed ^ 0x201);
+  const double radius = 0.08 + 0.17 * lattice(iu, iv, seed ^ 0x202);
   const double fu = tu - double(iu), fv = tv - double(iv);
   if (std::hypot(fu - cx, fv - cy) < radius) c = colour(0x300);
   const double grain = 0.8 + 0.2 * value_noise(u / 0.04, v / 0.04, seed ^ 0x400) + 0.15 * value_noise(u / 0.13, v / 0.13, seed ^ 0x401);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/video_writer.hpp"
+#include "value_noise.hpp"
 
 namespace gp::samples {
 namespace {
@@ -18,29 +19,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kWidth = 320, kHeight = 240, kFrames = 60, kFps = 30;
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Uniform in [0, 1) at an integer lattice point.
-double lattice(std::int64_t x, std::int64_t y, std::uint64_t seed) {
-  return double(splitmix64(seed ^ splitmix64(std::uint64_t(x) * 0x9E3779B97F4A7C15ull ^ std::uint64_t(y))) >> 11) * 0x1p-53;
-}
-
-double smooth(double t) { return t * t * (3 - 2 * t); }
-
-double value_noise(double x, double y, std::uint64_t seed) {
-  const double fx = std::floor(x), fy = std::floor(y);
-  const auto ix = std::int64_t(fx), iy = std::int64_t(fy);
-  const double tx = smooth(x - fx), ty = smooth(y - fy);
-  const double top = lattice(ix, iy, seed) + (lattice(ix + 1, iy, seed) - lattice(ix, iy, seed)) * tx;
-  const double bottom = lattice(ix, iy + 1, seed) + (lattice(ix + 1, iy + 1, seed) - lattice(ix, iy + 1, seed)) * tx;
-  return top + (bottom - top) * ty;
-}
 
 // Three octaves: blotches of ~24 px with finer grain, in [0, 1).
 double texture(double x, double y) {
