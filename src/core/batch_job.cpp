@@ -358,8 +358,11 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
   // The end of a run that got going: summary on stderr (JSON lines in --progress json), report,
   // exit code.
   auto finish_run = [&]() {
+    if (records) {
+      ScopedStage stage("completion records");
+      records->commit();
+    }
     if (!options.trace_path.empty()) Trace::global().write_chrome_trace(options.trace_path);
-    if (records) records->commit();
     const ItemLedger::Counts counts = ledger->counts();
     const std::vector<std::string> failures = ledger->failure_messages();
     const bool json_lines = progress->mode() == ProgressMode::json;

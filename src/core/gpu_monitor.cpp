@@ -165,10 +165,14 @@ struct GpuMonitor::Impl {
 
   void run() {
     Trace::name_thread("gpu monitor");
-    find_devices();
     {
+      // Here, not on the job's thread: loading NVML and nvmlInit take a tenth of a second or more.
+      ScopedStage span("nvml start");
+      std::string why = nvml.open();
+      if (why.empty()) find_devices();
+      if (why.empty() && devices.empty()) why = "no GPU of this run is known to NVML";
       std::lock_guard<std::mutex> lock(mutex);
-      if (devices.empty()) unavailable = "no GPU of this run is known to NVML";
+      unavailable = std::move(why);
     }
     std::unique_lock<std::mutex> lock(mutex);
     for (bool last = false; !devices.empty();) {
@@ -194,8 +198,7 @@ GpuMonitor::GpuMonitor(std::vector<const Runtime*> runtimes, std::chrono::millis
     impl_->unavailable = "the CPU path: no GPU in this run";
     return;
   }
-  impl_->unavailable = impl_->nvml.open();
-  if (impl_->unavailable.empty()) impl_->thread = std::thread([this] { impl_->run(); });
+  impl_->thread = std::thread([this] { impl_->run(); });
 }
 
 GpuMonitor::~GpuMonitor() { stop(); }

@@ -124,6 +124,9 @@ struct GpuJpegOptions {
   // Spare capacity in each encoded output, so metadata inserted afterwards (EXIF, ~300 bytes)
   // moves the bytes in place instead of copying them into a new allocation.
   std::size_t output_headroom = 0;
+  // The batched decoder's states made with the codec (false: at its first decode; an encoder-only
+  // use then never pays their set-up, 0.1-0.7 s each).
+  bool prepare_decoder = true;
   // Hints for nvjpegDecodeBatchedPreAllocate (hardware decoder): the largest batch and image size.
   int expected_batch = 0, expected_width = 0, expected_height = 0;
 };

@@ -274,6 +274,9 @@ struct GpuJpegCodec::Impl {
   void decode_single(const JpegSource& source, const ImageView& output, nvjpegOutputFormat_t format, const Stream& stream,
                      ItemOutcome& outcome);
   void configure_encoder(const JpegEncodeOptions& options, const Stream& stream);
+  // The batched decoder's state, header parser and hardware pool: at construction, or at the first
+  // decode (GpuJpegOptions::prepare_decoder).
+  void prepare_decoder();
 
   GpuJpegOptions options;
   std::shared_ptr<const GpuJpegContext> context;  // destroyed after the states made from its handle
@@ -389,6 +392,25 @@ void GpuJpegCodec::Impl::configure_encoder(const JpegEncodeOptions& opts, const 
   encode_progressive = opts.progressive;
 }
 
+void GpuJpegCodec::Impl::prepare_decoder() {
+  if (batched_state) return;
+  // The spans show where a worker's set-up time goes in --trace (several workers' set-ups
+  // serialise inside nvJPEG).
+  std::optional<ScopedStage> span(std::in_place, "nvjpeg batched state");
+  check(nvjpegJpegStateCreate(handle, &batched_state), "nvjpegJpegStateCreate", "batched");
+  span.emplace("nvjpeg stream parser");
+  check(nvjpegJpegStreamCreate(handle, &header), "nvjpegJpegStreamCreate", {});
+  span.emplace("nvjpeg hardware pool");
+  if (hardware) {
+    // Sets up the hardware decoder's memory pool; sizes are hints it grows past (NVIDIA's
+    // nvImageCodec calls it even without hints for the pool's sake). 4:4:4 covers every subsampling.
+    check(nvjpegDecodeBatchedPreAllocate(handle, batched_state, std::max(1, options.expected_batch),
+                                         std::max(1, options.expected_width), std::max(1, options.expected_height),
+                                         NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI),
+          "nvjpegDecodeBatchedPreAllocate", {});
+  }
+}
+
 GpuJpegCodec::GpuJpegCodec(Runtime& runtime, const GpuJpegOptions& options)
     : GpuJpegCodec(std::make_shared<const GpuJpegContext>(runtime, options), options) {}
 
@@ -403,22 +425,8 @@ GpuJpegCodec::GpuJpegCodec(std::shared_ptr<const GpuJpegContext> context, const 
   s.hardware = s.context->impl_->hardware;
   s.description = s.context->impl_->description;
 
-  // The spans show where a worker's set-up time goes in --trace (several workers' set-ups
-  // serialise inside nvJPEG).
-  std::optional<ScopedStage> span(std::in_place, "nvjpeg batched state");
-  s.check(nvjpegJpegStateCreate(s.handle, &s.batched_state), "nvjpegJpegStateCreate", "batched");
-  span.emplace("nvjpeg stream parser");
-  s.check(nvjpegJpegStreamCreate(s.handle, &s.header), "nvjpegJpegStreamCreate", {});
-  span.emplace("nvjpeg hardware pool");
-  if (s.hardware) {
-    // Sets up the hardware decoder's memory pool; sizes are hints it grows past (NVIDIA's
-    // nvImageCodec calls it even without hints for the pool's sake). 4:4:4 covers every subsampling.
-    s.check(nvjpegDecodeBatchedPreAllocate(s.handle, s.batched_state, std::max(1, options.expected_batch),
-                                           std::max(1, options.expected_width), std::max(1, options.expected_height),
-                                           NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI),
-            "nvjpegDecodeBatchedPreAllocate", {});
-  }
-  span.emplace("nvjpeg encoder params");
+  if (options.prepare_decoder) s.prepare_decoder();
+  ScopedStage span("nvjpeg encoder params");
   Stream setup = runtime.make_stream();
   s.check(nvjpegEncoderParamsCreate(s.handle, &s.encode_params, setup.get()), "nvjpegEncoderParamsCreate", {});
   setup.synchronize("nvJPEG setup");
@@ -438,6 +446,7 @@ std::vector<ItemOutcome> GpuJpegCodec::decode_batch(const std::vector<JpegSource
                 " outputs");
   std::vector<ItemOutcome> outcomes(sources.size());
   if (sources.empty()) return outcomes;
+  s.prepare_decoder();
   for (const ImageView& output : outputs) {
     check_device_view(output, "decode");
     if (output.channels != outputs[0].channels) throw Error("GPU JPEG decode: every output of a batch needs the same channels");

@@ -39,7 +39,9 @@ std::shared_ptr<const io::GpuJpegContext> GpuWorkerShared::jpeg_context(Runtime&
   std::shared_ptr<const io::GpuJpegContext>& context = contexts_[&runtime];
   if (!context) {
     ScopedStage span("gpu nvjpeg handle");
-    context = std::make_shared<const io::GpuJpegContext>(runtime);
+    io::GpuJpegOptions options;
+    options.hardware_decode = jpeg_inputs;
+    context = std::make_shared<const io::GpuJpegContext>(runtime, options);
   }
   return context;
 #else
@@ -75,6 +77,7 @@ GpuWorker::GpuWorker(Runtime& runtime, const Settings& settings, const Projector
     options.expected_batch = settings.batch;
     options.expected_width = shared.panorama_width;
     options.expected_height = shared.panorama_height;
+    options.prepare_decoder = shared.jpeg_inputs;
     codec_.reset(new io::GpuJpegCodec(std::move(context), options));
     if (encodes_jpeg(runtime, settings)) warm_up_encoder(shared.view_width, shared.view_height);
   }

@@ -49,6 +49,9 @@ class GpuWorkerShared {
   // worker sets its codec up for them before the first batch instead of inside it.
   int panorama_width = 0, panorama_height = 0;
   int view_width = 0, view_height = 0;
+  // Whether any input is a JPEG file. A job of videos alone (their frames come decoded) only
+  // encodes: no hardware decoder nor decoder states are set up (~1 s of a short video's run).
+  bool jpeg_inputs = true;
 
  private:
   std::mutex mutex_;

@@ -387,19 +387,27 @@ std::string write_rig(const Settings& s, const BatchContext& ctx) {
   return problem;
 }
 
-// The first input's size (from its JPEG header) and its first output's, for the GPU workers'
-// codec set-up; left unknown when the file cannot be read (its error comes with its item).
+// The first panorama's size and its first output's, for the GPU workers' codec set-up (made before
+// the first batch instead of inside it).
+void set_size_hints(const Settings& s, const InputItem& input, int width, int height, GpuWorkerShared& shared) {
+  shared.panorama_width = width;
+  shared.panorama_height = height;
+  const FrameTag any_frame;
+  const std::vector<PlannedOutput> planned =
+      plan_outputs(s, input, width, height, is_video_input(input.path) ? &any_frame : nullptr);
+  if (!planned.empty()) {
+    shared.view_width = planned[0].width;
+    shared.view_height = planned[0].height;
+  }
+}
+
+// A JPEG input's size from its header; left unknown when the file cannot be read (its error comes
+// with its item).
 void set_size_hints(const Settings& s, const InputItem& input, GpuWorkerShared& shared) {
   if (!is_jpeg(input.path)) return;
   try {
     const io::JpegInfo info = io::jpeg_info(io::read_file_bytes(input.path), input.path);
-    shared.panorama_width = info.width;
-    shared.panorama_height = info.height;
-    const std::vector<PlannedOutput> planned = plan_outputs(s, input, info.width, info.height);
-    if (!planned.empty()) {
-      shared.view_width = planned[0].width;
-      shared.view_height = planned[0].height;
-    }
+    set_size_hints(s, input, info.width, info.height, shared);
   } catch (const ItemError&) {
   }
 }
@@ -473,12 +481,12 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
   const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], 0, 0).size();
   GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama, po.compute_workers);
-  if (gpu_codec && !inputs.empty()) set_size_hints(s, inputs[0], shared);
-
   // Still panoramas go through one pipeline; each video then through its own, fed with its
   // selected frames as they are decoded.
   std::vector<std::size_t> stills, videos;
   for (std::size_t i = 0; i < inputs.size(); ++i) (is_video_input(inputs[i].path) ? videos : stills).push_back(i);
+  shared.jpeg_inputs = std::any_of(stills.begin(), stills.end(), [&](std::size_t i) { return is_jpeg(inputs[i].path); });
+  if (gpu_codec && !stills.empty()) set_size_hints(s, inputs[stills[0]], shared);
 
   Pipeline<StitchItem>::Stages stages;
   stages.make = [&](std::size_t i) {
@@ -509,16 +517,19 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     }
     plan_item(item);
   };
+  // A worker's GPU side is made once and kept for the pipelines after (the stills', then each
+  // video's): its set-up (nvJPEG states, encoder warm-up) is most of a second.
   stages.compute_init = [&](int worker) {
     if (!rt.gpu()) return;
+    Runtime& worker_rt = ctx.runtime_for_worker(worker);
+    worker_rt.bind_thread();
+    if (workers[worker]) return;
     // Arrives also when the set-up throws (a listed GPU that is missing fails bind_thread), so
     // that the other workers do not wait for this one.
     struct SetUpDone {
       GpuWorkerShared& shared;
       ~SetUpDone() { shared.set_up_done(); }
     } set_up_done{shared};
-    Runtime& worker_rt = ctx.runtime_for_worker(worker);
-    worker_rt.bind_thread();
     workers[worker] = std::make_unique<GpuWorker>(worker_rt, s, projector, shared);
   };
   if (rt.gpu()) {
@@ -568,8 +579,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     ctx.finish_item(item.input, pipeline_result(item, item.written));
   };
 
-  Pipeline<StitchItem> pipeline(po, stages);
-  outcome.stopped_on_error = pipeline.run(stills.size()).cancelled;
+  if (!stills.empty()) {  // (an empty run would still set the GPU workers up before the videos)
+    Pipeline<StitchItem> pipeline(po, stages);
+    outcome.stopped_on_error = pipeline.run(stills.size()).cancelled;
+  }
 
   // A video: its selected frames (input.video), decoded in turn by whichever load thread asks
   // next, then projected and written as stills are. The video is one item of the job: done when
@@ -587,7 +600,10 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     ItemResult result;
     std::unique_ptr<VideoFrameSource> source;
     try {
-      source = std::make_unique<VideoFrameSource>(path, s.video, scoring);
+      {
+        ScopedStage span("open video");
+        source = std::make_unique<VideoFrameSource>(path, s.video, scoring);
+      }
       // The video's own 360 metadata, where it contradicts the job, fails it before any frame.
       const std::string problem = video_metadata_problem(s, source->info());
       if (!problem.empty()) throw ItemError(path, "open", problem);
@@ -599,6 +615,8 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       ctx.finish_item(v, std::move(result));
       return;
     }
+    // The first video before any GPU worker is made: the codec set-up sized for its frames.
+    if (rt.gpu() && !workers[0]) set_size_hints(s, inputs[v], source->info().width, source->info().height, shared);
     if (const auto& sp = source->info().spherical; sp && (sp->yaw_deg != 0 || sp->pitch_deg != 0 || sp->roll_deg != 0))
       ctx.progress.message("info", fmt::format("{}: the video's spherical metadata gives a pose (yaw {}, pitch {}, roll "
                                                "{} degrees), not applied: views are taken from the picture as stored",
@@ -721,6 +739,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   outcome.extra = nlohmann::ordered_json::object();
   outcome.extra["mode"] = s.mode;
   if (s.rig_files && s.mode == "views" && !stop_requested()) {
+    ScopedStage stage("rig files");
     const std::string rig_problem = write_rig(s, ctx);
     outcome.extra["rig_config"] = rig_problem.empty() ? "rig_config.json" : "none: " + rig_problem;
     if (!rig_problem.empty())

@@ -167,6 +167,20 @@ if "$gpuproc" info --json | python3 -c "import json,sys; sys.exit(0 if json.load
   # The GPU converts the frame's YUV with the frame kernels (bilinear chroma), the CPU path with
   # swscale's fast path: 42.5 dB apart on the H200, the same bound as a frame against its still.
   python3 -c "import sys; sys.exit(0 if float('$db') >= 40 else 1)"; ok "GPU frame views match the CPU's (PSNR $db dB)" $?
+  # One GPU job of a JPEG still and two videos, JPEG views: the GPU workers made for the stills
+  # serve each video's frames after them (set up once); the videos' frames need no JPEG decoder.
+  ffmpeg -nostdin -v error -i "$work/left.png" -q:v 2 "$work/left.jpg"
+  cp "$work/clip.mp4" "$work/clip2.mp4"
+  check "a still and two videos in one GPU job, JPEG views" 0 "$gpuproc" "${gvid[@]}" "$work/left.jpg" "$work/clip.mp4" \
+    "$work/clip2.mp4" --set input.video.select=every --set input.video.every=7 --set output.format=jpg \
+    --set output.dir="$work/vmix" --report "$work/vmix.json"
+  json_check "vmix: 3 items, the still's 8 views and 3 frames x 8 of each video" "$work/vmix.json" \
+    "j['items']['succeeded'] == 3 and [v['frames_selected'] for v in j['extra']['videos']] == [3, 3] and j['extra']['jpeg_encode'] == 'nvJPEG (GPU)'"
+  [[ $(ls "$work/vmix" | grep -c '^left_yaw') == 8 && $(ls "$work/vmix" | grep -c '^clip_0') == 24 && $(ls "$work/vmix" | grep -c '^clip2_0') == 24 ]]
+  ok "vmix: every view written" $?
+  db=$(ffmpeg -nostdin -i "$work/vmix/clip2_000014_1.400s_yaw090.jpg" -i "$work/v14/clip_000014_1.400s_yaw090.png" -lavfi psnr \
+    -f null - 2>&1 | sed -n 's/.*average:\([0-9.inf]*\).*/\1/p' | tail -1)
+  python3 -c "import sys; sys.exit(0 if float('$db') >= 35 else 1)"; ok "vmix: the second video's frame 14 is the CPU's (JPEG q95, PSNR $db dB)" $?
 else
   echo "SKIPPED: no GPU: select sharpest on the GPU (run this script on the GPU machine)"
 fi
