@@ -1,6 +1,8 @@
 #include "io/video_reader.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <cmath>
@@ -29,7 +31,10 @@ struct VideoReader::State {
   libav::Packet packet = libav::make_packet();
   libav::Frame decoded = libav::make_frame();
   libav::Converter converter;
-  std::int64_t frames_read = 0;
+  std::int64_t frames_read = 0;  // the next frame's number (a segment's start from its first_frame)
+  std::int64_t delivered = 0;    // frames read() gave
+  std::int64_t packets_fed = 0;  // a segment's packets sent to the decoder
+  std::int64_t segment_dts = AV_NOPTS_VALUE;  // its key frame's decode time stamp
   std::int64_t last_pts = AV_NOPTS_VALUE;
   int decode_errors = 0;
   bool draining = false;  // the demuxer is done; the decoder is giving out what it holds
@@ -76,6 +81,7 @@ struct VideoReader::State {
 
   void open();
   void open_decoder(const AVCodec* codec);
+  void seek_to_segment();
   void describe();
   void decode_error(const std::string& what);
   void feed_decoder();  // one packet of our stream, or the flush at the end
@@ -96,6 +102,20 @@ int rotation_of(const AVStream* stream) {
   if (std::isnan(counterclockwise)) return 0;
   const int degrees = int(std::lround(-counterclockwise / 90.0)) * 90;
   return ((degrees % 360) + 360) % 360;
+}
+
+// An MP4/MOV header (the sample description: size, codec configuration) tells the decoder all it
+// needs; avformat_find_stream_info would decode frames to learn it again.
+bool parameters_in_header(const AVFormatContext* input) {
+  if (std::string(input->iformat->name).rfind("mov", 0) != 0) return false;
+  bool video = false;
+  for (unsigned i = 0; i < input->nb_streams; ++i) {
+    const AVCodecParameters* par = input->streams[i]->codecpar;
+    if (par->codec_type != AVMEDIA_TYPE_VIDEO) continue;
+    if (par->width <= 0 || par->height <= 0 || par->extradata_size <= 0) return false;
+    video = true;
+  }
+  return video;
 }
 
 }  // namespace
@@ -122,9 +142,11 @@ void VideoReader::State::open() {
   av_dict_free(&dict);
   if (err < 0) fail("open", io_error(err));
   input.reset(raw);
-  arm_deadline(true);
-  err = avformat_find_stream_info(input.get(), nullptr);
-  if (err < 0 || timed_out) fail("open", "cannot read the stream parameters: " + io_error(err));
+  if (options.probe_stream || !parameters_in_header(input.get())) {
+    arm_deadline(true);
+    err = avformat_find_stream_info(input.get(), nullptr);
+    if (err < 0 || timed_out) fail("open", "cannot read the stream parameters: " + io_error(err));
+  }
   const AVCodec* codec = nullptr;
   err = av_find_best_stream(input.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
   if (err == AVERROR_STREAM_NOT_FOUND) fail("open", "no video stream (" + std::string(input->iformat->name) + " file)");
@@ -140,6 +162,18 @@ void VideoReader::State::open() {
     if (int(i) != stream->index) input->streams[i]->discard = AVDISCARD_ALL;
   open_decoder(codec);
   describe();
+  if (options.segment) seek_to_segment();
+}
+
+void VideoReader::State::seek_to_segment() {
+  const VideoSegment& segment = *options.segment;
+  const AVIndexEntry* key = avformat_index_get_entry(stream, int(segment.first_packet));
+  if (!key || !(key->flags & AVINDEX_KEYFRAME))
+    fail("open", fmt::format("packet {} of the index is not a key frame to start decoding at", segment.first_packet));
+  segment_dts = key->timestamp;
+  frames_read = segment.first_frame;
+  const int err = av_seek_frame(input.get(), stream->index, key->timestamp, AVSEEK_FLAG_BACKWARD);
+  if (err < 0) fail("open", fmt::format("cannot seek to frame {}: {}", segment.first_frame, error_text(err)));
 }
 
 void VideoReader::State::open_decoder(const AVCodec* codec) {
@@ -206,6 +240,24 @@ void VideoReader::State::feed_decoder() {
       av_packet_unref(packet.get());
       continue;
     }
+    if (options.segment) {
+      // The demuxer's seek may land on an earlier key frame (MP4: it searches presentation times):
+      // its packets are passed over, not decoded.
+      if (packets_fed == 0 && packet->dts != AV_NOPTS_VALUE && packet->dts < segment_dts) {
+        av_packet_unref(packet.get());
+        continue;
+      }
+      if (packets_fed == 0 && (packet->dts != segment_dts || !(packet->flags & AV_PKT_FLAG_KEY)))
+        fail_frame("the seek to the key frame of this part of the video landed past it");
+      if (!options.segment->last && packets_fed == options.segment->packets) {  // the next part's key frame
+        av_packet_unref(packet.get());
+        draining = true;
+        const int flushed = avcodec_send_packet(decoder.get(), nullptr);
+        if (flushed < 0 && flushed != AVERROR_EOF) decode_error("the " + info.codec + " decoder failed: " + error_text(flushed));
+        return;
+      }
+      ++packets_fed;
+    }
     const int sent = avcodec_send_packet(decoder.get(), packet.get());
     av_packet_unref(packet.get());
     // EAGAIN cannot happen: read() empties the decoder first.
@@ -265,6 +317,10 @@ void VideoReader::State::deliver(VideoFrame& frame) {
                                                     : AVCOL_SPC_SMPTE170M;
     av_frame_unref(in);
   }
+  if (delivered++ == 0 && info.pixel_format == "unknown") {  // not probed: the header does not say
+    const char* name = av_get_pix_fmt_name(source);
+    if (name) info.pixel_format = name;
+  }
   frame.pixels_ = options.pixels;
   frame.index_ = frames_read++;
   frame.pts_ = pts;
@@ -273,7 +329,13 @@ void VideoReader::State::deliver(VideoFrame& frame) {
 }
 
 void VideoReader::State::check_complete() const {
-  if (frames_read == 0) fail("decode", "no frame could be decoded from the video stream");
+  if (delivered == 0) fail("decode", "no frame could be decoded from the video stream");
+  if (const auto& segment = options.segment; segment && delivered != segment->frames)
+    fail("decode", fmt::format("frames {} to {}: {} decoded where the file's index lists {} (a damaged or truncated "
+                               "file)",
+                               segment->first_frame, segment->first_frame + segment->frames - 1, delivered,
+                               segment->frames));
+  if (options.segment && !options.segment->last) return;  // the end of the file is another part's
   if (!options.check_truncation || info.duration <= 0 || last_pts == AV_NOPTS_VALUE) return;
   const double frame_time = info.frame_rate.valid() ? 1.0 / info.frame_rate.value() : 0.0;
   const double reached = seconds_of(last_pts, stream->time_base) + frame_time - info.start_time;
@@ -332,6 +394,109 @@ bool VideoReader::read(VideoFrame& frame) {
     }
     s.feed_decoder();
   }
+}
+
+}  // namespace gp::io
+
+// ---- cutting a file for several readers ----------------------------------------------------------
+
+namespace gp::io {
+
+namespace {
+
+// The picture kind of an MP4 sample: its first slice's NAL unit type, read from the file (samples
+// are NAL units each preceded by its length, length_size bytes). -1: none found.
+int first_slice_type(std::ifstream& file, const AVIndexEntry& sample, int length_size, bool hevc) {
+  std::int64_t offset = 0;
+  while (offset + length_size + 2 <= sample.size) {
+    unsigned char head[6] = {};
+    file.seekg(sample.pos + offset);
+    if (!file.read(reinterpret_cast<char*>(head), length_size + 2)) return -1;
+    std::uint32_t length = 0;
+    for (int i = 0; i < length_size; ++i) length = (length << 8) | head[i];
+    const int type = hevc ? (head[length_size] >> 1) & 0x3f : head[length_size] & 0x1f;
+    if (hevc ? type < 32 : (type >= 1 && type <= 5)) return type;  // a slice (VCL unit)
+    offset += length_size + std::int64_t(length);
+  }
+  return -1;
+}
+
+bool is_idr(int type, bool hevc) { return hevc ? (type == 19 || type == 20) : type == 5; }
+
+}  // namespace
+
+VideoSegmentPlan plan_video_segments(const std::string& path, int parts, std::int64_t min_frames) {
+  VideoSegmentPlan plan;
+  const auto whole = [&](std::int64_t frames, std::string why) {
+    plan.segments = {VideoSegment{0, frames, 0, frames, true}};
+    plan.why_whole = std::move(why);
+    return plan;
+  };
+  libav::quiet_logging_once();
+  AVFormatContext* raw = nullptr;
+  if (avformat_open_input(&raw, path.c_str(), nullptr, nullptr) < 0) return whole(0, "cannot open it");
+  libav::InputContext input(raw);
+  if (!parameters_in_header(input.get())) return whole(0, "not an MP4/MOV file with the codec parameters in its header");
+  const int index = av_find_best_stream(input.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (index < 0) return whole(0, "no video stream");
+  AVStream* stream = input->streams[index];
+  const AVCodecParameters& par = *stream->codecpar;
+  const int entries = avformat_index_get_entries_count(stream);
+  if (entries <= 0) return whole(0, "no index of its frames");
+  if (par.codec_id != AV_CODEC_ID_H264 && par.codec_id != AV_CODEC_ID_HEVC)
+    return whole(entries, std::string(avcodec_get_name(par.codec_id)) + ": only H.264 and HEVC are cut");
+  const bool hevc = par.codec_id == AV_CODEC_ID_HEVC;
+  // avcC / hvcC: the size of the NAL unit lengths (annex B streams in MP4 are not cut).
+  const std::uint8_t* extra = par.extradata;
+  if (!extra || extra[0] != 1 || par.extradata_size < (hevc ? 23 : 7)) return whole(entries, "its NAL units are not length-prefixed");
+  const int length_size = (extra[hevc ? 21 : 4] & 3) + 1;
+  if (stream->nb_frames > 0 && stream->nb_frames != entries) return whole(entries, "its index does not list every frame");
+
+  // Frames each packet gives (those an edit list discards give none: cut only files without any).
+  std::vector<std::int64_t> keys;  // index entries of the key frames
+  for (int i = 0; i < entries; ++i) {
+    const AVIndexEntry* e = avformat_index_get_entry(stream, i);
+    if (e->flags & AVINDEX_DISCARD_FRAME) return whole(entries, "an edit list discards frames");
+    if (e->flags & AVINDEX_KEYFRAME) keys.push_back(i);
+  }
+  if (keys.empty() || keys[0] != 0) return whole(entries, "it does not start with a key frame");
+  parts = int(std::min<std::int64_t>(parts, entries / std::max<std::int64_t>(1, min_frames)));
+  if (parts < 2) return whole(entries, "too short to cut");
+
+  // The first frame's time: the first packet's presentation time (a stream starting with an IDR
+  // picture shows it first).
+  libav::Packet packet = libav::make_packet();
+  for (;;) {
+    if (av_read_frame(input.get(), packet.get()) < 0) return whole(entries, "cannot read its first packet");
+    const bool ours = packet->stream_index == index;
+    const std::int64_t pts = packet->pts;
+    av_packet_unref(packet.get());
+    if (!ours) continue;
+    if (pts == AV_NOPTS_VALUE) return whole(entries, "its first packet has no time stamp");
+    plan.first_seconds = double(pts) * av_q2d(stream->time_base);
+    break;
+  }
+
+  // Cuts: the key frame nearest to each k/parts of the frames, an IDR picture, leaving min_frames.
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return whole(entries, "cannot read its packets");
+  std::vector<std::int64_t> cuts{0};
+  for (int k = 1; k < parts; ++k) {
+    const std::int64_t target = std::int64_t(entries) * k / parts;
+    const auto nearest = std::min_element(keys.begin(), keys.end(), [&](std::int64_t a, std::int64_t b) {
+      return std::llabs(a - target) < std::llabs(b - target);
+    });
+    if (*nearest - cuts.back() < min_frames || entries - *nearest < min_frames) continue;
+    const int type = first_slice_type(file, *avformat_index_get_entry(stream, int(*nearest)), length_size, hevc);
+    if (!is_idr(type, hevc))
+      return whole(entries, fmt::format("its key frame {} is not an IDR picture (an open group of pictures)", *nearest));
+    cuts.push_back(*nearest);
+  }
+  if (cuts.size() < 2) return whole(entries, "its key frames are too far apart to cut");
+  cuts.push_back(entries);
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+    plan.segments.push_back(VideoSegment{cuts[k], cuts[k + 1] - cuts[k], cuts[k], cuts[k + 1] - cuts[k], k + 2 == cuts.size()});
+  return plan;
 }
 
 }  // namespace gp::io

@@ -20,6 +20,17 @@
 
 namespace gp::io {
 
+// A run of whole groups of pictures that a reader decodes alone (plan_video_segments): from the key
+// frame at `first_packet` of the stream's index (decode order), `packets` packets, which give
+// `frames` frames numbered from `first_frame` (the numbers one reader of the whole file gives them).
+struct VideoSegment {
+  std::int64_t first_packet = 0;
+  std::int64_t packets = 0;
+  std::int64_t first_frame = 0;
+  std::int64_t frames = 0;
+  bool last = false;  // runs to the end of the file (its truncation is checked there)
+};
+
 struct VideoReaderOptions {
   // Decoder threads: 0 = one per core (libav's choice), 1 = decode on the caller's thread.
   int threads = 0;
@@ -36,6 +47,13 @@ struct VideoReaderOptions {
   // FFmpeg 5.1's frame threading drops the decoders' per-frame error flags (and may drop the
   // damaged frame): patched-up frames are only caught with frame_threads = false.
   int max_decode_errors = 0;
+  // false: an MP4/MOV file whose header gives the stream's codec parameters is opened without
+  // avformat_find_stream_info, which decodes the first frames on one thread (0.3 s at 8K) only to
+  // learn what the header says; VideoStreamInfo::pixel_format is then the first frame's.
+  bool probe_stream = true;
+  // Decode only this part of the file (files plan_video_segments cut; throws ItemError "decode" when
+  // its frames are not the ones the index lists).
+  std::optional<VideoSegment> segment;
   // At the end of the file, a stream that stops well short (by more than 2 frames and 2%) of the
   // duration its container declares is an error (a truncated file).
   bool check_truncation = true;
@@ -66,6 +84,20 @@ struct VideoStreamInfo {
   std::optional<VideoStereo> stereo;
   int stream_index = 0;
 };
+
+// Where a video file can be cut so that several readers decode its parts at once (each with
+// VideoReaderOptions::segment) and number its frames as one reader would: at key frames, into at
+// most `parts` runs of whole groups of pictures of about equal frame counts, none shorter than
+// `min_frames`. Only where the cut is exact: an MP4/MOV whose index lists every frame (none
+// discarded by an edit list), H.264 or HEVC whose key frames at the cuts are IDR pictures (closed
+// groups: no frame decoded after one is shown before it). Otherwise one segment, and `why_whole`
+// says why. first_seconds: the first frame's time (its first packet's), as VideoFrame::seconds().
+struct VideoSegmentPlan {
+  std::vector<VideoSegment> segments;
+  double first_seconds = 0;
+  std::string why_whole;
+};
+VideoSegmentPlan plan_video_segments(const std::string& path, int parts, std::int64_t min_frames);
 
 class VideoReader {
  public:

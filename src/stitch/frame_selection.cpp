@@ -27,6 +27,10 @@ FrameSelector::Verdict FrameSelector::offer(double time_s) {
   return Verdict::skip;
 }
 
+FrameSelector::Verdict FrameSelector::offer_alone(std::int64_t index) const {
+  return s_.mode == VideoSelection::Mode::all || index % std::max(1, s_.every) == 0 ? Verdict::keep : Verdict::skip;
+}
+
 FrameSelector::Scored FrameSelector::scored(std::int64_t index, double time_s, double score) {
   Scored out;
   const std::int64_t interval = interval_of(time_s);

@@ -30,6 +30,9 @@ class FrameSelector {
   // The next frame of the video, at this time (seconds from the video's start).
   Verdict offer(double time_s);
 
+  // Mode::all, and Mode::every over the whole video (no start_s, no end_s): the verdict on frame
+  // `index` alone, so that frames decoded in parts and out of order are judged as offer() would.
+  Verdict offer_alone(std::int64_t index) const;
   // Mode::sharpest, for a frame offer() said to score. `best` is set when this frame is now the
   // best of its interval (the caller keeps it, dropping the one it held for the interval); the
   // return value is the index of the held frame to project now, when this frame opened a new

@@ -592,6 +592,9 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   nlohmann::ordered_json video_reports = nlohmann::ordered_json::array();  // per video: metadata, frames
   // select sharpest: every decoded frame of an interval is scored, on the GPU when the job has one.
   Runtime* scoring = s.video.mode == VideoSelection::Mode::sharpest && rt.gpu() ? &rt : nullptr;
+  // Where a video is decoded in parts, the cores go to its decoders: about 5 each (one 8K H.264
+  // decoder keeps 7-9 of 16 cores busy: its frame threads wait on each other's reference rows).
+  const int video_decoders = s.video_decoders > 0 ? s.video_decoders : int(std::clamp(cores / 5, 1u, 4u));
   // Frames' RGB buffers, back from the compute stage for the next frames: a fresh 88 MB vector per
   // 8K frame cost more in page faults (56 ms) than converting into it (21 ms).
   ByteBufferPool frame_buffers(std::size_t(po.compute_batch * po.compute_workers + po.load_threads));
@@ -602,7 +605,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     try {
       {
         ScopedStage span("open video");
-        source = std::make_unique<VideoFrameSource>(path, s.video, scoring);
+        source = std::make_unique<VideoFrameSource>(path, s.video, scoring, video_decoders);
       }
       // The video's own 360 metadata, where it contradicts the job, fails it before any frame.
       const std::string problem = video_metadata_problem(s, source->info());
@@ -724,6 +727,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
                                   {"frame_rate", info.frame_rate.value()},
                                   {"metadata", video_metadata_json(info)},
                                   {"frames_decoded", source->frames_decoded()},
+                                  {"decoders", source->decoders()},
                                   {"frames_selected", frames_done}};
     if (s.video.mode == VideoSelection::Mode::sharpest) {
       report["frames_scored"] = source->frames_scored();

@@ -57,6 +57,7 @@ struct Settings {
   std::string mode = "views";    // views, cubemap, equirect_from_cubemap, equirect_from_dual_fisheye
   Stereo stereo = Stereo::mono;  // modes views and cubemap
   VideoSelection video;          // which frames of a video input become panoramas
+  int video_decoders = 0;        // decoders per video (0: by the cores), see VideoFrameSource
   std::vector<int> eyes{0};      // the eyes projected: {0} (mono, or the left eye), {1} (right), {0, 1}
 
   // Mode views: the views as the config gives them (read_settings resolves them into `views`).

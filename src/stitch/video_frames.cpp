@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -32,25 +34,58 @@ ImageView frame_rgb(const io::VideoFrame& frame, std::vector<std::uint8_t>& pixe
   return view;
 }
 
+// A reader of the whole video, or of one part of it (io::VideoSegment), and whether a load thread
+// is in it or it has ended.
+struct VideoPart {
+  std::unique_ptr<io::VideoReader> reader;
+  bool busy = false, ended = false;
+};
+
 struct VideoFrameSource::State {
-  io::VideoReader reader;
+  std::vector<VideoPart> parts;  // one, unless the video is decoded in parts (decode_in_parts)
   FrameSelector selector;
   FrameSharpness sharpness;
   io::VideoFrame frame;    // the frame being looked at
   // Mode::sharpest: the frame whose score is being computed, and the best of the open interval.
   io::VideoFrame pending, best;
-  std::int64_t pending_index = -1, best_index = -1, scored = 0;
+  std::int64_t pending_index = -1, best_index = -1, scored = 0, decoded = 0;
   double pending_time_s = 0, best_time_s = 0, first_s = -1;
   int width = 0, height = 0;  // of the first frame
   bool has_pending = false, ended = false;
+  std::condition_variable part_free;  // decoding in parts: a part's reader is free again
 
-  State(const std::string& path, const VideoSelection& selection, Runtime* scoring)
-      : reader(path, reader_options()), selector(selection), sharpness(scoring) {}
-  static io::VideoReaderOptions reader_options() {
+  State(const std::string& path, const VideoSelection& selection, Runtime* scoring, int decoders)
+      : selector(selection), sharpness(scoring) {
+    if (decoders > 1 && judged_alone(selection)) {
+      // Parts of at least two seconds at 30 fps: each decoder's frame threads fill up once per part.
+      const io::VideoSegmentPlan plan = io::plan_video_segments(path, decoders, 60);
+      if (plan.segments.size() > 1) {
+        first_s = plan.first_seconds;
+        const int threads = std::max(2, int(std::thread::hardware_concurrency()) / int(plan.segments.size()));
+        for (const io::VideoSegment& segment : plan.segments) {
+          io::VideoReaderOptions o = reader_options(threads);
+          o.segment = segment;
+          parts.push_back(VideoPart{std::make_unique<io::VideoReader>(path, o)});
+        }
+        return;
+      }
+    }
+    parts.push_back(VideoPart{std::make_unique<io::VideoReader>(path, reader_options(0))});
+  }
+  // threads 0: one per core (frame threads: decoding is what a video input waits for).
+  static io::VideoReaderOptions reader_options(int threads) {
     io::VideoReaderOptions o;
-    o.threads = 0;  // frame threads: decoding is what a video input waits for
+    o.threads = threads;
+    o.probe_stream = false;  // an MP4's header says what its first frames would (0.3 s at 8K)
     return o;
   }
+  // Selections that judge each frame by its number alone; the others (a time range, one per
+  // interval, the sharpest of each) follow the frames in order.
+  static bool judged_alone(const VideoSelection& s) {
+    return (s.mode == VideoSelection::Mode::all || s.mode == VideoSelection::Mode::every) && s.start_s == 0 &&
+           s.end_s == 0;
+  }
+  io::VideoReader& reader() { return *parts[0].reader; }
 
   static SelectedFrame take(io::VideoFrame& f, std::int64_t index, double time_s) {
     SelectedFrame out;
@@ -67,7 +102,7 @@ struct VideoFrameSource::State {
       width = frame.width();
       height = frame.height();
     } else if (frame.width() != width || frame.height() != height) {
-      throw ItemError(reader.path(), "decode",
+      throw ItemError(reader().path(), "decode",
                       fmt::format("frame {} is {}x{}, the frames before it {}x{}: a video whose frame size changes "
                                   "part-way is not read (cut it into parts of one size)",
                                   index, frame.width(), frame.height(), width, height));
@@ -92,24 +127,31 @@ struct VideoFrameSource::State {
   }
 };
 
-VideoFrameSource::VideoFrameSource(const std::string& path, const VideoSelection& selection, Runtime* scoring)
-    : state_(std::make_unique<State>(path, selection, scoring)) {}
+VideoFrameSource::VideoFrameSource(const std::string& path, const VideoSelection& selection, Runtime* scoring,
+                                   int decoders)
+    : state_(std::make_unique<State>(path, selection, scoring, decoders)) {}
 VideoFrameSource::~VideoFrameSource() = default;
 
-const io::VideoStreamInfo& VideoFrameSource::info() const { return state_->reader.info(); }
-std::int64_t VideoFrameSource::frames_decoded() const { return state_->reader.frames_read(); }
+const io::VideoStreamInfo& VideoFrameSource::info() const { return state_->parts[0].reader->info(); }
+int VideoFrameSource::decoders() const { return int(state_->parts.size()); }
+std::int64_t VideoFrameSource::frames_decoded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return state_->decoded;
+}
 std::int64_t VideoFrameSource::frames_scored() const { return state_->scored; }
 bool VideoFrameSource::scores_on_gpu() const { return state_->sharpness.on_gpu(); }
 
 std::optional<SelectedFrame> VideoFrameSource::next() {
+  if (state_->parts.size() > 1) return next_from_parts();
   std::lock_guard<std::mutex> lock(mutex_);
   State& st = *state_;
   while (!st.ended) {
-    if (!st.reader.read(st.frame)) {
+    if (!st.reader().read(st.frame)) {
       st.ended = true;
       break;
     }
-    const std::int64_t index = st.reader.frames_read() - 1;
+    ++st.decoded;
+    const std::int64_t index = st.reader().frames_read() - 1;
     st.check_size(index);
     if (st.first_s < 0) st.first_s = st.frame.seconds();
     const double time_s = st.frame.seconds() - st.first_s;
@@ -137,6 +179,69 @@ std::optional<SelectedFrame> VideoFrameSource::next() {
   }
   if (st.selector.finish()) return State::take(st.best, st.best_index, st.best_time_s);  // the last interval's best
   return std::nullopt;
+}
+
+// Each load thread reads a part no other thread is in: the parts decode at once. The selection
+// judges each frame by its number (State::judged_alone).
+std::optional<SelectedFrame> VideoFrameSource::next_from_parts() {
+  State& st = *state_;
+  for (;;) {
+    VideoPart* part = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      for (;;) {
+        bool open = false;
+        for (VideoPart& p : st.parts) {
+          open = open || !p.ended;
+          if (!p.ended && !p.busy) {
+            part = &p;
+            break;
+          }
+        }
+        if (part || !open) break;
+        st.part_free.wait(lock);
+      }
+      if (!part) return std::nullopt;
+      part->busy = true;
+    }
+    io::VideoFrame frame;
+    bool got = false;
+    try {
+      got = part->reader->read(frame);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      part->busy = false;
+      part->ended = true;
+      st.part_free.notify_all();
+      throw;
+    }
+    const std::int64_t index = frame.index();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      part->busy = false;
+      part->ended = !got;
+      st.part_free.notify_all();
+      if (!got) continue;
+      ++st.decoded;
+      if (st.width == 0) {
+        st.width = frame.width();
+        st.height = frame.height();
+      } else if (frame.width() != st.width || frame.height() != st.height) {
+        throw ItemError(st.reader().path(), "decode",
+                        fmt::format("frame {} is {}x{}, other frames of it {}x{}: a video whose frame size changes "
+                                    "part-way is not read (cut it into parts of one size)",
+                                    index, frame.width(), frame.height(), st.width, st.height));
+      }
+    }
+    // The plan's first time is the first packet's; the first frame must carry it.
+    if (index == 0 && std::abs(frame.seconds() - st.first_s) > 1e-6)
+      throw ItemError(st.reader().path(), "decode",
+                      fmt::format("its first frame is at {} s, its first packet at {} s: read it with "
+                                  "/input/video/decoders 1",
+                                  frame.seconds(), st.first_s));
+    if (st.selector.offer_alone(index) != FrameSelector::Verdict::keep) continue;
+    return State::take(frame, index, frame.seconds() - st.first_s);
+  }
 }
 
 // ---- the video's 360 metadata against the job ---------------------------------------------------

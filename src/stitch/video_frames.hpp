@@ -40,7 +40,11 @@ class VideoFrameSource {
  public:
   // Opens the video; gp::ItemError(path, "open", ...) when it cannot be read. `scoring`: the GPU
   // that scores frames for select sharpest (null or a CPU runtime: the CPU reference).
-  VideoFrameSource(const std::string& path, const VideoSelection& selection, Runtime* scoring = nullptr);
+  // `decoders` > 1: where the selection judges each frame alone (all, every N, over the whole
+  // video) and the file can be cut exactly (io::plan_video_segments), that many decoders each read
+  // a part of it at once, with the cores shared among them; frames then come out of order.
+  VideoFrameSource(const std::string& path, const VideoSelection& selection, Runtime* scoring = nullptr,
+                   int decoders = 1);
   ~VideoFrameSource();
   VideoFrameSource(const VideoFrameSource&) = delete;
   VideoFrameSource& operator=(const VideoFrameSource&) = delete;
@@ -51,14 +55,16 @@ class VideoFrameSource {
   std::optional<SelectedFrame> next();
 
   const io::VideoStreamInfo& info() const;
+  int decoders() const;  // readers decoding parts of the video at once (1: the whole in order)
   std::int64_t frames_decoded() const;
   std::int64_t frames_scored() const;
   bool scores_on_gpu() const;
 
  private:
+  std::optional<SelectedFrame> next_from_parts();
   struct State;
   std::unique_ptr<State> state_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
 };
 
 // Why the video's own 360 metadata (spherical projection, stereo layout) contradicts the job ("" when

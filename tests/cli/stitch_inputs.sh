@@ -116,6 +116,23 @@ ffmpeg -nostdin -v error -i "$work/clip.mp4" -vf "select=eq(n\,14)" -frames:v 1 
 db=$(ffmpeg -nostdin -i "$work/v14/clip_000014_1.400s_yaw090.png" -i "$work/still14/frame14_yaw090.png" -lavfi psnr -f null - 2>&1 |
   sed -n 's/.*average:\([0-9.inf]*\).*/\1/p' | tail -1)
 python3 -c "import sys; sys.exit(0 if float('$db') >= 40 else 1)"; ok "a video frame's views match the frame as a still (PSNR $db dB)" $?
+# A 7 s clip with a key frame every second (x264: IDR pictures) decoded by three decoders at once,
+# each on a part: the same files, byte for byte, as one decoder in order (select all and every).
+ffmpeg -nostdin -v error -f lavfi -i "testsrc2=s=512x256:r=30" -t 7 -c:v libx264 -preset veryfast -crf 20 -g 30 \
+  -pix_fmt yuv420p "$work/long.mp4"
+for sel in "all" "every --set input.video.every=4"; do
+  for d in 1 3; do
+    # shellcheck disable=SC2086
+    "$gpuproc" "${vid[@]}" "$work/long.mp4" --set input.video.select=$sel --set input.video.decoders=$d \
+      --set output.dir="$work/parts$d" --report "$work/parts$d.json" >/dev/null 2>&1
+  done
+  json_check "decoders 3 (select ${sel%% *}): three parts, every frame decoded" "$work/parts3.json" \
+    "j['extra']['videos'][0]['decoders'] == 3 and j['extra']['videos'][0]['frames_decoded'] == 210 and j['items']['succeeded'] == 1"
+  [[ $(ls "$work/parts3" | wc -l) -eq $(ls "$work/parts1" | wc -l) && $(ls "$work/parts1" | wc -l) -gt 100 ]] &&
+    diff -r "$work/parts1" "$work/parts3" >/dev/null
+  ok "decoders 3 (select ${sel%% *}): the files of one decoder, byte for byte ($(ls "$work/parts3" | wc -l))" $?
+  rm -rf "$work/parts1" "$work/parts3"
+done
 # Bad videos fail alone, leaving nothing; the still beside them is done.
 ffmpeg -nostdin -v error -i "$work/clip.mp4" -c copy -movflags +faststart "$work/faststart.mp4"  # index first
 head -c $(( $(stat -c %s "$work/faststart.mp4") * 6 / 10 )) "$work/faststart.mp4" >"$work/truncated.mp4"

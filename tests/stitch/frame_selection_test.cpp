@@ -52,6 +52,19 @@ TEST_CASE("frame selection: all, every N, one per interval, within a time range"
   CHECK(run(s, 100, 30000.0 / 1001.0) == std::vector<std::int64_t>{0, 30, 60, 90});
 }
 
+TEST_CASE("frame selection: all and every N judged by the frame number alone, as in order", "[stitch]") {
+  for (const int every : {1, 3, 7}) {
+    VideoSelection s;
+    s.mode = every == 1 ? VideoSelection::Mode::all : VideoSelection::Mode::every;
+    s.every = every;
+    const FrameSelector alone(s);
+    std::vector<std::int64_t> kept;
+    for (std::int64_t i = 99; i >= 0; --i)  // out of order, as parts decoded at once give them
+      if (alone.offer_alone(i) == FrameSelector::Verdict::keep) kept.insert(kept.begin(), i);
+    CHECK(kept == run(s, 100, 30));
+  }
+}
+
 TEST_CASE("frame selection: the sharpest frame of each interval, holding one candidate", "[stitch]") {
   VideoSelection s;
   s.mode = VideoSelection::Mode::sharpest;

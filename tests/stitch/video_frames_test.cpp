@@ -1,12 +1,16 @@
 // VideoFrameSource on the CPU path: select sharpest on a turning clip with known sharp frames
 // (every decoded frame of the range scored, one frame in flight while the next decodes), the
-// other selections' frames, and the RGB conversion of a selected frame.
+// other selections' frames, the RGB conversion of a selected frame, and a video decoded in parts at
+// once giving the frames (numbers, times) one decoder gives.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "io/video_reader.hpp"
+#include "io/video_writer.hpp"
 #include "stitch/frame_sharpness.hpp"
 #include "stitch/video_clips.hpp"
 #include "stitch/video_frames.hpp"
@@ -99,4 +103,53 @@ TEST_CASE("video frames: the CPU score tells the sharp frames of the clip from t
     INFO("frame " << sharp << ": " << scores[std::size_t(sharp)] << ", the next " << scores[std::size_t(sharp) + 1]);
     CHECK(scores[std::size_t(sharp)] > 1.5 * scores[std::size_t(sharp) + 1]);
   }
+}
+
+TEST_CASE("video frames: decoded in parts at once, the same frames and times as in order", "[stitch][video]") {
+  // 200 frames of 512x256 at 25 fps, a key frame every 30 (x264: IDR pictures): three parts.
+  const std::string clip = (gp::test::scratch_dir("video-frames") / "parts.mp4").string();
+  {
+    gp::io::VideoWriterOptions options;
+    options.frame_rate = {25, 1};
+    options.preset = "veryfast";
+    options.keyframe_interval = 30;
+    gp::io::VideoWriter writer(clip, 512, 256, options);
+    std::vector<std::uint8_t> y(512 * 256), u(256 * 128), v(256 * 128, 128);
+    for (int t = 0; t < 200; ++t) {
+      for (int r = 0; r < 256; ++r)
+        for (int c = 0; c < 512; ++c) y[r * 512 + c] = std::uint8_t((c * 3 + r + t * 5) & 255);
+      for (std::size_t k = 0; k < u.size(); ++k) u[k] = std::uint8_t(64 + (k + t) % 128);
+      writer.write_yuv420(y.data(), 512, u.data(), 256, v.data(), 256);
+    }
+    writer.finish();
+  }
+  const auto frames = [&](const VideoSelection& selection, int decoders) {
+    VideoFrameSource source(clip, selection, nullptr, decoders);
+    std::vector<std::tuple<std::int64_t, double, std::int64_t>> out;  // index, time, pts
+    while (auto f = source.next()) out.emplace_back(f->index, f->time_s, f->frame.pts());
+    std::sort(out.begin(), out.end());
+    CHECK(source.frames_decoded() == (selection.end_s > 0 ? 101 : 200));  // to the first frame past end_s
+    return std::make_pair(out, source.decoders());
+  };
+  VideoSelection all;
+  const auto [in_order, one] = frames(all, 1);
+  const auto [in_parts, three] = frames(all, 3);
+  CHECK(one == 1);
+  CHECK(three == 3);
+  REQUIRE(in_order.size() == 200);
+  CHECK(in_parts == in_order);
+  CHECK(std::get<1>(in_order[25]) == Approx(1.0));
+
+  VideoSelection every;
+  every.mode = VideoSelection::Mode::every;
+  every.every = 7;
+  const auto [every_in_parts, every_decoders] = frames(every, 3);
+  CHECK(every_decoders == 3);
+  CHECK(every_in_parts == frames(every, 1).first);
+  CHECK(every_in_parts.size() == 29);  // 0, 7, ..., 196
+
+  // A time range or a per-interval selection follows the frames in order: one decoder.
+  VideoSelection range;
+  range.end_s = 4;
+  CHECK(frames(range, 3).second == 1);
 }
