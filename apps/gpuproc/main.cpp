@@ -148,7 +148,6 @@ int main(int argc, char** argv) {
         std::cout << cmd->schema().documented_example();
         return 0;
       }
-      options.exit_when_done = true;
       return gp::run_batch_job(*cmd, options);
     }
   } catch (const gp::UsageError& e) {

@@ -10,8 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <cctype>
@@ -475,14 +473,7 @@ int run_batch_job(BatchCommand& command, const CommonOptions& options) {
     BatchContext ctx{cfg,  options, *runtimes.front(), *progress, options.resume, runtime_list, items_per_device.get(),
                      todo, *ledger, todo_positions, all_items, plans, *records, *host_memory};
     if (!stop_requested()) outcome = command.run(ctx);
-    const int code = finish_run();
-    if (options.exit_when_done && std::any_of(runtimes.begin(), runtimes.end(), [](const auto& r) { return r->gpu_used(); })) {
-      std::cout.flush();
-      std::cerr.flush();
-      std::fflush(nullptr);
-      std::_Exit(code);
-    }
-    return code;
+    return finish_run();
   } catch (const UsageError& e) {
     exit_code = int(ExitCode::usage);
     job_error("usage_error", e.what());

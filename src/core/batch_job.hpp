@@ -41,11 +41,6 @@ struct CommonOptions {
   double stop_timeout_s = 20;          // --stop-timeout: grace for running items after SIGINT/SIGTERM
   bool verbose = false;                // --verbose: the libraries' own messages on stderr (core/library_log.hpp)
   int gpu_monitor_ms = 100;            // --gpu-monitor: NVML sampling interval; 0 = off
-  // The process ends in run_batch_job (std::_Exit with its exit code) once a job that used a GPU has
-  // its outputs, completion records and report written: tearing down the CUDA context, nvJPEG and
-  // pinned memory took 0.2-0.4 s on the H200 that the operating system does anyway. For the CLI;
-  // callers that go on after the job (tests) leave it off.
-  bool exit_when_done = false;
 };
 
 // Parses "1.5G", "512MiB", "4096" into bytes (at most 2^62). Throws UsageError naming `option`.

@@ -106,7 +106,6 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   bool gpu() const { return device() >= 0; }
-  bool gpu_used() const noexcept { return device_or_cpu() >= 0; }  // a GPU chosen (never throws)
   int device() const;  // -1 = the CPU path
   // A guess that never waits, for sizing worker pools before the driver has answered: the
   // device choice, and for auto whether the NVIDIA kernel driver lists a GPU. A wrong guess
