@@ -65,7 +65,7 @@ Table make_table() {
   t.number("/input/video/end_s", 0, 0, 1e9, "frames before this time (seconds); 0 = to the end",
            member(&Settings::video, &VideoSelection::end_s));
   t.integer("/input/video/decoders", 0, 0, 16,
-            "decoders working on one video at once, each on a part of it (0: one per 5 CPU cores, at most 4): for "
+            "decoders working on one video at once, each on a part of it (0: one per 8 CPU cores, at most 4): for "
             "select all and every over the whole video of an MP4/MOV file (H.264, HEVC) whose key frames start closed "
             "groups of pictures; otherwise, or with 1, one decoder reads it in order",
             &Settings::video_decoders);
