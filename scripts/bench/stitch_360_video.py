@@ -89,15 +89,17 @@ def video_results(runs, work, device, threads):
             "outputs_per_frame": views,
             "what_each_figure_includes": {
                 "gpuproc": f"gpuproc stitch-360 --device {device}, input.video.select all: process wall clock (start-up, "
-                           "decode on CPU threads, YUV->RGB, project, JPEG encode, EXIF, atomic writes with fsync)",
+                           "decode on CPU threads (in parts at IDR key frames, input.video.decoders: report.extra.videos"
+                           "[].decoders), YUV->RGB, project, JPEG encode, EXIF, atomic writes with fsync)",
                 "gpuproc_no_fsync": "the same with --no-fsync (outputs renamed into place, not flushed: as ffmpeg writes)",
                 "ffmpeg": "one ffmpeg process: decode (-threads 0), v360 (split=8 and eight v360=e:flat for v1; "
                           "v360=dfisheye:e for v2), mjpeg -q:v 2, image2 files",
                 "decode": "the decode limit: ffmpeg -threads 0 (one thread per core) decoding the video to null",
                 "decode_rgb": "informational: the same plus the YUV to RGB24 conversion (-vf format=rgb24) gpuproc also "
                               "makes on the CPU",
-                "gpuproc_reader": "informational: gpuproc's own VideoReader through stitch-360 (select every 1000000: "
-                                  "every frame decoded, the first one alone projected and written), process wall clock",
+                "gpuproc_reader": "informational: gpuproc's own VideoReader(s) through stitch-360 (select every 1000000: "
+                                  "every frame decoded, by as many decoders as the job's, the first one alone projected "
+                                  "and written), process wall clock",
                 "gpuproc_sharpest": "informational: select sharpest, interval 1 s: every frame decoded and scored (sharpness_on "
                                     "says where), the best of each second projected and written; frames of the video / wall clock",
                 "trace": "from gpuproc's --trace: 'decode video' spans (the decoder's turns, merged: its busy time) and "

@@ -9,8 +9,8 @@
 #   decode    the CPU decode limit of that video: ffmpeg -threads 0 (one per core) decoding to null
 #             (decode_limit: the target's reference), informational: the same plus the YUV to RGB
 #             conversion gpuproc also makes on the CPU (ffmpeg -vf format=rgb24), and gpuproc's own
-#             VideoReader through stitch-360 itself (select every 10^6: every frame decoded, the
-#             first one alone projected and written); and, informational, stitch-360 with select
+#             VideoReader through stitch-360 itself (select every 10^6: every frame decoded, in parts
+#             as the job's, the first one alone projected and written); and, informational, stitch-360 with select
 #             sharpest (interval 1 s): every frame decoded and scored (on the GPU on a GPU device);
 # and from gpuproc's --trace the decoder's busy time ("decode video" spans, merged).
 # (v1) an 8K (BENCH_VIDEO_W x W/2) H.264 equirect video -> ring8 views of BENCH_VIDEO_VIEW square
