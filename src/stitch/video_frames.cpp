@@ -42,7 +42,7 @@ struct VideoPart {
 };
 
 struct VideoFrameSource::State {
-  std::vector<VideoPart> parts;  // one, unless the video is decoded in parts (decode_in_parts)
+  std::vector<VideoPart> parts;  // one, unless the constructor cut the video into parts
   FrameSelector selector;
   FrameSharpness sharpness;
   io::VideoFrame frame;    // the frame being looked at

@@ -1,6 +1,7 @@
 #pragma once
 // The panoramas of a 360 video input: frames decoded one after another (libavcodec on CPU
-// threads), chosen by input.video's selection (frame_selection.hpp); the sharpest of an interval
+// threads), or by several decoders each on a part of the file where the selection allows
+// (io::plan_video_segments), chosen by input.video's selection (frame_selection.hpp); the sharpest of an interval
 // is scored on the luma of each decoded frame (on the GPU when the job has one, frame_sharpness.hpp)
 // and only the best one is held. Frames come out as decoded (YUV); their conversion to RGB is the
 // caller's, outside the decoder's turn, so that several load threads convert at once.
