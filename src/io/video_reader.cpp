@@ -15,6 +15,7 @@ extern "C" {
 
 #include "core/error.hpp"
 #include "core/library_log.hpp"
+#include "core/text.hpp"
 #include "io/libav_support.hpp"
 
 namespace gp::io {
@@ -396,11 +397,18 @@ bool VideoReader::read(VideoFrame& frame) {
   }
 }
 
-}  // namespace gp::io
+const std::vector<std::string>& video_file_extensions() {
+  static const std::vector<std::string> extensions = {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mpg",
+                                                      ".mpeg", ".ts", ".mts", ".nut", ".insv"};
+  return extensions;
+}
+
+bool is_video_file(const std::string& path) {
+  const std::string ext = lowercase_extension(path);
+  return std::find(video_file_extensions().begin(), video_file_extensions().end(), ext) != video_file_extensions().end();
+}
 
 // ---- cutting a file for several readers ----------------------------------------------------------
-
-namespace gp::io {
 
 namespace {
 

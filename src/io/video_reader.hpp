@@ -85,6 +85,11 @@ struct VideoStreamInfo {
   int stream_index = 0;
 };
 
+// File extensions the subcommands take as video (containers libavformat reads; ".insv": Insta360's
+// MP4s), lower case with the dot, and whether a path has one (in any case).
+const std::vector<std::string>& video_file_extensions();
+bool is_video_file(const std::string& path);
+
 // Where a video file can be cut so that several readers decode its parts at once (each with
 // VideoReaderOptions::segment) and number its frames as one reader would: at key frames, into at
 // most `parts` runs of whole groups of pictures of about equal frame counts, none shorter than

@@ -18,6 +18,7 @@
 #include "core/stop_signals.hpp"
 #include "core/trace.hpp"
 #include "io/image_io.hpp"
+#include "io/video_reader.hpp"
 #include "segment_body/mask_processor.hpp"
 #include "segment_body/output_plan.hpp"
 #include "frames/rgb_image.hpp"
@@ -43,6 +44,13 @@ void write_png(const std::string& path, std::vector<std::uint8_t>& pixels, int w
 }
 
 
+// Videos (io::video_file_extensions) and still images that folder inputs give.
+std::vector<std::string> input_extensions() {
+  std::vector<std::string> extensions = io::video_file_extensions();
+  for (const char* e : {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".webp"}) extensions.push_back(e);
+  return extensions;
+}
+
 FrameWants image_wants(const Settings& s) {
   FrameWants w;
   w.rgba = s.rgba_png.coverage != Coverage::off || s.pose_preview;
@@ -55,8 +63,7 @@ class SegmentBodyCommand final : public SettingsCommand {
   SegmentBodyCommand()
       : SettingsCommand(segbody::schema(),
                         "images/video -> person masks (MediaPipe selfie segmentation), RGBA, background replacement",
-                        {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".jpg", ".jpeg", ".png",
-                         ".tif", ".tiff", ".bmp", ".webp"},
+                        input_extensions(),
                         read_settings) {}
 
   std::vector<std::vector<PlannedFile>> planned_outputs(const config::json& config,

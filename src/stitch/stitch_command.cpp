@@ -344,7 +344,7 @@ std::string write_rig(const Settings& s, const BatchContext& ctx) {
   auto relative = [&](const std::string& p) { return fs::absolute(p).lexically_normal().lexically_relative(dir).string(); };
   for (std::size_t i = 0; i < ctx.job_items.size(); ++i) {
     const InputItem& item = ctx.job_items[i];
-    if (!is_video_input(item.path)) {
+    if (!io::is_video_file(item.path)) {
       if (!ctx.job_item_complete(i)) continue;
       const std::size_t capture = model.captures.size();
       model.captures.push_back({item.path, "", ""});
@@ -394,7 +394,7 @@ void set_size_hints(const Settings& s, const InputItem& input, int width, int he
   shared.panorama_height = height;
   const FrameTag any_frame;
   const std::vector<PlannedOutput> planned =
-      plan_outputs(s, input, width, height, is_video_input(input.path) ? &any_frame : nullptr);
+      plan_outputs(s, input, width, height, io::is_video_file(input.path) ? &any_frame : nullptr);
   if (!planned.empty()) {
     shared.view_width = planned[0].width;
     shared.view_height = planned[0].height;
@@ -412,10 +412,10 @@ void set_size_hints(const Settings& s, const InputItem& input, GpuWorkerShared& 
   }
 }
 
-// Stills (JPEG, PNG, TIFF, EXR, Radiance .hdr) and videos (video_extensions) that folder inputs give.
+// Stills (JPEG, PNG, TIFF, EXR, Radiance .hdr) and videos (io::video_file_extensions) that folder inputs give.
 std::vector<std::string> input_extensions() {
   std::vector<std::string> extensions = still_image_extensions();
-  for (const std::string& e : video_extensions()) extensions.push_back(e);
+  for (const std::string& e : io::video_file_extensions()) extensions.push_back(e);
   return extensions;
 }
 
@@ -439,7 +439,7 @@ class StitchCommand final : public SettingsCommand {
     std::vector<std::vector<PlannedFile>> plans;
     const FrameTag every_frame;  // a video: its frames' names as patterns ({frame}, {time})
     for (const InputItem& item : items)
-      plans.push_back(planned_files(plan_outputs(s, item, 0, 0, is_video_input(item.path) ? &every_frame : nullptr)));
+      plans.push_back(planned_files(plan_outputs(s, item, 0, 0, io::is_video_file(item.path) ? &every_frame : nullptr)));
     return plans;
   }
 
@@ -484,7 +484,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   // Still panoramas go through one pipeline; each video then through its own, fed with its
   // selected frames as they are decoded.
   std::vector<std::size_t> stills, videos;
-  for (std::size_t i = 0; i < inputs.size(); ++i) (is_video_input(inputs[i].path) ? videos : stills).push_back(i);
+  for (std::size_t i = 0; i < inputs.size(); ++i) (io::is_video_file(inputs[i].path) ? videos : stills).push_back(i);
   shared.jpeg_inputs = std::any_of(stills.begin(), stills.end(), [&](std::size_t i) { return is_jpeg(inputs[i].path); });
   if (gpu_codec && !stills.empty()) set_size_hints(s, inputs[stills[0]], shared);
 

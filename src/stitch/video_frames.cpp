@@ -13,16 +13,6 @@
 
 namespace gp::stitch {
 
-const std::vector<std::string>& video_extensions() {
-  static const std::vector<std::string> video = {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mts", ".insv"};
-  return video;
-}
-
-bool is_video_input(const std::string& path) {
-  const std::string ext = lowercase_extension(path);
-  return std::find(video_extensions().begin(), video_extensions().end(), ext) != video_extensions().end();
-}
-
 ImageView frame_rgb(const io::VideoFrame& frame, std::vector<std::uint8_t>& pixels) {
   // Keeps its swscale context between frames. The fast path: an 8K frame in tens of milliseconds
   // instead of half a second (the load threads would bound a video job), and the panorama is

@@ -23,10 +23,6 @@
 
 namespace gp::stitch {
 
-// File extensions read as videos (the others are still images), and whether a path has one.
-const std::vector<std::string>& video_extensions();
-bool is_video_input(const std::string& path);
-
 struct SelectedFrame {
   std::int64_t index = 0;  // in the video, from 0
   double time_s = 0;       // from the video's first frame

@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "tools/compare_parts.hpp"
 #include "io/file_bytes.hpp"
+#include "io/video_reader.hpp"
 
 namespace gp::tools {
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ const std::vector<Format>& formats() {
        {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".tx", ".webp", ".exr", ".sxr", ".mxr", ".hdr", ".rgbe", ".pfm",
         ".bmp", ".tga", ".ppm", ".pgm", ".pnm", ".pbm", ".gif", ".dpx", ".jp2", ".j2k"},
        compare_images},
-      {"video", {".mkv", ".mp4", ".mov", ".avi", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".nut"}, compare_videos},
+      {"video", io::video_file_extensions(), compare_videos},
       {"nrrd", {".nrrd"}, compare_nrrd},
       {"vtp", {".vtp"}, compare_vtp},
       {"statoil", {".dat"}, compare_text},  // segment-pnm's *_node1.dat ... *_link2.dat

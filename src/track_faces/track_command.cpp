@@ -22,6 +22,7 @@
 #include "core/stop_signals.hpp"
 #include "core/thread_priority.hpp"
 #include "core/trace.hpp"
+#include "io/video_reader.hpp"
 #include "track_faces/camera_stream.hpp"
 #include "track_faces/face_processor.hpp"
 #include "track_faces/image_sequence.hpp"
@@ -38,7 +39,7 @@ class TrackFacesCommand final : public SettingsCommand {
       : SettingsCommand(track::schema(),
                         "multi-camera video -> face boxes, landmarks and stable track IDs (MediaPipe BlazeFace + face "
                         "mesh, ByteTrack)",
-                        {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts"}, read_settings) {}
+                        io::video_file_extensions(), read_settings) {}
 
   InputSpec input_spec(const config::json& config) const override {
     InputSpec spec = SettingsCommand::input_spec(config);
