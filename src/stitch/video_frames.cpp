@@ -87,15 +87,17 @@ struct VideoFrameSource::State {
 
   // The projection is planned from the first frame's size; a later frame of another size (a
   // stream that changes resolution) would be projected with the wrong plan.
-  void check_size(std::int64_t index) {
+  void check_size(const io::VideoFrame& f, std::int64_t index) {
     if (width == 0) {
-      width = frame.width();
-      height = frame.height();
-    } else if (frame.width() != width || frame.height() != height) {
+      width = f.width();
+      height = f.height();
+    } else if (f.width() != width || f.height() != height) {
+      // Frames decoded in parts come out of order: the size seen first is not the earlier frames'.
+      const char* others = parts.size() > 1 ? "other frames of it" : "the frames before it";
       throw ItemError(reader().path(), "decode",
-                      fmt::format("frame {} is {}x{}, the frames before it {}x{}: a video whose frame size changes "
+                      fmt::format("frame {} is {}x{}, {} {}x{}: a video whose frame size changes "
                                   "part-way is not read (cut it into parts of one size)",
-                                  index, frame.width(), frame.height(), width, height));
+                                  index, f.width(), f.height(), others, width, height));
     }
   }
 
@@ -142,7 +144,7 @@ std::optional<SelectedFrame> VideoFrameSource::next() {
     }
     ++st.decoded;
     const std::int64_t index = st.reader().frames_read() - 1;
-    st.check_size(index);
+    st.check_size(st.frame, index);
     if (st.first_s < 0) st.first_s = st.frame.seconds();
     const double time_s = st.frame.seconds() - st.first_s;
     switch (st.selector.offer(time_s)) {
@@ -213,15 +215,7 @@ std::optional<SelectedFrame> VideoFrameSource::next_from_parts() {
       st.part_free.notify_all();
       if (!got) continue;
       ++st.decoded;
-      if (st.width == 0) {
-        st.width = frame.width();
-        st.height = frame.height();
-      } else if (frame.width() != st.width || frame.height() != st.height) {
-        throw ItemError(st.reader().path(), "decode",
-                        fmt::format("frame {} is {}x{}, other frames of it {}x{}: a video whose frame size changes "
-                                    "part-way is not read (cut it into parts of one size)",
-                                    index, frame.width(), frame.height(), st.width, st.height));
-      }
+      st.check_size(frame, index);
     }
     // The plan's first time is the first packet's; the first frame must carry it.
     if (index == 0 && std::abs(frame.seconds() - st.first_s) > 1e-6)

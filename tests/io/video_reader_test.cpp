@@ -32,6 +32,7 @@ using gp::io::VideoReader;
 using gp::io::VideoReaderOptions;
 using gp::io::VideoWriter;
 using gp::io::VideoWriterOptions;
+using gp::test::frame_hash;
 using gp::test::MovingScene;
 using gp::test::VideoImage;
 using Catch::Matchers::Contains;
@@ -42,14 +43,7 @@ const fs::path kOpencvData = "/usr/share/doc/opencv-doc/examples/data";
 
 // A YUV clip of the scene: `frames` frames at 25 fps.
 std::string yuv_clip(const std::string& name, VideoWriterOptions options, int frames) {
-  const std::string path = (gp::test::scratch_dir("video-reader") / name).string();
-  VideoWriter writer(path, kScene.width, kScene.height, options);
-  for (int t = 0; t < frames; ++t) {
-    gp::test::YuvImage yuv = gp::test::scene_yuv(kScene, t);
-    writer.write_yuv420(yuv.y.row(0), int(yuv.y.pitch), yuv.u.row(0), int(yuv.u.pitch), yuv.v.row(0), int(yuv.v.pitch));
-  }
-  writer.finish();
-  return path;
+  return gp::test::write_scene_clip((gp::test::scratch_dir("video-reader") / name).string(), kScene, options, frames);
 }
 
 VideoWriterOptions ffv1() {
@@ -64,20 +58,6 @@ VideoWriterOptions x264(int crf = 20) {
   options.crf = crf;
   options.frame_rate = {25, 1};
   return options;
-}
-
-// FNV-1a over the visible bytes of every plane: equal frames, equal sums.
-std::uint64_t frame_hash(const VideoFrame& f) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (int p = 0; p < 3 && f.plane(p); ++p) {
-    const gp::ImageView plane = f.plane_view(p);
-    const std::size_t row_bytes = plane.row_bytes();
-    for (int y = 0; y < plane.height; ++y) {
-      const std::uint8_t* row = plane.row<const std::uint8_t>(y);
-      for (std::size_t x = 0; x < row_bytes; ++x) h = (h ^ row[x]) * 1099511628211ull;
-    }
-  }
-  return h;
 }
 
 std::vector<std::uint64_t> hashes_of(const std::string& path, const VideoReaderOptions& options = {}) {

@@ -27,7 +27,6 @@ using gp::io::VideoFrame;
 using gp::io::VideoReader;
 using gp::io::VideoReaderOptions;
 using gp::io::VideoSegment;
-using gp::io::VideoWriter;
 using gp::io::VideoWriterOptions;
 using Catch::Matchers::Contains;
 
@@ -44,13 +43,7 @@ std::string clip(const std::string& name, std::map<std::string, std::string> cod
   options.keyframe_interval = 25;
   options.codec_options = std::move(codec_options);
   options.format_options = std::move(format_options);
-  VideoWriter writer(path, kScene.width, kScene.height, options);
-  for (int t = 0; t < frames; ++t) {
-    gp::test::YuvImage yuv = gp::test::scene_yuv(kScene, t);
-    writer.write_yuv420(yuv.y.row(0), int(yuv.y.pitch), yuv.u.row(0), int(yuv.u.pitch), yuv.v.row(0), int(yuv.v.pitch));
-  }
-  writer.finish();
-  return path;
+  return gp::test::write_scene_clip(path, kScene, options, frames);
 }
 
 struct Decoded {
@@ -61,21 +54,11 @@ struct Decoded {
   bool operator<(const Decoded& o) const { return index < o.index; }
 };
 
-std::uint64_t frame_hash(const VideoFrame& f) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (int p = 0; p < 3; ++p) {
-    const gp::ImageView plane = f.plane_view(p);
-    for (int y = 0; y < plane.height; ++y)
-      for (std::size_t x = 0; x < plane.row_bytes(); ++x) h = (h ^ plane.row<const std::uint8_t>(y)[x]) * 1099511628211ull;
-  }
-  return h;
-}
-
 std::vector<Decoded> decode(const std::string& path, const VideoReaderOptions& options) {
   VideoReader reader(path, options);
   VideoFrame frame;
   std::vector<Decoded> out;
-  while (reader.read(frame)) out.push_back({frame.index(), frame.pts(), frame_hash(frame)});
+  while (reader.read(frame)) out.push_back({frame.index(), frame.pts(), gp::test::frame_hash(frame)});
   return out;
 }
 

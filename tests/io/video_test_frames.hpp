@@ -1,13 +1,17 @@
 #pragma once
 // Synthetic moving video content for the video reader/writer tests: a drifting colour gradient,
 // fixed-pattern texture that scrolls, a disc moving on a circle and a bar sliding across, as
-// RGB(A), YUV 4:2:0 or grey masks, a pure function of (frame, x, y).
+// RGB(A), YUV 4:2:0 or grey masks, a pure function of (frame, x, y); clips of it written with
+// VideoWriter, and a hash of a decoded frame's pixels.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/views.hpp"
+#include "io/video_frame.hpp"
+#include "io/video_writer.hpp"
 
 namespace gp::test {
 
@@ -128,6 +132,32 @@ inline bool planes_equal(const std::uint8_t* a, std::size_t a_pitch, const std::
   for (int y = 0; y < rows; ++y)
     if (!std::equal(a + a_pitch * y, a + a_pitch * y + row_bytes, b + b_pitch * y)) return false;
   return true;
+}
+
+// A clip of the scene's first `frames` frames (YUV 4:2:0) at `path`, written with `options`.
+inline std::string write_scene_clip(const std::string& path, const MovingScene& scene,
+                                    const io::VideoWriterOptions& options, int frames) {
+  io::VideoWriter writer(path, scene.width, scene.height, options);
+  for (int t = 0; t < frames; ++t) {
+    YuvImage yuv = scene_yuv(scene, t);
+    writer.write_yuv420(yuv.y.row(0), int(yuv.y.pitch), yuv.u.row(0), int(yuv.u.pitch), yuv.v.row(0), int(yuv.v.pitch));
+  }
+  writer.finish();
+  return path;
+}
+
+// FNV-1a over the visible bytes of every plane: equal frames, equal sums.
+inline std::uint64_t frame_hash(const io::VideoFrame& f) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (int p = 0; p < 3 && f.plane(p); ++p) {
+    const ImageView plane = f.plane_view(p);
+    const std::size_t row_bytes = plane.row_bytes();
+    for (int y = 0; y < plane.height; ++y) {
+      const std::uint8_t* row = plane.row<const std::uint8_t>(y);
+      for (std::size_t x = 0; x < row_bytes; ++x) h = (h ^ row[x]) * 1099511628211ull;
+    }
+  }
+  return h;
 }
 
 }  // namespace gp::test

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/video_reader.hpp"
-#include "io/video_writer.hpp"
+#include "io/video_test_frames.hpp"
 #include "stitch/frame_sharpness.hpp"
 #include "stitch/video_clips.hpp"
 #include "stitch/video_frames.hpp"
@@ -107,22 +107,12 @@ TEST_CASE("video frames: the CPU score tells the sharp frames of the clip from t
 
 TEST_CASE("video frames: decoded in parts at once, the same frames and times as in order", "[stitch][video]") {
   // 200 frames of 512x256 at 25 fps, a key frame every 30 (x264: IDR pictures): three parts.
-  const std::string clip = (gp::test::scratch_dir("video-frames") / "parts.mp4").string();
-  {
-    gp::io::VideoWriterOptions options;
-    options.frame_rate = {25, 1};
-    options.preset = "veryfast";
-    options.keyframe_interval = 30;
-    gp::io::VideoWriter writer(clip, 512, 256, options);
-    std::vector<std::uint8_t> y(512 * 256), u(256 * 128), v(256 * 128, 128);
-    for (int t = 0; t < 200; ++t) {
-      for (int r = 0; r < 256; ++r)
-        for (int c = 0; c < 512; ++c) y[r * 512 + c] = std::uint8_t((c * 3 + r + t * 5) & 255);
-      for (std::size_t k = 0; k < u.size(); ++k) u[k] = std::uint8_t(64 + (k + t) % 128);
-      writer.write_yuv420(y.data(), 512, u.data(), 256, v.data(), 256);
-    }
-    writer.finish();
-  }
+  gp::io::VideoWriterOptions options;
+  options.frame_rate = {25, 1};
+  options.preset = "veryfast";
+  options.keyframe_interval = 30;
+  const std::string clip = gp::test::write_scene_clip((gp::test::scratch_dir("video-frames") / "parts.mp4").string(),
+                                                      gp::test::MovingScene{512, 256}, options, 200);
   const auto frames = [&](const VideoSelection& selection, int decoders) {
     VideoFrameSource source(clip, selection, nullptr, decoders);
     std::vector<std::tuple<std::int64_t, double, std::int64_t>> out;  // index, time, pts
