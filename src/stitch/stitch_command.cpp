@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <regex>
 #include <thread>
@@ -419,6 +420,30 @@ std::vector<std::string> input_extensions() {
   return extensions;
 }
 
+// A video opened, and its first selected frame decoded, before the job's pipeline is set up.
+struct EarlyVideo {
+  std::unique_ptr<VideoFrameSource> source;
+  std::optional<SelectedFrame> first;  // nullopt: no frame selected (or decoding it failed)
+  std::exception_ptr first_error;      // decoding it failed: the video's first item fails with it
+};
+
+// Throws what opening the video throws (gp::ItemError); a failure to decode the first frame is
+// kept for the item that takes it, as if decoded there.
+EarlyVideo open_early(const std::string& path, const VideoSelection& selection, int decoders) {
+  EarlyVideo early;
+  {
+    ScopedStage span("open video");
+    early.source = std::make_unique<VideoFrameSource>(path, selection, nullptr, decoders);
+  }
+  try {
+    ScopedStage span("decode video");
+    early.first = early.source->next();
+  } catch (const std::exception&) {
+    early.first_error = std::current_exception();
+  }
+  return early;
+}
+
 class StitchCommand final : public SettingsCommand {
  public:
   StitchCommand()
@@ -455,6 +480,21 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   const std::vector<ViewCamera> views = resolve_views(s);
   OutputMasks masks(s);
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+  // Still panoramas go through one pipeline; each video then through its own, fed with its
+  // selected frames as they are decoded.
+  std::vector<std::size_t> stills, videos;
+  for (std::size_t i = 0; i < inputs.size(); ++i) (io::is_video_file(inputs[i].path) ? videos : stills).push_back(i);
+  // Where a video is decoded in parts, the cores go to its decoders, 8 each: one 8K H.264 decoder
+  // keeps only 7-9 of 16 cores busy (its frame threads wait on each other's reference rows); on the
+  // H200's 16, two parts of 8 threads ended an 8K video's decoding 10% sooner, three of 5 a 5.7K
+  // one's 6% later.
+  const int video_decoders = s.video_decoders > 0 ? s.video_decoders : int(std::clamp(cores / 8, 1u, 4u));
+  // A job of videos only opens its first video and decodes its first frame while the driver and
+  // the GPU context start (which the pipeline's set-up below waits for): decoding, what a video job
+  // waits for, no longer starts 0.13 s in. Not for select sharpest, whose scoring needs the GPU.
+  std::future<EarlyVideo> early_video;
+  if (stills.empty() && !videos.empty() && s.video.mode != VideoSelection::Mode::sharpest)
+    early_video = std::async(std::launch::async, open_early, inputs[videos[0]].path, s.video, video_decoders);
 
   PipelineOptions po;
   // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
@@ -481,10 +521,6 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   std::vector<std::unique_ptr<GpuWorker>> workers(std::size_t(po.compute_workers));
   const std::size_t outputs_per_panorama = inputs.empty() ? 0 : plan_outputs(s, inputs[0], 0, 0).size();
   GpuWorkerShared shared(std::size_t(po.max_in_flight), outputs_per_panorama, po.compute_workers);
-  // Still panoramas go through one pipeline; each video then through its own, fed with its
-  // selected frames as they are decoded.
-  std::vector<std::size_t> stills, videos;
-  for (std::size_t i = 0; i < inputs.size(); ++i) (io::is_video_file(inputs[i].path) ? videos : stills).push_back(i);
   shared.jpeg_inputs = std::any_of(stills.begin(), stills.end(), [&](std::size_t i) { return is_jpeg(inputs[i].path); });
   if (gpu_codec && !stills.empty()) set_size_hints(s, inputs[stills[0]], shared);
 
@@ -592,11 +628,6 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   nlohmann::ordered_json video_reports = nlohmann::ordered_json::array();  // per video: metadata, frames
   // select sharpest: every decoded frame of an interval is scored, on the GPU when the job has one.
   Runtime* scoring = s.video.mode == VideoSelection::Mode::sharpest && rt.gpu() ? &rt : nullptr;
-  // Where a video is decoded in parts, the cores go to its decoders, 8 each: one 8K H.264 decoder
-  // keeps only 7-9 of 16 cores busy (its frame threads wait on each other's reference rows); on the
-  // H200's 16, two parts of 8 threads ended an 8K video's decoding 10% sooner, three of 5 a 5.7K
-  // one's 6% later.
-  const int video_decoders = s.video_decoders > 0 ? s.video_decoders : int(std::clamp(cores / 8, 1u, 4u));
   // Frames' RGB buffers, back from the compute stage for the next frames: a fresh 88 MB vector per
   // 8K frame cost more in page faults (56 ms) than converting into it (21 ms).
   ByteBufferPool frame_buffers(std::size_t(po.compute_batch * po.compute_workers + po.load_threads));
@@ -604,8 +635,18 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     const std::string& path = inputs[v].path;
     ItemResult result;
     std::unique_ptr<VideoFrameSource> source;
+    // The first frame, where it was decoded early (or why that failed): handed out first.
+    std::optional<SelectedFrame> early_frame;
+    std::exception_ptr early_frame_error;
+    bool early_frame_pending = false;
     try {
-      {
+      if (v == videos[0] && early_video.valid()) {
+        EarlyVideo early = early_video.get();  // rethrows the ItemError of an open that failed
+        source = std::move(early.source);
+        early_frame = std::move(early.first);
+        early_frame_error = early.first_error;
+        early_frame_pending = true;
+      } else {
         ScopedStage span("open video");
         source = std::make_unique<VideoFrameSource>(path, s.video, scoring, video_decoders);
       }
@@ -632,15 +673,26 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     Pipeline<StitchItem>::Stages frame_stages = stages;
     frame_stages.make = [&](std::size_t) -> std::unique_ptr<StitchItem> {
       std::optional<SelectedFrame> frame;
+      bool early = false;
+      std::exception_ptr early_error;
       {
         std::lock_guard<std::mutex> lock(result_mutex);
         if (source_failed) return nullptr;
+        if (early_frame_pending) {
+          early_frame_pending = false;
+          early = true;
+          frame = std::move(early_frame);
+          early_error = early_frame_error;
+        }
       }
       auto item = std::make_unique<StitchItem>();
       item->input = v;
       try {
-        ScopedStage span("decode video");
-        frame = source->next();
+        if (early_error) std::rethrow_exception(early_error);
+        if (!early) {
+          ScopedStage span("decode video");
+          frame = source->next();
+        }
       } catch (const std::exception&) {
         std::lock_guard<std::mutex> lock(result_mutex);
         source_failed = true;  // the reader can only be destroyed now: this item carries the error

@@ -152,6 +152,19 @@ json_check "the size change named: frame 6, 256x128 after 512x256" "$work/badv.j
   "any('resized.ts' in r['error']['message'] and 'frame 6 is 256x128, the frames before it 512x256' in r['error']['message'] for r in j['item_records'] if r['status']=='failed')"
 [[ -z $(ls "$work/badv" | grep -E '^(truncated|sound|resized)_') && -s $work/badv/left_yaw000.png ]]
 ok "nothing of the bad videos is left" $?
+# A job of videos only opens its first video while the GPU starts: a first video that cannot be
+# opened, or whose frames stop short, still fails alone.
+check "bad videos fail alone (videos only)" 1 "$gpuproc" "${vid[@]}" "$work/sound.mp4" "$work/truncated.mp4" \
+  "$work/clip.mp4" --set output.dir="$work/badvo" --report "$work/badvo.json" --set input.video.select=every \
+  --set input.video.every=2
+json_check "videos only: sound.mp4 and truncated.mp4 failed, clip.mp4 done" "$work/badvo.json" \
+  "{r['input'].split('/')[-1]: r['status'] for r in j['item_records']} == {'sound.mp4': 'failed', 'truncated.mp4': 'failed', 'clip.mp4': 'ok'}"
+[[ -z $(ls "$work/badvo" | grep -E '^(truncated|sound)_') && -n $(ls "$work/badvo" | grep -E '^clip_') ]]
+ok "videos only: nothing of the bad videos is left, the good one written" $?
+check "a truncated video first (videos only)" 1 "$gpuproc" "${vid[@]}" "$work/truncated.mp4" \
+  --set output.dir="$work/badvt" --report "$work/badvt.json"
+json_check "videos only: the truncated video failed, named" "$work/badvt.json" \
+  "[r['status'] for r in j['item_records']] == ['failed'] and 'truncated.mp4' in j['item_records'][0]['error']['message']"
 
 # 360 metadata in the file: a top/bottom stereo video (Matroska's StereoMode, and the same
 # remuxed to MP4, whose st3d box FFmpeg writes at -strict unofficial) read as mono fails alone,
