@@ -453,7 +453,8 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
   std::string decoder;
   for (const Worker& w : slots) {
     const gp::io::GpuJpegCounters c = w.codec->counters();
-    counters.batched += c.batched, counters.single += c.single, counters.failed_batches += c.failed_batches;
+    counters.batched += c.batched, counters.single += c.single, counters.failed_batches += c.failed_batches,
+        counters.allocator_retries += c.allocator_retries;
     decoder = w.codec->decoder_description();
   }
   const gp::MemoryStats memory = runtime.memory_stats();
@@ -477,8 +478,11 @@ json run_gpu(const Options& o, const std::vector<Input>& inputs) {
               {"bound_by", bound_by(decode_only_s, encode_only_s)},
               {"counters",
                {{"batched", counters.batched}, {"single", counters.single}, {"failed_batches", counters.failed_batches},
+                {"allocator_retries", counters.allocator_retries},
                 {"note", "decodes since each codec was made, warm-up and all passes included"}}},
-              {"device_peak_bytes", memory.device_peak}};
+              {"device_peak_bytes", memory.device_peak},
+              {"device_pool_reserved_bytes_at_end", memory.device_reserved},
+              {"device_free_bytes_at_end", memory.device_free}};
 }
 
 #endif  // GPUPROC_HAVE_NVJPEG

@@ -152,6 +152,7 @@ json one_memory(const Runtime& runtime) {
   if (m.device_total) {
     j["device_total_bytes"] = m.device_total;
     j["device_free_bytes_at_end"] = m.device_free;
+    j["device_pool_reserved_bytes_at_end"] = m.device_reserved;
   }
   return j;
 }

@@ -286,6 +286,11 @@ MemoryStats Runtime::memory_stats() const {
   if (device_or_cpu() >= 0 && ready_.valid() && ready_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     select_device();
     if (cudaMemGetInfo(&s.device_free, &s.device_total) != cudaSuccess) cudaGetLastError();
+    std::uint64_t reserved = 0;
+    if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess)
+      s.device_reserved = std::size_t(reserved);
+    else
+      cudaGetLastError();
   }
   std::lock_guard<std::mutex> lock(pinned_mutex_);
   s.pinned_in_use = pinned_in_use_;

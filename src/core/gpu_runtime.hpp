@@ -76,6 +76,7 @@ class PinnedBuffer {
 struct MemoryStats {
   std::size_t device_in_use = 0, device_peak = 0, device_limit = 0;
   std::size_t device_total = 0, device_free = 0;  // from the driver, whole GPU
+  std::size_t device_reserved = 0;  // held by the runtime's pool: in use, and freed but kept for reuse
   std::size_t pinned_in_use = 0, pinned_peak = 0, pinned_cached = 0;
   std::size_t oom_retries = 0;
 };

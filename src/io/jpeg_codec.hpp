@@ -138,6 +138,9 @@ struct GpuJpegCounters {
   std::size_t batched = 0;
   std::size_t single = 0;
   std::size_t failed_batches = 0;
+  // Batches tried again after an allocation inside nvJPEG (not through the runtime's allocators)
+  // failed, with the runtime's cached device memory given back to the driver first.
+  std::size_t allocator_retries = 0;
 };
 
 // The nvJPEG library handle (backend and allocators; options hardware_decode, runtime_allocators,

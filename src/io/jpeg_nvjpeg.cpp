@@ -18,6 +18,7 @@
 // rarely; each allocation is made on the codec's own stream and waited for, so nvJPEG may use it
 // on any stream, and each free first waits for the stream nvJPEG names. runtime_allocators = false
 // leaves nvJPEG on cudaMalloc / cudaHostAlloc (outside the runtime's accounting).
+#include <fmt/format.h>
 #include <nvjpeg.h>
 
 #include <cuda_runtime_api.h>
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
+#include "core/text.hpp"
 #include "core/trace.hpp"
 #include "io/jpeg_codec.hpp"
 
@@ -78,6 +80,10 @@ class RuntimeAllocators {
   nvjpegDevAllocatorV2_t device() { return nvjpegDevAllocatorV2_t{&device_malloc, &device_free, this}; }
   nvjpegPinnedAllocatorV2_t pinned() { return nvjpegPinnedAllocatorV2_t{&pinned_malloc, &pinned_free, this}; }
 
+  bool failed() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !failure_.empty();
+  }
   // What the last failed callback said, and whether it ran out of memory; cleared.
   std::pair<std::string, bool> take_failure() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -171,7 +177,7 @@ class RuntimeAllocators {
 
   Runtime& runtime_;
   Stream stream_;  // allocations are queued here and waited for
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::unordered_map<void*, DeviceBuffer> device_;
   std::unordered_map<void*, PinnedBuffer> pinned_;
   std::string failure_;
@@ -337,17 +343,35 @@ void GpuJpegCodec::Impl::decode_batched(const std::vector<JpegSource>& sources, 
     image.pitch[0] = outputs[i].pitch;
     destinations.push_back(image);
   }
-  const std::string context = std::to_string(items.size()) + " images";
-  // Once per call: required whenever the batch size changes or a batch failed.
-  check(nvjpegDecodeBatchedInitialize(handle, batched_state, int(items.size()), 1, format),
-        "nvjpegDecodeBatchedInitialize", context);
-  const nvjpegStatus_t status =
-      nvjpegDecodeBatched(handle, batched_state, data.data(), lengths.data(), destinations.data(), stream.get());
+  const std::string what = std::to_string(items.size()) + " images";
+  const auto decode = [&] {
+    // Once per call: required whenever the batch size changes or a batch failed.
+    check(nvjpegDecodeBatchedInitialize(handle, batched_state, int(items.size()), 1, format),
+          "nvjpegDecodeBatchedInitialize", what);
+    return nvjpegDecodeBatched(handle, batched_state, data.data(), lengths.data(), destinations.data(), stream.get());
+  };
+  nvjpegStatus_t status = decode();
+  if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE && allocators && !allocators->failed()) {
+    // The hardware decoder allocates device memory of its own, beside the runtime's allocators;
+    // where the runtime's pool keeps what the job freed (its release threshold is unlimited), that
+    // allocation can find the GPU full. The pool's unused memory goes back to the driver and the
+    // batch is tried once more; the message says how full the GPU was.
+    Runtime& runtime = context->runtime();
+    const MemoryStats m = runtime.memory_stats();
+    const std::string memory = fmt::format("{} free of {}, the runtime's pool holding {} ({} in use)",
+                                           gib_text(m.device_free), gib_text(m.device_total),
+                                           gib_text(m.device_reserved), gib_text(m.device_in_use));
+    runtime.trim();
+    ++counters.allocator_retries;
+    status = decode();
+    if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE)
+      check(status, "nvjpegDecodeBatched", what + "; tried again after returning the pool's unused memory; before: " + memory);
+  }
   if (status == NVJPEG_STATUS_SUCCESS) {
     counters.batched += items.size();
     return;
   }
-  if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE) check(status, "nvjpegDecodeBatched", context);
+  if (status == NVJPEG_STATUS_ALLOCATOR_FAILURE) check(status, "nvjpegDecodeBatched", what);
   ++counters.failed_batches;
   // One status for the batch: decode its files one by one to tell the bad from the good.
   fall_back.insert(fall_back.end(), items.begin(), items.end());

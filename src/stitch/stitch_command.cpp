@@ -420,29 +420,43 @@ std::vector<std::string> input_extensions() {
   return extensions;
 }
 
-// A video opened, and its first selected frame decoded, before the job's pipeline is set up.
-struct EarlyVideo {
-  std::unique_ptr<VideoFrameSource> source;
-  std::optional<SelectedFrame> first;  // nullopt: no frame selected (or decoding it failed)
-  std::exception_ptr first_error;      // decoding it failed: the video's first item fails with it
-};
+// A video opened before the job's pipeline is set up, and its first selected frame decoded on the
+// same thread meanwhile: the pipeline (and with it the GPU workers' set-up) starts once the video
+// is open, not after its first frame, which frame threading makes the slowest (0.3-0.5 s at 5.7K).
+class EarlyVideo {
+ public:
+  EarlyVideo(const std::string& path, const VideoSelection& selection, int decoders)
+      : opened_(source_.get_future()), first_frame_(first_.get_future()) {
+    task_ = std::async(std::launch::async, [this, path, selection, decoders] {
+      std::shared_ptr<VideoFrameSource> source;  // shared: the item's owner may drop it before this returns
+      try {
+        ScopedStage span("open video");
+        source = std::make_shared<VideoFrameSource>(path, selection, nullptr, decoders);
+      } catch (...) {
+        source_.set_exception(std::current_exception());
+        return;
+      }
+      source_.set_value(source);
+      try {
+        ScopedStage span("decode video");
+        first_.set_value(source->next());
+      } catch (...) {
+        first_.set_exception(std::current_exception());
+      }
+    });
+  }
+  // Waits for the open; throws what it threw (gp::ItemError).
+  std::shared_ptr<VideoFrameSource> source() { return opened_.get(); }
+  // The first selected frame (nullopt: none), or what decoding it threw, once decoded.
+  std::future<std::optional<SelectedFrame>> first_frame() { return std::move(first_frame_); }
 
-// Throws what opening the video throws (gp::ItemError); a failure to decode the first frame is
-// kept for the item that takes it, as if decoded there.
-EarlyVideo open_early(const std::string& path, const VideoSelection& selection, int decoders) {
-  EarlyVideo early;
-  {
-    ScopedStage span("open video");
-    early.source = std::make_unique<VideoFrameSource>(path, selection, nullptr, decoders);
-  }
-  try {
-    ScopedStage span("decode video");
-    early.first = early.source->next();
-  } catch (const std::exception&) {
-    early.first_error = std::current_exception();
-  }
-  return early;
-}
+ private:
+  std::promise<std::shared_ptr<VideoFrameSource>> source_;
+  std::promise<std::optional<SelectedFrame>> first_;
+  std::future<std::shared_ptr<VideoFrameSource>> opened_;
+  std::future<std::optional<SelectedFrame>> first_frame_;
+  std::future<void> task_;  // last: joined before the promises go
+};
 
 class StitchCommand final : public SettingsCommand {
  public:
@@ -492,9 +506,9 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   // A job of videos only opens its first video and decodes its first frame while the driver and
   // the GPU context start (which the pipeline's set-up below waits for): decoding, what a video job
   // waits for, no longer starts 0.13 s in. Not for select sharpest, whose scoring needs the GPU.
-  std::future<EarlyVideo> early_video;
+  std::optional<EarlyVideo> early_video;
   if (stills.empty() && !videos.empty() && s.video.mode != VideoSelection::Mode::sharpest)
-    early_video = std::async(std::launch::async, open_early, inputs[videos[0]].path, s.video, video_decoders);
+    early_video.emplace(inputs[videos[0]].path, s.video, video_decoders);
 
   PipelineOptions po;
   // Decoding and encoding on the CPU: most cores go to them. With nvJPEG the load threads only
@@ -634,21 +648,16 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
   const auto run_video = [&](std::size_t v) {
     const std::string& path = inputs[v].path;
     ItemResult result;
-    std::unique_ptr<VideoFrameSource> source;
-    // The first frame, where it was decoded early (or why that failed): handed out first.
-    std::optional<SelectedFrame> early_frame;
-    std::exception_ptr early_frame_error;
-    bool early_frame_pending = false;
+    std::shared_ptr<VideoFrameSource> source;
+    // The first frame, where it is being decoded early (or why that failed): handed out first.
+    std::future<std::optional<SelectedFrame>> early_frame;
     try {
-      if (v == videos[0] && early_video.valid()) {
-        EarlyVideo early = early_video.get();  // rethrows the ItemError of an open that failed
-        source = std::move(early.source);
-        early_frame = std::move(early.first);
-        early_frame_error = early.first_error;
-        early_frame_pending = true;
+      if (v == videos[0] && early_video) {
+        source = early_video->source();  // throws the ItemError of an open that failed
+        early_frame = early_video->first_frame();
       } else {
         ScopedStage span("open video");
-        source = std::make_unique<VideoFrameSource>(path, s.video, scoring, video_decoders);
+        source = std::make_shared<VideoFrameSource>(path, s.video, scoring, video_decoders);
       }
       // The video's own 360 metadata, where it contradicts the job, fails it before any frame.
       const std::string problem = video_metadata_problem(s, source->info());
@@ -673,23 +682,18 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
     Pipeline<StitchItem>::Stages frame_stages = stages;
     frame_stages.make = [&](std::size_t) -> std::unique_ptr<StitchItem> {
       std::optional<SelectedFrame> frame;
-      bool early = false;
-      std::exception_ptr early_error;
+      std::future<std::optional<SelectedFrame>> early;
       {
         std::lock_guard<std::mutex> lock(result_mutex);
         if (source_failed) return nullptr;
-        if (early_frame_pending) {
-          early_frame_pending = false;
-          early = true;
-          frame = std::move(early_frame);
-          early_error = early_frame_error;
-        }
+        if (early_frame.valid()) early = std::move(early_frame);
       }
       auto item = std::make_unique<StitchItem>();
       item->input = v;
       try {
-        if (early_error) std::rethrow_exception(early_error);
-        if (!early) {
+        if (early.valid()) {
+          frame = early.get();  // decoded before the pipeline started (its span is there)
+        } else {
           ScopedStage span("decode video");
           frame = source->next();
         }
