@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/splitmix64.hpp"
 #include "pnm_samples.hpp"
 #include "rig_scene.hpp"
 #include "stitch_samples.hpp"
@@ -33,12 +34,7 @@ using OIIO::TypeDesc;
 
 // ---- deterministic randomness: pure functions of their inputs, so threads cannot change output --
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using gp::splitmix64;
 
 std::uint64_t hash3(std::int64_t a, std::int64_t b, std::uint64_t seed) {
   return splitmix64(seed ^ splitmix64(std::uint64_t(a) * 0x9E3779B97F4A7C15ull ^ std::uint64_t(b)));

@@ -6,15 +6,10 @@
 #include <limits>
 #include <numeric>
 
+#include "core/splitmix64.hpp"
+
 namespace gp::samples {
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // A sequential stream of uniforms for the (inherently sequential) placement.
 class Stream {

@@ -40,6 +40,7 @@
 #include "core/error.hpp"
 #include "core/outputs.hpp"
 #include "core/parallel_for.hpp"
+#include "core/splitmix64.hpp"
 
 namespace gp::samples {
 namespace {
@@ -121,12 +122,6 @@ Vec3 equirect_direction(double u, double v, int width, int height) {
 
 // ---- deterministic noise: pure functions of position and seed ----------------------------------
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 double unit(std::uint64_t h) { return double(h >> 11) * 0x1p-53; }
 double hash01(std::int64_t a, std::int64_t b, std::uint64_t seed) {
   return unit(splitmix64(seed * 0xD1B54A32D192ED03ull ^ splitmix64(std::uint64_t(a) * 0x9E3779B97F4A7C15ull + std::uint64_t(b))));

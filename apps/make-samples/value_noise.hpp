@@ -4,14 +4,9 @@
 #include <cmath>
 #include <cstdint>
 
-namespace gp::samples {
+#include "core/splitmix64.hpp"
 
-inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+namespace gp::samples {
 
 // Uniform in [0, 1) at an integer lattice point.
 inline double lattice(std::int64_t x, std::int64_t y, std::uint64_t seed) {

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/outputs.hpp"
 #include "core/parallel_for.hpp"
+#include "core/splitmix64.hpp"
 #include "io/dicom_common.hpp"
 #include "io/parallel_items.hpp"
 
@@ -24,13 +25,6 @@ namespace gp::io {
 namespace {
 
 using Vec3 = std::array<double, 3>;
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // Decimal strings for DS: at most 16 characters ("%.10g" of any double fits).
 std::string ds(double v) {

@@ -213,7 +213,7 @@ std::vector<std::exception_ptr> GpuWorker::run(const std::vector<StitchItem*>& i
 
   stream_.synchronize("stitch-360 projection");
 
-  // Float outputs' 8-bit previews (tonemap-exr's operators), each downloaded beside its output.
+  // Float outputs' 8-bit previews (the tone operators, cuda/tone), each downloaded beside its output.
   std::vector<DeviceBuffer> preview_buffers;
   if (settings_.hdr.preview) {
     span.emplace("gpu preview");

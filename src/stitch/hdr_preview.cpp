@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 
 namespace gp::stitch {
 namespace {
@@ -14,16 +14,16 @@ constexpr std::size_t scratch_alignment = 256;
 
 std::size_t aligned(std::size_t bytes) { return (bytes + scratch_alignment - 1) / scratch_alignment * scratch_alignment; }
 
-tonemap::ToneParams tone_params(const HdrOutputConfig& c) {
-  tonemap::ToneParams p;
+tone::ToneParams tone_params(const HdrOutputConfig& c) {
+  tone::ToneParams p;
   p.op = c.preview_operator;
   return p;
 }
 
 // tonemap-exr's 8-bit defaults: sRGB with dither (deterministic).
-tonemap::EncodeParams encode_params() {
-  tonemap::EncodeParams p;
-  p.transfer = tonemap::Transfer::srgb;
+tone::EncodeParams encode_params() {
+  tone::EncodeParams p;
+  p.transfer = tone::Transfer::srgb;
   p.dither = true;
   return p;
 }
@@ -36,7 +36,7 @@ void require_views(const ImageView& rgb, const ImageView& preview) {
                 "x" + std::to_string(preview.height));
 }
 
-const tonemap::ChannelMap rgb_channels{{0, 1, 2, -1}};
+const tone::ChannelMap rgb_channels{{0, 1, 2, -1}};
 
 }  // namespace
 
@@ -48,16 +48,16 @@ void HdrPreviewer::run_cpu(const ImageView& rgb, const ImageView& preview) const
   require_views(rgb, preview);
   std::vector<float> rgba(std::size_t(rgb.width) * rgb.height * 4);
   const ImageView rgba_view = packed_view(rgba.data(), rgb.width, rgb.height, 4, PixelType::f32);
-  tonemap::to_rgba_f32_cpu(rgb, rgb_channels, rgba_view);
+  tone::to_rgba_f32_cpu(rgb, rgb_channels, rgba_view);
   float scale[2] = {exposure_scale(), 0.0f};
-  if (config_.preview_auto_exposure) tonemap::auto_exposure_cpu(rgba_view, {}, exposure_scale(), scale);
-  tonemap::tonemap_cpu(rgba_view, rgba_view, tone_params(config_), scale);
-  tonemap::encode_cpu(rgba_view, preview, encode_params());
+  if (config_.preview_auto_exposure) tone::auto_exposure_cpu(rgba_view, {}, exposure_scale(), scale);
+  tone::tonemap_cpu(rgba_view, rgba_view, tone_params(config_), scale);
+  tone::encode_cpu(rgba_view, preview, encode_params());
 }
 
 std::size_t HdrPreviewer::scratch_bytes(int width, int height) const {
   std::size_t bytes = aligned(std::size_t(width) * height * 4 * sizeof(float));
-  if (config_.preview_auto_exposure) bytes += aligned(2 * sizeof(float)) + aligned(tonemap::auto_exposure_scratch_bytes(width, height));
+  if (config_.preview_auto_exposure) bytes += aligned(2 * sizeof(float)) + aligned(tone::auto_exposure_scratch_bytes(width, height));
   return bytes;
 }
 
@@ -71,15 +71,15 @@ void HdrPreviewer::run_gpu(const ImageView& rgb, const ImageView& preview, const
   if (config_.preview_auto_exposure) {
     auto* own_scale = reinterpret_cast<float*>(next);
     next += aligned(2 * sizeof(float));
-    tonemap::to_rgba_f32_gpu(rgb, rgb_channels, rgba, stream.get());
-    const std::size_t exposure_bytes = tonemap::auto_exposure_scratch_bytes(rgb.width, rgb.height);
-    tonemap::auto_exposure_gpu(rgba, {}, exposure_scale(), own_scale, next, exposure_bytes, stream.get());
+    tone::to_rgba_f32_gpu(rgb, rgb_channels, rgba, stream.get());
+    const std::size_t exposure_bytes = tone::auto_exposure_scratch_bytes(rgb.width, rgb.height);
+    tone::auto_exposure_gpu(rgba, {}, exposure_scale(), own_scale, next, exposure_bytes, stream.get());
     scale = own_scale;
   } else {
-    tonemap::to_rgba_f32_gpu(rgb, rgb_channels, rgba, stream.get());
+    tone::to_rgba_f32_gpu(rgb, rgb_channels, rgba, stream.get());
   }
-  tonemap::tonemap_gpu(rgba, rgba, tone_params(config_), scale, stream.get());
-  tonemap::encode_gpu(rgba, preview, encode_params(), stream.get());
+  tone::tonemap_gpu(rgba, rgba, tone_params(config_), scale, stream.get());
+  tone::encode_gpu(rgba, preview, encode_params(), stream.get());
 }
 
 }  // namespace gp::stitch

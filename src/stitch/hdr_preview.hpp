@@ -1,6 +1,7 @@
 #pragma once
-// 8-bit previews of float (HDR) outputs, made with tonemap-exr's operators (cuda/tonemap: to
-// RGBA, exposure, tone curve, sRGB encode with dither), on the GPU or the CPU.
+// 8-bit previews of float (HDR) outputs, made with the tone operators tonemap-exr also uses (the
+// common module cuda/tone: to RGBA, exposure, tone curve, sRGB encode with dither), on the GPU or
+// the CPU.
 #include <cstddef>
 
 #include "core/gpu_stream.hpp"

@@ -30,7 +30,7 @@
 #include "core/stop_signals.hpp"
 #include "core/text.hpp"
 #include "core/trace.hpp"
-#include "cuda/tonemap/tonemap_math.hpp"
+#include "cuda/tone/tone_math.hpp"
 #include "frames/frame_packing.hpp"
 #include "frames/video_frame_source.hpp"
 #include "io/exif.hpp"
@@ -63,8 +63,8 @@ bool is_hdr_file(const std::string& path) {
 }
 
 // sRGB-encoded 8-bit (or 0..1) values to linear light, for float outputs of 8-bit inputs:
-// tonemap-exr's inverse sRGB transfer.
-float srgb_to_linear(float v) { return tonemap::math::transfer_decode(v, tonemap::EncodeParams{}); }
+// the inverse sRGB transfer of the tone operators (cuda/tone).
+float srgb_to_linear(float v) { return tone::math::transfer_decode(v, tone::EncodeParams{}); }
 
 const std::array<float, 256>& srgb_u8_to_linear() {
   static const std::array<float, 256> table = [] {

@@ -149,9 +149,9 @@ Table make_table() {
            "file per output, in the output folder, .jpg or .png: {output} is the output's name in the output folder, "
            "folders included, and {stem} {name} {view} {index}",
            member(&Settings::hdr, &HdrOutputConfig::preview_name_template));
-  t.choice("/output/preview/operator", "aces_hill", {std::begin(tonemap::operator_names), std::end(tonemap::operator_names)},
-           tonemap::operator_doc,
-           [](Settings& s, const std::string& v) { s.hdr.preview_operator = tonemap::operator_named(v); });
+  t.choice("/output/preview/operator", "aces_hill", {std::begin(tone::operator_names), std::end(tone::operator_names)},
+           tone::operator_doc,
+           [](Settings& s, const std::string& v) { s.hdr.preview_operator = tone::operator_named(v); });
   t.number("/output/preview/ev", 0.0, -30, 30, "exposure compensation in stops (multiplies by 2^ev)",
            member(&Settings::hdr, &HdrOutputConfig::preview_ev));
   t.boolean("/output/preview/auto_exposure", false,

@@ -7,7 +7,7 @@
 #include "core/config.hpp"
 #include "core/output_naming.hpp"
 #include "core/views.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 #include "stitch/frame_selection.hpp"
 #include "stitch/rig.hpp"
 
@@ -37,13 +37,13 @@ struct MaskConfig {
 };
 
 // Float outputs (output.format exr or hdr): how EXRs are stored, and 8-bit previews tone-mapped
-// with tonemap-exr's operators.
+// with the tone operators tonemap-exr also uses (cuda/tone).
 struct HdrOutputConfig {
   bool exr_half = true;                 // EXR sample type: half (else float)
   std::string exr_compression = "zip";  // OpenEXR compression
   bool preview = false;                 // a tone-mapped 8-bit preview per output
   std::string preview_name_template;    // {output} {stem} {name} {view} {index} {ext}
-  tonemap::Operator preview_operator = tonemap::Operator::aces_hill;
+  tone::Operator preview_operator = tone::Operator::aces_hill;
   double preview_ev = 0;                // exposure compensation in stops
   bool preview_auto_exposure = false;   // log-average luminance to 0.18 per output first
 };

@@ -6,7 +6,7 @@
 #include "core/gpu_runtime.hpp"
 #include "core/gpu_timeline.hpp"
 #include "cuda/png/png_kernels.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 
 namespace gp::tonemap {
 
@@ -23,11 +23,11 @@ class ComputeBackend {
   // Sets scale[0] = value in working memory.
   virtual void set_scale(float* scale, float value) = 0;
   virtual float read_scale(const float* scale) = 0;  // after finish()
-  virtual void to_rgba(const ImageView& src, const ChannelMap& map, const ImageView& dst) = 0;
-  virtual void auto_exposure(const ImageView& rgba, const AutoExposureParams& p, float base, float* scale) = 0;
-  virtual void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) = 0;
-  virtual void resample(const ImageView& src, const ImageView& dst, Filter f) = 0;
-  virtual void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) = 0;
+  virtual void to_rgba(const ImageView& src, const tone::ChannelMap& map, const ImageView& dst) = 0;
+  virtual void auto_exposure(const ImageView& rgba, const tone::AutoExposureParams& p, float base, float* scale) = 0;
+  virtual void tonemap(const ImageView& src, const ImageView& dst, const tone::ToneParams& p, const float* scale) = 0;
+  virtual void resample(const ImageView& src, const ImageView& dst, tone::Filter f) = 0;
+  virtual void encode(const ImageView& src, const ImageView& dst, const tone::EncodeParams& p) = 0;
   // The fast PNG path's steps (cuda/png/png_kernels.hpp) on working memory.
   virtual void png_filter(const ImageView& image, std::uint8_t* filtered) = 0;
   virtual void png_histogram(const std::uint8_t* filtered, std::size_t n, std::uint32_t* histogram,

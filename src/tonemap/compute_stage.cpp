@@ -60,7 +60,7 @@ void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, Compu
   b.begin_stage("convert");
   ImageView device_src = host_src;
   device_src.data = src;
-  ChannelMap map;
+  tone::ChannelMap map;
   std::copy(item.plan.rgba_index, item.plan.rgba_index + 4, map.index);
   b.to_rgba(device_src, map, level0);
   b.end_stage();
@@ -119,7 +119,7 @@ void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, Compu
   std::size_t at = 0;
   for (auto& j : jobs) {
     ImageView out = packed_view(encoded + at, j.source.width, j.source.height, j.channels, out_type);
-    EncodeParams p = s.encode;
+    tone::EncodeParams p = s.encode;
     // From the file's name, not its place in the batch: adding a file must not change the others.
     p.seed = dither_seed(item.input.path) * 131u + unsigned(j.level);
     b.encode(j.source, out, p);

@@ -20,25 +20,25 @@ class CpuBackend final : public ComputeBackend {
   void download(void* host_dst, const void* src, std::size_t bytes) override { std::memcpy(host_dst, src, bytes); }
   void set_scale(float* scale, float value) override { scale[0] = value; }
   float read_scale(const float* scale) override { return scale[0]; }
-  void to_rgba(const ImageView& src, const ChannelMap& map, const ImageView& dst) override {
+  void to_rgba(const ImageView& src, const tone::ChannelMap& map, const ImageView& dst) override {
     ScopedStage t("cpu.convert");
-    to_rgba_f32_cpu(src, map, dst);
+    tone::to_rgba_f32_cpu(src, map, dst);
   }
-  void auto_exposure(const ImageView& rgba, const AutoExposureParams& p, float base, float* scale) override {
+  void auto_exposure(const ImageView& rgba, const tone::AutoExposureParams& p, float base, float* scale) override {
     ScopedStage t("cpu.auto_exposure");
-    auto_exposure_cpu(rgba, p, base, scale);
+    tone::auto_exposure_cpu(rgba, p, base, scale);
   }
-  void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) override {
+  void tonemap(const ImageView& src, const ImageView& dst, const tone::ToneParams& p, const float* scale) override {
     ScopedStage t("cpu.tonemap");
-    tonemap_cpu(src, dst, p, scale);
+    tone::tonemap_cpu(src, dst, p, scale);
   }
-  void resample(const ImageView& src, const ImageView& dst, Filter f) override {
+  void resample(const ImageView& src, const ImageView& dst, tone::Filter f) override {
     ScopedStage t("cpu.resample");
-    resample_cpu(src, dst, f);
+    tone::resample_cpu(src, dst, f);
   }
-  void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) override {
+  void encode(const ImageView& src, const ImageView& dst, const tone::EncodeParams& p) override {
     ScopedStage t("cpu.quantize");
-    encode_cpu(src, dst, p);
+    tone::encode_cpu(src, dst, p);
   }
   void png_filter(const ImageView& image, std::uint8_t* filtered) override {
     ScopedStage t("cpu.png_filter");

@@ -41,22 +41,22 @@ class GpuBackend final : public ComputeBackend {
     stream_.synchronize("read exposure scale");
     return scale_host_.as<float>()[0];
   }
-  void to_rgba(const ImageView& src, const ChannelMap& map, const ImageView& dst) override {
-    to_rgba_f32_gpu(src, map, dst, stream_.get());
+  void to_rgba(const ImageView& src, const tone::ChannelMap& map, const ImageView& dst) override {
+    tone::to_rgba_f32_gpu(src, map, dst, stream_.get());
   }
-  void auto_exposure(const ImageView& rgba, const AutoExposureParams& p, float base, float* scale) override {
-    const std::size_t bytes = auto_exposure_scratch_bytes(rgba.width, rgba.height);
-    auto_exposure_gpu(rgba, p, base, scale, alloc(bytes, "auto-exposure scratch"), bytes, stream_.get());
+  void auto_exposure(const ImageView& rgba, const tone::AutoExposureParams& p, float base, float* scale) override {
+    const std::size_t bytes = tone::auto_exposure_scratch_bytes(rgba.width, rgba.height);
+    tone::auto_exposure_gpu(rgba, p, base, scale, alloc(bytes, "auto-exposure scratch"), bytes, stream_.get());
   }
-  void tonemap(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) override {
-    tonemap_gpu(src, dst, p, scale, stream_.get());
+  void tonemap(const ImageView& src, const ImageView& dst, const tone::ToneParams& p, const float* scale) override {
+    tone::tonemap_gpu(src, dst, p, scale, stream_.get());
   }
-  void resample(const ImageView& src, const ImageView& dst, Filter f) override {
-    const std::size_t bytes = resample_scratch_bytes(src.width, src.height, dst.width, dst.height);
-    resample_gpu(src, dst, f, alloc(bytes, "resample scratch"), stream_.get());
+  void resample(const ImageView& src, const ImageView& dst, tone::Filter f) override {
+    const std::size_t bytes = tone::resample_scratch_bytes(src.width, src.height, dst.width, dst.height);
+    tone::resample_gpu(src, dst, f, alloc(bytes, "resample scratch"), stream_.get());
   }
-  void encode(const ImageView& src, const ImageView& dst, const EncodeParams& p) override {
-    encode_gpu(src, dst, p, stream_.get());
+  void encode(const ImageView& src, const ImageView& dst, const tone::EncodeParams& p) override {
+    tone::encode_gpu(src, dst, p, stream_.get());
   }
   void png_filter(const ImageView& image, std::uint8_t* filtered) override {
     png::filter_rows_gpu(image, filtered, stream_.get());

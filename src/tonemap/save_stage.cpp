@@ -2,7 +2,7 @@
 #include "core/text.hpp"
 #include "core/trace.hpp"
 #include "io/png_encoder.hpp"
-#include "cuda/tonemap/tonemap_math.hpp"
+#include "cuda/tone/tone_math.hpp"
 #include "tonemap/stages.hpp"
 
 namespace gp::tonemap {
@@ -10,7 +10,7 @@ namespace {
 
 // A tiled MIP EXR holds linear light with premultiplied alpha, as EXR readers assume: the levels'
 // display-encoded values decoded, then multiplied by their alpha (itself linear), as floats.
-std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const EncodeParams& encode,
+std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const tone::EncodeParams& encode,
                                      std::vector<std::vector<float>>& storage) {
   std::vector<ImageView> out;
   storage.resize(levels.size());
@@ -30,7 +30,8 @@ std::vector<ImageView> linear_levels(const std::vector<ImageView>& levels, const
         const std::size_t first = std::size_t(x) * v.channels;
         float* out = f.data() + std::size_t(y) * v.width * v.channels + first;
         const float a = alpha ? sample(first + std::size_t(colour)) : 1.0f;
-        for (int c = 0; c < colour; ++c) out[c] = math::transfer_decode(sample(first + std::size_t(c)), encode) * a;
+        for (int c = 0; c < colour; ++c)
+          out[c] = tone::math::transfer_decode(sample(first + std::size_t(c)), encode) * a;
         if (alpha) out[colour] = a;
       }
     }

@@ -12,8 +12,8 @@ namespace {
 
 const std::vector<std::string> filter_names = {"box", "triangle", "lanczos3"};
 
-Filter filter_from(const std::string& s) {
-  return s == "box" ? Filter::box : s == "triangle" ? Filter::triangle : Filter::lanczos3;
+tone::Filter filter_from(const std::string& s) {
+  return s == "box" ? tone::Filter::box : s == "triangle" ? tone::Filter::triangle : tone::Filter::lanczos3;
 }
 
 using config::member;
@@ -42,17 +42,17 @@ Table make_table() {
   t.number("/exposure/ev", 0.0, -30, 30, "exposure compensation in stops (multiplies by 2^ev)", &Settings::exposure_ev);
   t.boolean("/exposure/auto", false, "scale so the log-average luminance maps to the key value", &Settings::auto_exposure);
   t.number("/exposure/key", 0.18, 0.001, 10, "auto exposure: target log-average luminance (Reinhard's key)",
-           member(&Settings::auto_params, &AutoExposureParams::key));
+           member(&Settings::auto_params, &tone::AutoExposureParams::key));
   t.number("/exposure/percentile_low", 0.0, 0, 100, "auto exposure: clamp log-luminances below this percentile",
-           member(&Settings::auto_params, &AutoExposureParams::percentile_low));
+           member(&Settings::auto_params, &tone::AutoExposureParams::percentile_low));
   t.number("/exposure/percentile_high", 100.0, 0, 100, "auto exposure: clamp log-luminances above this percentile",
-           member(&Settings::auto_params, &AutoExposureParams::percentile_high));
+           member(&Settings::auto_params, &tone::AutoExposureParams::percentile_high));
 
   t.object("/tonemap", "the tone curve");
-  t.choice("/tonemap/operator", "aces_hill", {std::begin(operator_names), std::end(operator_names)}, operator_doc,
-           [](Settings& s, const std::string& v) { s.tone.op = operator_named(v); });
+  t.choice("/tonemap/operator", "aces_hill", {std::begin(tone::operator_names), std::end(tone::operator_names)},
+           tone::operator_doc, [](Settings& s, const std::string& v) { s.tone.op = tone::operator_named(v); });
   t.number("/tonemap/white", 11.2, 0.01, 1e6, "reinhard_extended: value mapped to white; hable: linear white point",
-           member(&Settings::tone, &ToneParams::white));
+           member(&Settings::tone, &tone::ToneParams::white));
 
   t.object("/output", "written images");
   t.output_dir("out/tonemap-exr", "output folder (created); every output name is relative to it",
@@ -70,9 +70,12 @@ Table make_table() {
   });
   t.choice("/output/transfer", "srgb", {"srgb", "gamma", "linear"}, "output transfer function",
            [](Settings& s, const std::string& v) {
-             s.encode.transfer = v == "srgb" ? Transfer::srgb : v == "gamma" ? Transfer::gamma : Transfer::linear;
+             s.encode.transfer = v == "srgb"    ? tone::Transfer::srgb
+                                 : v == "gamma" ? tone::Transfer::gamma
+                                                : tone::Transfer::linear;
            });
-  t.number("/output/gamma", 2.2, 0.1, 10, "transfer gamma: out = in^(1/gamma)", member(&Settings::encode, &EncodeParams::gamma));
+  t.number("/output/gamma", 2.2, 0.1, 10, "transfer gamma: out = in^(1/gamma)",
+           member(&Settings::encode, &tone::EncodeParams::gamma));
   t.boolean("/output/dither", true, "triangular dither of +-1 LSB before 8-bit rounding (hides banding)",
             [](Settings& s, bool v) { s.encode.dither = v && s.bits == 8; });
   t.choice("/output/alpha", "auto", {"auto", "drop"}, "auto: keep the source alpha when the format has alpha", &Settings::alpha);

@@ -6,7 +6,7 @@
 
 #include "core/config.hpp"
 #include "core/output_naming.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 #include "io/image_io.hpp"
 
 namespace gp::tonemap {
@@ -19,9 +19,9 @@ struct Settings {
 
   float exposure_ev = 0;
   bool auto_exposure = false;
-  AutoExposureParams auto_params;
-  ToneParams tone;
-  EncodeParams encode;
+  tone::AutoExposureParams auto_params;
+  tone::ToneParams tone;
+  tone::EncodeParams encode;
 
   OutputNaming naming;        // output.dir, output.mirror_inputs
   std::string name_template;  // main image
@@ -31,13 +31,13 @@ struct Settings {
   io::WriteOptions write;
 
   bool mip = false;
-  Filter mip_filter = Filter::lanczos3;
+  tone::Filter mip_filter = tone::Filter::lanczos3;
   std::string mip_layout;     // files, tiled
   std::string mip_name_template, mip_tiled_template;
 
   int thumbnail_size = 0;     // longest side; 0 = none
   std::string thumbnail_template;
-  Filter thumbnail_filter = Filter::lanczos3;
+  tone::Filter thumbnail_filter = tone::Filter::lanczos3;
 
   int batch = 4;              // images on the GPU at once (one stream each)
   int load_threads = 0, save_threads = 0, max_in_flight = 0;  // 0 = chosen from the machine

@@ -5,16 +5,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/splitmix64.hpp"
+
 namespace gp::test {
 
-inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+inline double unit_random(std::uint64_t seed, std::uint64_t k) {
+  return double(gp::splitmix64(seed * 1000003u + k) >> 11) * 0x1p-53;
 }
-
-inline double unit_random(std::uint64_t seed, std::uint64_t k) { return double(mix64(seed * 1000003u + k) >> 11) * 0x1p-53; }
 
 // `balls` pores with radii in [r_min, r_max] voxels inside an nx x ny x nz box.
 inline std::vector<std::uint8_t> porous_mask(int nx, int ny, int nz, int balls, double r_min, double r_max,

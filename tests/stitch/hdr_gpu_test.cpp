@@ -1,7 +1,7 @@
 // stitch-360's float (HDR) projections and previews on the GPU against their CPU references: every
 // mode on an HDR panorama with a sun far above 1 (the same per-pixel code compiled without fused
 // multiply-adds on both sides: the floats should match to the last bits), and the tone-mapped
-// 8-bit previews (tonemap-exr's kernels) within 1 LSB.
+// 8-bit previews (the tone operators' kernels, cuda/tone) within 1 LSB.
 #include <catch2/catch.hpp>
 
 #include <cmath>

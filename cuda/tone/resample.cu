@@ -3,10 +3,10 @@
 // tap weights; in both passes a warp reads 32 neighbouring pixels of a row (coalesced).
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/pixel_launch.cuh"
-#include "cuda/tonemap/resample_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/resample_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 template <bool Horizontal>
@@ -38,4 +38,4 @@ void resample_gpu(const ImageView& src, const ImageView& dst, Filter filter, voi
   GP_CUDA_CHECK_LAUNCH(pass_text("vertical", src.height, dst.height) + " columns " + std::to_string(dst.width));
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

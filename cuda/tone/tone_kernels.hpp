@@ -1,7 +1,9 @@
 #pragma once
-// Launch API of the tonemap-exr kernels and their CPU references. Every *_gpu function enqueues
-// work on `stream` (device pointers in the views); its *_cpu twin does the same computation on host
-// memory with gp::parallel_for. Same arguments, same results (within 1 LSB after quantisation).
+// Launch API of the tone operators and their CPU references: a common module (cuda/tone, namespace
+// gp::tone) that tonemap-exr and stitch-360's previews of float outputs both use. Every *_gpu
+// function enqueues work on `stream` (device pointers in the views); its *_cpu twin does the same
+// computation on host memory with gp::parallel_for. Same arguments, same results (within 1 LSB
+// after quantisation).
 //
 // Data flow per image:  source (f16/f32, any channel count)
 //   -> to_rgba_f32         RGBA float, scene-linear
@@ -17,9 +19,9 @@
 
 #include "core/views.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 
-// Tone curves (formulas and sources in tonemap_math.hpp): linear = clamp; reinhard = x/(1+x) per
+// Tone curves (formulas and sources in tone_math.hpp): linear = clamp; reinhard = x/(1+x) per
 // channel; reinhard_extended on luminance with white point; hable = Uncharted 2 with bias 2 and
 // linear white; aces_narkowicz / aces_hill = the two ACES fits; agx = Wrensch's minimal AgX;
 // pbr_neutral = Khronos PBR Neutral.
@@ -111,4 +113,4 @@ void resample_cpu(const ImageView& src, const ImageView& dst, Filter filter);
 void encode_gpu(const ImageView& src, const ImageView& dst, const EncodeParams& p, cudaStream_t stream);
 void encode_cpu(const ImageView& src, const ImageView& dst, const EncodeParams& p);
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cuda/tonemap/tonemap_math.hpp"
+#include "cuda/tone/tone_math.hpp"
 
-namespace gp::tonemap::math {
+namespace gp::tone::math {
 
 // Histogram of log2(Y + epsilon): 1024 bins of 1/16 stop over [-32, 32). A power-of-two bin width
 // makes CUB's float binning, (l - min) * (bins / range), exact, so the CPU can repeat it.
@@ -84,4 +84,4 @@ GP_HD void exposure_result(double log_sum, long long n, const AutoExposureParams
   out_scale[1] = log_average;
 }
 
-}  // namespace gp::tonemap::math
+}  // namespace gp::tone::math

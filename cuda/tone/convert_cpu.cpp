@@ -2,11 +2,11 @@
 #include <cstdint>
 
 #include "core/parallel_for.hpp"
-#include "cuda/tonemap/half_convert.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/half_convert.hpp"
+#include "cuda/tone/tone_kernels.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 float to_float(float v) { return v; }
@@ -35,4 +35,4 @@ void to_rgba_f32_cpu(const ImageView& src, const ChannelMap& map, const ImageVie
     convert_rows<float>(src, map, dst);
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

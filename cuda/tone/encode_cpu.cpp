@@ -2,10 +2,10 @@
 #include <cstdint>
 
 #include "core/parallel_for.hpp"
-#include "cuda/tonemap/tonemap_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/tone_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 template <class T>
@@ -31,4 +31,4 @@ void encode_cpu(const ImageView& src, const ImageView& dst, const EncodeParams& 
     encode_rows<std::uint16_t>(src, dst, p);
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gp::tonemap {
+namespace gp::tone {
 
 inline float half_bits_to_float(std::uint16_t h) {
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
@@ -30,4 +30,4 @@ inline float half_bits_to_float(std::uint16_t h) {
   return f;
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -8,9 +8,9 @@
 #include "core/error.hpp"
 #include "cuda/common/checks.hpp"
 #include "core/views.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 
-namespace gp::tonemap::checks {
+namespace gp::tone::checks {
 
 using kernel_checks::require;
 
@@ -65,4 +65,4 @@ inline void check_resample(const ImageView& src, const ImageView& dst, const cha
           "empty source for a non-empty output");
 }
 
-}  // namespace gp::tonemap::checks
+}  // namespace gp::tone::checks

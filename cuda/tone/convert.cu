@@ -4,9 +4,9 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/pixel_launch.cuh"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 __device__ __forceinline__ float to_float(float v) { return v; }
@@ -60,4 +60,4 @@ void to_rgba_f32_gpu(const ImageView& src, const ChannelMap& map, const ImageVie
                        (src.type == PixelType::f16 ? " f16" : " f32"));
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

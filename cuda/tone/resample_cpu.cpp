@@ -2,10 +2,10 @@
 #include <vector>
 
 #include "core/parallel_for.hpp"
-#include "cuda/tonemap/resample_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/resample_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 template <bool Horizontal>
@@ -28,4 +28,4 @@ void resample_cpu(const ImageView& src, const ImageView& dst, Filter filter) {
   resample_pass<false>(mid_view, dst, filter);
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

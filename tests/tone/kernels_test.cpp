@@ -1,6 +1,7 @@
-// The tonemap-exr math and CPU references against hand-computed values. The expected numbers were
-// worked out in double precision (python3) from the published formulas; each comment gives the
-// derivation. The GPU kernels are checked against these CPU references in kernels_gpu_test.cpp.
+// The tone operators' math and CPU references (cuda/tone: tonemap-exr and stitch-360's previews
+// use them) against hand-computed values. The expected numbers were worked out in double precision
+// (python3) from the published formulas; each comment gives the derivation. The GPU kernels are
+// checked against these CPU references in kernels_gpu_test.cpp.
 #include <catch2/catch.hpp>
 #include <cuda_fp16.h>
 
@@ -11,13 +12,13 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "cuda/tonemap/exposure_math.hpp"
-#include "cuda/tonemap/half_convert.hpp"
-#include "cuda/tonemap/resample_math.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
-#include "cuda/tonemap/tonemap_math.hpp"
+#include "cuda/tone/exposure_math.hpp"
+#include "cuda/tone/half_convert.hpp"
+#include "cuda/tone/resample_math.hpp"
+#include "cuda/tone/tone_kernels.hpp"
+#include "cuda/tone/tone_math.hpp"
 
-using namespace gp::tonemap;
+using namespace gp::tone;
 using gp::ImageView;
 using gp::PixelType;
 using math::Rgb;

@@ -1,5 +1,6 @@
 #pragma once
-// Per-pixel math shared by the kernels and their CPU references, so both compute the same thing;
+// Per-pixel math of the tone operators (tonemap-exr, stitch-360's previews; stitch-360 also decodes
+// sRGB with it), shared by the kernels and their CPU references, so both compute the same thing;
 // tests check it against hand-computed values. Tone curves take exposed scene-linear Rec.709 RGB
 // (negative values are treated as 0) and return display-linear RGB in [0, 1].
 #include <cmath>
@@ -9,9 +10,9 @@
 
 #include "core/error.hpp"
 #include "cuda/common/host_device.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 
-namespace gp::tonemap::math {
+namespace gp::tone::math {
 
 struct Rgb {
   float r, g, b;
@@ -266,4 +267,4 @@ GP_HD Codes encode_pixel(float4 v, int x, int y, const EncodeParams& p, float ma
   return out;
 }
 
-}  // namespace gp::tonemap::math
+}  // namespace gp::tone::math

@@ -3,10 +3,10 @@
 // operator so each has only its own curve's code and registers.
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/pixel_launch.cuh"
-#include "cuda/tonemap/tonemap_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/tone_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 // `scale` is read on the device (written there by auto exposure, no host round trip).
@@ -33,4 +33,4 @@ void tonemap_gpu(const ImageView& src, const ImageView& dst, const ToneParams& p
   GP_CUDA_CHECK_LAUNCH("tonemap_kernel " + checks::size_text(src) + " operator " + std::to_string(int(p.op)));
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

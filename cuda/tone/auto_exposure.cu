@@ -11,12 +11,12 @@
 #include <climits>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/tonemap/exposure_math.hpp"
+#include "cuda/tone/exposure_math.hpp"
 #include "cuda/common/pixel_launch.cuh"
 #include "cuda/common/scratch.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 using math::log_lum_bins;
@@ -128,4 +128,4 @@ void auto_exposure_gpu(const ImageView& rgba, const AutoExposureParams& p, float
   GP_CUDA_CHECK_LAUNCH("exposure_scale_kernel " + size);
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "cuda/common/host_device.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 
-namespace gp::tonemap::math {
+namespace gp::tone::math {
 
 // Filter radius in output samples (before stretching).
 GP_HD float filter_radius(Filter f) { return f == Filter::box ? 0.5f : f == Filter::triangle ? 1.0f : 3.0f; }
@@ -78,4 +78,4 @@ GP_HD float4 resample_sample(const ImageView& src, int x, int y, int dst_n, Filt
   return float4{acc.x * inv, acc.y * inv, acc.z * inv, acc.w * inv};
 }
 
-}  // namespace gp::tonemap::math
+}  // namespace gp::tone::math

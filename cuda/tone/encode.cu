@@ -5,10 +5,10 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/pixel_launch.cuh"
-#include "cuda/tonemap/tonemap_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/tone_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 template <class T>
@@ -58,4 +58,4 @@ void encode_gpu(const ImageView& src, const ImageView& dst, const EncodeParams& 
                        (dst.type == PixelType::u8 ? "u8" : "u16"));
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -1,9 +1,9 @@
 // CPU reference of tonemap_gpu: the same per-pixel math, one specialised loop per operator.
 #include "core/parallel_for.hpp"
-#include "cuda/tonemap/tonemap_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/tone_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 
 void tonemap_cpu(const ImageView& src, const ImageView& dst, const ToneParams& p, const float* scale) {
   checks::require_rgba_f32(src, "tonemap_cpu", "src");
@@ -19,4 +19,4 @@ void tonemap_cpu(const ImageView& src, const ImageView& dst, const ToneParams& p
   });
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "core/parallel_for.hpp"
-#include "cuda/tonemap/exposure_math.hpp"
-#include "cuda/tonemap/view_checks.hpp"
+#include "cuda/tone/exposure_math.hpp"
+#include "cuda/tone/view_checks.hpp"
 
-namespace gp::tonemap {
+namespace gp::tone {
 namespace {
 
 float log2_luminance_at(const ImageView& rgba, int x, int y) {
@@ -63,4 +63,4 @@ void auto_exposure_cpu(const ImageView& rgba, const AutoExposureParams& p, float
   math::exposure_result(log_sum, n, p, base_scale, out_scale);
 }
 
-}  // namespace gp::tonemap
+}  // namespace gp::tone

@@ -1,6 +1,7 @@
-// Every tonemap-exr kernel against its CPU reference (itself checked against hand-computed values
-// in kernels_test.cpp), on realistic images: gradients plus noise over 1e-3..1e3, odd sizes, pitched
-// and unaligned device buffers. Tolerances:
+// Every tone operator kernel (cuda/tone: tonemap-exr and stitch-360's previews use them) against
+// its CPU reference (itself checked against hand-computed values in kernels_test.cpp), on
+// realistic images: gradients plus noise over 1e-3..1e3, odd sizes, pitched and unaligned device
+// buffers. Tolerances:
 //   to_rgba_f32: exact (f16 -> f32 and f32 copies are exact on both sides);
 //   auto exposure: scale and log-average within 1e-4 relative (the bins are bit-identical by design,
 //     only the double sum's order and exp2f's last bits differ);
@@ -18,9 +19,9 @@
 #include <vector>
 
 #include "core/gpu_runtime.hpp"
-#include "cuda/tonemap/tonemap_kernels.hpp"
+#include "cuda/tone/tone_kernels.hpp"
 
-using namespace gp::tonemap;
+using namespace gp::tone;
 using gp::ImageView;
 using gp::PixelType;
 
