@@ -3,6 +3,7 @@ frame rates of gpuproc, ffmpeg v360 and the decode limit, their ratios, the targ
 busy time from gpuproc's trace, and the HDR phase (x) (stitch_360_hdr.sh's JSON)."""
 import json
 import os
+import statistics
 
 from bench_results import ok_time
 
@@ -42,6 +43,13 @@ def _decoder_busy(trace_path):
             "rgb_conversions": len(rgb), "rgb_conversion_sum_s": round(sum(rgb), 3)}
 
 
+def _samples(runs, name):
+    """The times of a run and its repeats (NAME, NAME_2, NAME_3, ...), in the order they ran."""
+    names = [name] + sorted((n for n in runs if n.startswith(name + "_") and n[len(name) + 1:].isdigit()),
+                            key=lambda n: int(n[len(name) + 1:]))
+    return [ok_time(runs, n) for n in names if n in runs]
+
+
 def video_results(runs, work, device, threads):
     rate = lambda count, seconds: round(count / seconds, 3) if count and seconds else None
     ratio = lambda x, y: round(x / y, 3) if x is not None and y else None
@@ -63,6 +71,10 @@ def video_results(runs, work, device, threads):
         frames = v["frames"]
         t = {name: ok_time(runs, f"{phase}_{name}") for name in
              ("gpuproc", "gpuproc_no_fsync", "ffmpeg", "decode", "decode_rgb", "gpuproc_reader", "gpuproc_sharpest")}
+        # The target's figures ran BENCH_VIDEO_REPEATS times in turns: their medians (a failed run: None).
+        samples = {name: _samples(runs, f"{phase}_{name}") for name in ("decode", "gpuproc", "gpuproc_no_fsync")}
+        for name, values in samples.items():
+            t[name] = None if not values or None in values else statistics.median(values)
         fps = {name: rate(frames, seconds) for name, seconds in t.items()}
         report_path = os.path.join(work, f"report-{phase}_gpuproc.json")
         report = json.load(open(report_path)) if os.path.exists(report_path) else None
@@ -106,6 +118,8 @@ def video_results(runs, work, device, threads):
                          "'video frame to rgb' spans (the load threads' conversions)",
             },
             "times_s": t,
+            "samples_s": samples,
+            "samples_note": "decode, gpuproc and gpuproc_no_fsync ran in turns, each as often as listed; times_s gives their medians",
             "frames_per_s": fps,
             "ratios": {"gpuproc_over_ffmpeg": ratio(fps["gpuproc"], fps["ffmpeg"]),
                        "gpuproc_no_fsync_over_ffmpeg": ratio(fps["gpuproc_no_fsync"], fps["ffmpeg"]),

@@ -671,8 +671,9 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       return;
     }
     // The first video before any GPU worker is made: the codec set-up sized for its frames.
-    if (rt.gpu() && !workers[0]) set_size_hints(s, inputs[v], source->info().width, source->info().height, shared);
-    if (const auto& sp = source->info().spherical; sp && (sp->yaw_deg != 0 || sp->pitch_deg != 0 || sp->roll_deg != 0))
+    const io::VideoStreamInfo opened = source->info();
+    if (rt.gpu() && !workers[0]) set_size_hints(s, inputs[v], opened.width, opened.height, shared);
+    if (const auto& sp = opened.spherical; sp && (sp->yaw_deg != 0 || sp->pitch_deg != 0 || sp->roll_deg != 0))
       ctx.progress.message("info", fmt::format("{}: the video's spherical metadata gives a pose (yaw {}, pitch {}, roll "
                                                "{} degrees), not applied: views are taken from the picture as stored",
                                                path, sp->yaw_deg, sp->pitch_deg, sp->roll_deg));
@@ -702,7 +703,13 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
         source_failed = true;  // the reader can only be destroyed now: this item carries the error
         throw;
       }
-      if (!frame) return nullptr;
+      if (!frame) {
+        if (v == videos.back()) {  // the job's last frame decoded: no frame buffer is taken again
+          ScopedStage span("release frame buffers");
+          frame_buffers.close();
+        }
+        return nullptr;
+      }
       item->name = path + " frame " + std::to_string(frame->index);
       item->frame = FrameTag{std::to_string(frame->index), fmt::format("{:.3f}", frame->time_s)};
       if (rt.gpu() && !float_outputs(s)) {
@@ -778,7 +785,7 @@ BatchOutcome StitchCommand::run(BatchContext& ctx) {
       for (const std::string& file : result.outputs) fs::remove(file);
       result.outputs.clear();
     }
-    const io::VideoStreamInfo& info = source->info();
+    const io::VideoStreamInfo info = source->info();
     nlohmann::ordered_json report{{"input", path},
                                   {"size", std::to_string(info.width) + "x" + std::to_string(info.height)},
                                   {"codec", info.codec},

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "core/trace.hpp"
 #include "stitch/frame_sharpness.hpp"
 
 namespace gp::stitch {
@@ -32,7 +33,11 @@ struct VideoPart {
 };
 
 struct VideoFrameSource::State {
+  std::string path;
   std::vector<VideoPart> parts;  // one, unless the constructor cut the video into parts
+  std::mutex info_mutex;            // parts[0]'s reader against its closing
+  io::VideoStreamInfo closed_info;  // parts[0]'s, once its reader is closed
+  bool first_closed = false;
   FrameSelector selector;
   FrameSharpness sharpness;
   io::VideoFrame frame;    // the frame being looked at
@@ -44,8 +49,8 @@ struct VideoFrameSource::State {
   bool has_pending = false, ended = false;
   std::condition_variable part_free;  // decoding in parts: a part's reader is free again
 
-  State(const std::string& path, const VideoSelection& selection, Runtime* scoring, int decoders)
-      : selector(selection), sharpness(scoring) {
+  State(const std::string& video_path, const VideoSelection& selection, Runtime* scoring, int decoders)
+      : path(video_path), selector(selection), sharpness(scoring) {
     if (decoders > 1 && judged_alone(selection)) {
       // Parts of at least two seconds at 30 fps: each decoder's frame threads fill up once per part.
       const io::VideoSegmentPlan plan = io::plan_video_segments(path, decoders, 60);
@@ -76,6 +81,20 @@ struct VideoFrameSource::State {
            s.end_s == 0;
   }
   io::VideoReader& reader() { return *parts[0].reader; }
+  // A part's reader closed as soon as it has ended, by the thread that saw it end: its frame
+  // threads and frame pool (hundreds of MB at 8K) are freed while the last frames are still being
+  // projected and written, not after. The caller is the part's only user (its busy flag, or the
+  // mutex of the in-order path).
+  void close(VideoPart& part) {
+    if (!part.reader) return;
+    ScopedStage span("close video");
+    if (&part == &parts[0]) {
+      std::lock_guard<std::mutex> lock(info_mutex);
+      closed_info = part.reader->info();  // (its pixel format: from its first frame)
+      first_closed = true;
+    }
+    part.reader.reset();
+  }
 
   static SelectedFrame take(io::VideoFrame& f, std::int64_t index, double time_s) {
     SelectedFrame out;
@@ -94,7 +113,7 @@ struct VideoFrameSource::State {
     } else if (f.width() != width || f.height() != height) {
       // Frames decoded in parts come out of order: the size seen first is not the earlier frames'.
       const char* others = parts.size() > 1 ? "other frames of it" : "the frames before it";
-      throw ItemError(reader().path(), "decode",
+      throw ItemError(path, "decode",
                       fmt::format("frame {} is {}x{}, {} {}x{}: a video whose frame size changes "
                                   "part-way is not read (cut it into parts of one size)",
                                   index, f.width(), f.height(), others, width, height));
@@ -124,7 +143,10 @@ VideoFrameSource::VideoFrameSource(const std::string& path, const VideoSelection
     : state_(std::make_unique<State>(path, selection, scoring, decoders)) {}
 VideoFrameSource::~VideoFrameSource() = default;
 
-const io::VideoStreamInfo& VideoFrameSource::info() const { return state_->parts[0].reader->info(); }
+io::VideoStreamInfo VideoFrameSource::info() const {
+  std::lock_guard<std::mutex> lock(state_->info_mutex);
+  return state_->first_closed ? state_->closed_info : state_->parts[0].reader->info();
+}
 int VideoFrameSource::decoders() const { return int(state_->parts.size()); }
 std::int64_t VideoFrameSource::frames_decoded() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -140,6 +162,7 @@ std::optional<SelectedFrame> VideoFrameSource::next() {
   while (!st.ended) {
     if (!st.reader().read(st.frame)) {
       st.ended = true;
+      st.close(st.parts[0]);
       break;
     }
     ++st.decoded;
@@ -150,7 +173,10 @@ std::optional<SelectedFrame> VideoFrameSource::next() {
     switch (st.selector.offer(time_s)) {
       case FrameSelector::Verdict::skip: continue;
       case FrameSelector::Verdict::keep: return State::take(st.frame, index, time_s);
-      case FrameSelector::Verdict::past_end: st.ended = true; continue;
+      case FrameSelector::Verdict::past_end:  // (the end of a time range: nothing after it is decoded)
+        st.ended = true;
+        st.close(st.parts[0]);
+        continue;
       case FrameSelector::Verdict::score: {
         // The previous frame was scored while this one decoded: settle it, then start this one.
         std::optional<SelectedFrame> closed;
@@ -200,7 +226,9 @@ std::optional<SelectedFrame> VideoFrameSource::next_from_parts() {
     bool got = false;
     try {
       got = part->reader->read(frame);
+      if (!got) st.close(*part);
     } catch (...) {
+      st.close(*part);
       std::lock_guard<std::mutex> lock(mutex_);
       part->busy = false;
       part->ended = true;
@@ -219,7 +247,7 @@ std::optional<SelectedFrame> VideoFrameSource::next_from_parts() {
     }
     // The plan's first time is the first packet's; the first frame must carry it.
     if (index == 0 && std::abs(frame.seconds() - st.first_s) > 1e-6)
-      throw ItemError(st.reader().path(), "decode",
+      throw ItemError(st.path, "decode",
                       fmt::format("its first frame is at {} s, its first packet at {} s: read it with "
                                   "/input/video/decoders 1",
                                   frame.seconds(), st.first_s));

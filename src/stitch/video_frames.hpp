@@ -51,7 +51,7 @@ class VideoFrameSource {
   // size differs from the first frame's.
   std::optional<SelectedFrame> next();
 
-  const io::VideoStreamInfo& info() const;
+  io::VideoStreamInfo info() const;  // (a copy: the reader is closed as soon as it has ended)
   int decoders() const;  // readers decoding parts of the video at once (1: the whole in order)
   std::int64_t frames_decoded() const;
   std::int64_t frames_scored() const;

@@ -33,6 +33,17 @@ TEST_CASE("ByteBufferPool keeps at most its limit and ignores buffers without me
   CHECK(pool.size() == 2);
 }
 
+TEST_CASE("ByteBufferPool, closed, frees what it kept and keeps nothing more", "[core][pool]") {
+  gp::ByteBufferPool pool(4);
+  for (int i = 0; i < 3; ++i) pool.give(std::vector<std::uint8_t>(100));
+  CHECK(pool.size() == 3);
+  pool.close();
+  CHECK(pool.size() == 0);
+  pool.give(std::vector<std::uint8_t>(100));
+  CHECK(pool.size() == 0);
+  CHECK(pool.take().capacity() == 0);
+}
+
 TEST_CASE("ByteBufferPool is shared by threads that give and take", "[core][pool]") {
   gp::ByteBufferPool pool(64);
   std::vector<std::thread> threads;

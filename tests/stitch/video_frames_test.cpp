@@ -119,6 +119,13 @@ TEST_CASE("video frames: decoded in parts at once, the same frames and times as 
     while (auto f = source.next()) out.emplace_back(f->index, f->time_s, f->frame.pts());
     std::sort(out.begin(), out.end());
     CHECK(source.frames_decoded() == (selection.end_s > 0 ? 101 : 200));  // to the first frame past end_s
+    // The readers are closed once ended; what the video is stays known, the first frame's pixel
+    // format included (not probed from the header), and the end stays the end.
+    const gp::io::VideoStreamInfo info = source.info();
+    CHECK(info.width == 512);
+    CHECK(info.height == 256);
+    CHECK(info.pixel_format == "yuv420p");
+    CHECK_FALSE(source.next());
     return std::make_pair(out, source.decoders());
   };
   VideoSelection all;
