@@ -344,6 +344,11 @@ void GpuJpegCodec::Impl::decode_batched(const std::vector<JpegSource>& sources, 
     destinations.push_back(image);
   }
   const std::string what = std::to_string(items.size()) + " images";
+  // nvJPEG's hardware decoder does not wait for work queued before it on its stream (reported by
+  // torchcodec on H100s: it wrote its outputs while queued kernels still read them). The outputs
+  // come from the stream-ordered pool, whose reuse of a block freed on another stream is such
+  // queued work: the stream is drained first (it is idle in gpuproc's workers anyway).
+  if (hardware) stream.synchronize("before nvJPEG's hardware decode of " + what);
   const auto decode = [&] {
     // Once per call: required whenever the batch size changes or a batch failed.
     check(nvjpegDecodeBatchedInitialize(handle, batched_state, int(items.size()), 1, format),
