@@ -30,15 +30,15 @@ enum class InflateStatus : int {
 GP_HD const char* inflate_status_text(InflateStatus s) {
   switch (s) {
     case InflateStatus::ok: return "ok";
-    case InflateStatus::bad_zlib_header: return "not a zlib stream (header)";
-    case InflateStatus::bad_block_type: return "invalid deflate block type";
-    case InflateStatus::bad_stored_length: return "stored block length check failed";
-    case InflateStatus::bad_code_lengths: return "invalid Huffman code lengths";
-    case InflateStatus::bad_symbol: return "invalid Huffman code";
-    case InflateStatus::bad_distance: return "invalid match distance";
-    case InflateStatus::output_overflow: return "decompresses to more than the block holds";
-    case InflateStatus::input_overrun: return "truncated";
-    case InflateStatus::bad_checksum: return "Adler-32 checksum mismatch";
+    case InflateStatus::bad_zlib_header: return "the zip data is corrupt (not a zlib stream)";
+    case InflateStatus::bad_block_type: return "the zip data is corrupt (invalid block type)";
+    case InflateStatus::bad_stored_length: return "the zip data is corrupt (stored block length)";
+    case InflateStatus::bad_code_lengths: return "the zip data is corrupt (invalid Huffman code lengths)";
+    case InflateStatus::bad_symbol: return "the zip data is corrupt (invalid Huffman code)";
+    case InflateStatus::bad_distance: return "the zip data is corrupt (invalid match distance)";
+    case InflateStatus::output_overflow: return "the zip data is corrupt (more bytes than the block holds)";
+    case InflateStatus::input_overrun: return "the zip data is corrupt (truncated)";
+    case InflateStatus::bad_checksum: return "the zip data is corrupt (Adler-32 mismatch)";
   }
   return "unknown";
 }

@@ -21,6 +21,7 @@
 #endif
 
 #include "core/error.hpp"
+#include "io/exr_blocks.hpp"
 #include "io/image_source.hpp"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "EXR data is little-endian; the unpack copies it as is");
@@ -177,6 +178,27 @@ class ExrSource final : public ImageSource {
   std::string format_name() const override { return "openexr"; }
   bool reads_channel_ranges() const override { return false; }
 
+  ExrBlocks blocks(const ReadPlan& plan) const {
+    const int part = plan.subimage;
+    ExrBlocks out;
+    out.compression = int(compressions_[std::size_t(part)]);
+    try {
+      const exr_attr_chlist_t* list = nullptr;
+      check(exr_get_channels(context_, part, &list), "reading the channel list");
+      for (int c = 0; c < list->num_channels; ++c) out.channel_types.push_back(int(list->entries[c].pixel_type));
+      for (const Chunk& chunk : list_chunks(plan)) {
+        exr_chunk_info_t info;
+        check(plan.tiled ? exr_read_tile_chunk_info(context_, part, chunk.tile_x, chunk.tile_y, 0, 0, &info)
+                         : exr_read_scanline_chunk_info(context_, part, plan.y_begin + chunk.y, &info),
+              where(chunk));
+        out.blocks.push_back({info.data_offset, info.packed_size, info.unpacked_size, chunk.x, chunk.y, info.width, info.height});
+      }
+    } catch (const std::runtime_error& e) {
+      throw ItemError(path_, "decode", e.what());
+    }
+    return out;
+  }
+
   void read(const ReadPlan& plan, void* dst, std::size_t pitch, int threads) override {
     const std::vector<Chunk> chunks = list_chunks(plan);
     std::atomic<std::size_t> next{0};
@@ -267,6 +289,12 @@ class ExrSource final : public ImageSource {
 };
 
 }  // namespace
+
+std::optional<ExrBlocks> exr_blocks(ImageSource& source, const ReadPlan& plan) {
+  auto* exr = dynamic_cast<ExrSource*>(&source);
+  if (!exr) return std::nullopt;
+  return exr->blocks(plan);
+}
 
 std::unique_ptr<ImageSource> open_exr_source(const std::string& path) {
   exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;

@@ -1,0 +1,176 @@
+#pragma once
+// One OpenEXR block (a scanline chunk or a tile) from its stored bytes to pixels, in steps written
+// once for the GPU decoder and the CPU: the entropy stage (inflate for ZIP and ZIPS, run lengths for
+// RLE; stored bytes for NONE and for any block whose compression did not help), OpenEXR's byte
+// filter (ZIP, ZIPS and RLE store the block's bytes split, even bytes first, then delta coded),
+// then the samples of each row and channel into the destination's interleaved pixels. OpenEXR Core
+// (src/io/exr_source.cpp) is the reference these are held against.
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/common/half.hpp"
+#include "cuda/common/host_device.hpp"
+#include "cuda/exr/inflate.hpp"
+
+namespace gp::exr {
+
+// The compressions decoded here (OpenEXR's numbering).
+enum class Compression : int { none = 0, rle = 1, zips = 2, zip = 3, piz = 4 };
+
+enum class SampleType : int { uint32 = 0, half = 1, float32 = 2 };  // EXR_PIXEL_*
+
+GP_HD int sample_bytes(SampleType t) { return t == SampleType::half ? 2 : 4; }
+
+enum class BlockStatus : int {
+  ok = 0,
+  bad_size,          // the block decodes to another size than its header says
+  bad_run_length,    // an RLE run past the end of its input or output
+  inflate_failed,    // see the InflateStatus beside it
+  unsupported,       // a compression this decoder does not have
+};
+
+GP_HD const char* block_status_text(BlockStatus s, InflateStatus inflate) {
+  switch (s) {
+    case BlockStatus::ok: return "ok";
+    case BlockStatus::bad_size: return "it decodes to another size than the header says";
+    case BlockStatus::bad_run_length: return "the RLE data is corrupt";
+    case BlockStatus::inflate_failed: return inflate_status_text(inflate);
+    case BlockStatus::unsupported: return "a compression this decoder does not decode";
+  }
+  return "unknown";
+}
+
+// RLE (OpenEXR's unRleCompress): a signed count byte; negative: that many literal bytes follow;
+// otherwise the next byte repeated count + 1 times. Returns bad_run_length for a run past either end.
+GP_HD BlockStatus rle_decode(const std::uint8_t* in, std::size_t size, std::uint8_t* out, std::size_t capacity,
+                             std::size_t* produced) {
+  std::size_t i = 0, n = 0;
+  while (i < size) {
+    const int count = int(static_cast<signed char>(in[i++]));
+    if (count < 0) {
+      const std::size_t run = std::size_t(-count);
+      if (run > size - i || run > capacity - n) return BlockStatus::bad_run_length;
+      for (std::size_t k = 0; k < run; ++k) out[n + k] = in[i + k];
+      i += run;
+      n += run;
+    } else {
+      const std::size_t run = std::size_t(count) + 1;
+      if (i >= size || run > capacity - n) return BlockStatus::bad_run_length;
+      const std::uint8_t value = in[i++];
+      for (std::size_t k = 0; k < run; ++k) out[n + k] = value;
+      n += run;
+    }
+  }
+  *produced = n;
+  return BlockStatus::ok;
+}
+
+// OpenEXR's ZIP/RLE byte filter undone (its reconstruct, then interleave): `deltas` are the
+// differences (+128) of a stream whose first half, (n + 1) / 2 bytes, holds the block's even bytes
+// and whose second half the odd ones. One pass, as a running sum.
+GP_HD void undo_byte_filter(const std::uint8_t* deltas, std::size_t n, std::uint8_t* out) {
+  if (n == 0) return;
+  const std::size_t half = (n + 1) / 2;
+  std::uint8_t value = deltas[0];
+  out[0] = value;
+  for (std::size_t i = 1; i < n; ++i) {
+    value = std::uint8_t(value + deltas[i] - 128);
+    // stream position i -> block byte: the first half's to even places, the second's to odd ones
+    out[i < half ? 2 * i : 2 * (i - half) + 1] = value;
+  }
+}
+
+// The stored bytes of one block -> its unpacked bytes (rows of channels of samples, little-endian),
+// unpacked_size of them. `scratch` holds unpacked_size bytes (the entropy stage's output before the
+// filter). *inflate_status: inflate's own status where that failed.
+GP_HD BlockStatus decompress_block(Compression compression, const std::uint8_t* packed, std::size_t packed_size,
+                                   std::uint8_t* unpacked, std::size_t unpacked_size, std::uint8_t* scratch,
+                                   InflateScratch& tables, InflateStatus* inflate_status) {
+  *inflate_status = InflateStatus::ok;
+  // Stored as is: no compression, or compression that would not have saved a byte (OpenEXR then
+  // writes the unpacked bytes, filter and all undone).
+  if (compression == Compression::none || packed_size == unpacked_size) {
+    if (packed_size != unpacked_size) return BlockStatus::bad_size;
+    for (std::size_t i = 0; i < packed_size; ++i) unpacked[i] = packed[i];
+    return BlockStatus::ok;
+  }
+  std::size_t produced = 0;
+  if (compression == Compression::zip || compression == Compression::zips) {
+    *inflate_status = inflate_zlib(packed, packed_size, scratch, unpacked_size, &produced, tables);
+    if (*inflate_status != InflateStatus::ok) return BlockStatus::inflate_failed;
+  } else if (compression == Compression::rle) {
+    const BlockStatus status = rle_decode(packed, packed_size, scratch, unpacked_size, &produced);
+    if (status != BlockStatus::ok) return status;
+  } else {
+    return BlockStatus::unsupported;
+  }
+  if (produced != unpacked_size) return BlockStatus::bad_size;
+  undo_byte_filter(scratch, unpacked_size, unpacked);
+  return BlockStatus::ok;
+}
+
+// Where one stored channel's samples go in the destination: a value slot of each pixel (-1: not
+// read), stored as `stored`.
+struct ChannelTarget {
+  SampleType stored;
+  int slot;
+};
+
+// The destination: interleaved pixels of `slots` values of `out` type (half or float32), rows
+// `pitch` bytes apart, pixel (0, 0) at `data` (the data window's or the plan's corner).
+struct PixelTarget {
+  std::uint8_t* data;
+  std::size_t pitch;
+  int slots;
+  SampleType out;
+};
+
+GP_HD void store_sample(const std::uint8_t* src, SampleType stored, std::uint8_t* dst, SampleType out) {
+  if (out == SampleType::half) {  // (a half plan reads half channels only)
+    dst[0] = src[0];
+    dst[1] = src[1];
+    return;
+  }
+  float v;
+  if (stored == SampleType::half) {
+    v = half_to_float(std::uint16_t(src[0] | src[1] << 8));
+  } else {
+    const std::uint32_t u = std::uint32_t(src[0]) | std::uint32_t(src[1]) << 8 | std::uint32_t(src[2]) << 16 |
+                            std::uint32_t(src[3]) << 24;
+    if (stored == SampleType::uint32) {
+      v = float(u);
+    } else {
+      union {
+        std::uint32_t u;
+        float f;
+      } bits{u};
+      v = bits.f;
+    }
+  }
+  const union {
+    float f;
+    std::uint32_t u;
+  } bits{v};
+  for (int k = 0; k < 4; ++k) dst[k] = std::uint8_t(bits.u >> (8 * k));
+}
+
+// One row `row` of a block's unpacked bytes (rows of channels of `width` samples) into the
+// destination at pixel (x, y). Returns the bytes of the row.
+GP_HD std::size_t unpack_row(const std::uint8_t* row, const ChannelTarget* channels, int channel_count, int width,
+                             const PixelTarget& dst, int x, int y) {
+  const std::size_t value_bytes = std::size_t(sample_bytes(dst.out));
+  const std::size_t pixel_bytes = value_bytes * std::size_t(dst.slots);
+  std::uint8_t* line = dst.data + std::size_t(y) * dst.pitch + std::size_t(x) * pixel_bytes;
+  const std::uint8_t* src = row;
+  for (int c = 0; c < channel_count; ++c) {
+    const std::size_t bytes = std::size_t(sample_bytes(channels[c].stored));
+    if (channels[c].slot >= 0)
+      for (int i = 0; i < width; ++i)
+        store_sample(src + std::size_t(i) * bytes, channels[c].stored,
+                     line + std::size_t(i) * pixel_bytes + std::size_t(channels[c].slot) * value_bytes, dst.out);
+    src += std::size_t(width) * bytes;
+  }
+  return std::size_t(src - row);
+}
+
+}  // namespace gp::exr
