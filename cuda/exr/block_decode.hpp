@@ -154,23 +154,26 @@ GP_HD void store_sample(const std::uint8_t* src, SampleType stored, std::uint8_t
   for (int k = 0; k < 4; ++k) dst[k] = std::uint8_t(bits.u >> (8 * k));
 }
 
-// One row `row` of a block's unpacked bytes (rows of channels of `width` samples) into the
-// destination at pixel (x, y). Returns the bytes of the row.
-GP_HD std::size_t unpack_row(const std::uint8_t* row, const ChannelTarget* channels, int channel_count, int width,
-                             const PixelTarget& dst, int x, int y) {
+// Pixel i of one row of a block's unpacked bytes (rows of channels of `width` samples each) into the
+// destination at pixel (x + i, y): its sample of each channel read.
+GP_HD void unpack_pixel(const std::uint8_t* row, const ChannelTarget* channels, int channel_count, int width,
+                        const PixelTarget& dst, int x, int y, int i) {
   const std::size_t value_bytes = std::size_t(sample_bytes(dst.out));
-  const std::size_t pixel_bytes = value_bytes * std::size_t(dst.slots);
-  std::uint8_t* line = dst.data + std::size_t(y) * dst.pitch + std::size_t(x) * pixel_bytes;
-  const std::uint8_t* src = row;
+  std::uint8_t* pixel = dst.data + std::size_t(y) * dst.pitch + std::size_t(x + i) * value_bytes * std::size_t(dst.slots);
+  const std::uint8_t* plane = row;  // this channel's samples of the row
   for (int c = 0; c < channel_count; ++c) {
     const std::size_t bytes = std::size_t(sample_bytes(channels[c].stored));
     if (channels[c].slot >= 0)
-      for (int i = 0; i < width; ++i)
-        store_sample(src + std::size_t(i) * bytes, channels[c].stored,
-                     line + std::size_t(i) * pixel_bytes + std::size_t(channels[c].slot) * value_bytes, dst.out);
-    src += std::size_t(width) * bytes;
+      store_sample(plane + std::size_t(i) * bytes, channels[c].stored, pixel + std::size_t(channels[c].slot) * value_bytes, dst.out);
+    plane += std::size_t(width) * bytes;
   }
-  return std::size_t(src - row);
+}
+
+// The bytes of one row of a block: every channel's `width` samples.
+GP_HD std::size_t row_bytes(const ChannelTarget* channels, int channel_count, int width) {
+  std::size_t n = 0;
+  for (int c = 0; c < channel_count; ++c) n += std::size_t(width) * std::size_t(sample_bytes(channels[c].stored));
+  return n;
 }
 
 }  // namespace gp::exr

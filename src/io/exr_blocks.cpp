@@ -1,13 +1,11 @@
 #include "io/exr_blocks.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "cuda/exr/block_decode.hpp"
+#include "cuda/exr/exr_kernels.hpp"
 
 namespace gp::io {
 
@@ -22,59 +20,56 @@ std::string block_name(const ExrBlock& b) { return fmt::format("the block at x {
 
 }  // namespace
 
-void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, std::size_t file_size,
-                           const ExrBlocks& blocks, const ReadPlan& plan, void* dst, std::size_t pitch, int threads) {
-  if (!exr_blocks_supported(blocks.compression))
-    throw ItemError(path, "decode", fmt::format("EXR compression {} is not decoded by this decoder", blocks.compression));
-  // Each stored channel: its sample type, and its slot in the plan's pixels (-1: not read).
+std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, const ReadPlan& plan) {
   std::vector<exr::ChannelTarget> channels;
-  std::size_t sample_row_bytes = 0;  // per pixel of a row, all channels
   for (std::size_t c = 0; c < blocks.channel_types.size(); ++c) {
     const auto slot = std::find(plan.channels.begin(), plan.channels.end(), int(c));
     channels.push_back({exr::SampleType(blocks.channel_types[c]),
                         slot == plan.channels.end() ? -1 : int(slot - plan.channels.begin())});
-    sample_row_bytes += std::size_t(exr::sample_bytes(channels.back().stored));
   }
+  return channels;
+}
+
+std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t file_size, const ExrBlocks& blocks,
+                                            const ReadPlan& plan, std::uint64_t* unpacked_total) {
+  if (!exr_blocks_supported(blocks.compression))
+    throw ItemError(path, "decode", fmt::format("EXR compression {} is not decoded by this decoder", blocks.compression));
+  const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
+  std::vector<exr::BlockDesc> descs;
+  std::uint64_t at = 0;
+  for (const ExrBlock& b : blocks.blocks) {
+    const bool placed = b.x >= 0 && b.y >= 0 && b.width >= 1 && b.height >= 1 && b.x + b.width <= plan.width &&
+                        b.y + b.height <= plan.height;
+    if (!placed || b.unpacked_size != exr::row_bytes(channels.data(), int(channels.size()), b.width) * std::size_t(b.height) ||
+        b.offset > file_size || b.packed_size > file_size - b.offset)
+      throw ItemError(path, "decode", block_name(b) + ": its size or place in the file does not match the header");
+    descs.push_back({b.offset, b.packed_size, at, b.unpacked_size, b.x, b.y, b.width, b.height});
+    at += b.unpacked_size;
+  }
+  *unpacked_total = at;
+  return descs;
+}
+
+void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const std::vector<exr::BlockResult>& results) {
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].status != exr::BlockStatus::ok)
+      throw ItemError(path, "decode", block_name(blocks.blocks[i]) + ": " + exr::block_status_text(results[i].status, results[i].inflate));
+}
+
+void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, std::size_t file_size,
+                           const ExrBlocks& blocks, const ReadPlan& plan, void* dst, std::size_t pitch, int threads) {
+  std::uint64_t unpacked_total = 0;
+  const std::vector<exr::BlockDesc> descs = exr_block_descs(path, file_size, blocks, plan, &unpacked_total);
+  const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
+  std::vector<std::uint8_t> unpacked(unpacked_total), entropy(unpacked_total);
+  std::vector<exr::BlockResult> results(descs.size());
+  const exr::BlockBatch batch{exr::Compression(blocks.compression), descs.data(), int(descs.size()), file,
+                              unpacked.data(), entropy.data(), nullptr, results.data()};
+  exr::decompress_blocks_cpu(batch, threads);
+  throw_failed_block(path, blocks, results);
   const exr::PixelTarget target{static_cast<std::uint8_t*>(dst), pitch, plan.channel_count(),
                                 plan.type == PixelType::f16 ? exr::SampleType::half : exr::SampleType::float32};
-
-  std::atomic<std::size_t> next{0};
-  std::vector<std::string> errors(std::size_t(std::max(1, threads)));
-  const auto work = [&](std::size_t t) {
-    exr::InflateScratch tables;
-    std::vector<std::uint8_t> unpacked, scratch;
-    for (std::size_t i; (i = next++) < blocks.blocks.size();) {
-      const ExrBlock& b = blocks.blocks[i];
-      const std::size_t rows_bytes = sample_row_bytes * std::size_t(b.width) * std::size_t(b.height);
-      if (b.x < 0 || b.y < 0 || b.width < 1 || b.height < 1 || b.x + b.width > plan.width || b.y + b.height > plan.height ||
-          b.unpacked_size != rows_bytes || b.offset > file_size || b.packed_size > file_size - b.offset) {
-        errors[t] = block_name(b) + ": its size or place in the file does not match the header";
-        next = blocks.blocks.size();
-        return;
-      }
-      unpacked.resize(rows_bytes);
-      scratch.resize(rows_bytes);
-      exr::InflateStatus inflate_status;
-      const exr::BlockStatus status =
-          exr::decompress_block(exr::Compression(blocks.compression), file + b.offset, std::size_t(b.packed_size),
-                                unpacked.data(), rows_bytes, scratch.data(), tables, &inflate_status);
-      if (status != exr::BlockStatus::ok) {
-        errors[t] = block_name(b) + ": " + exr::block_status_text(status, inflate_status);
-        next = blocks.blocks.size();
-        return;
-      }
-      const std::uint8_t* row = unpacked.data();
-      for (int r = 0; r < b.height; ++r)
-        row += exr::unpack_row(row, channels.data(), int(channels.size()), b.width, target, b.x, b.y + r);
-    }
-  };
-  std::vector<std::thread> helpers;
-  const std::size_t thread_count = std::min(errors.size(), std::max<std::size_t>(1, blocks.blocks.size()));
-  for (std::size_t t = 1; t < thread_count; ++t) helpers.emplace_back(work, t);
-  work(0);
-  for (auto& h : helpers) h.join();
-  for (const std::string& e : errors)
-    if (!e.empty()) throw ItemError(path, "decode", e);
+  exr::unpack_blocks_cpu(batch, channels.data(), int(channels.size()), target, threads);
 }
 
 }  // namespace gp::io
