@@ -10,31 +10,43 @@
 
 #include "cuda/common/half.hpp"
 #include "cuda/common/host_device.hpp"
+#include "cuda/exr/exr_types.hpp"
 #include "cuda/exr/inflate.hpp"
+#include "cuda/exr/piz.hpp"
 
 namespace gp::exr {
-
-// The compressions decoded here (OpenEXR's numbering).
-enum class Compression : int { none = 0, rle = 1, zips = 2, zip = 3, piz = 4 };
-
-enum class SampleType : int { uint32 = 0, half = 1, float32 = 2 };  // EXR_PIXEL_*
-
-GP_HD int sample_bytes(SampleType t) { return t == SampleType::half ? 2 : 4; }
 
 enum class BlockStatus : int {
   ok = 0,
   bad_size,          // the block decodes to another size than its header says
   bad_run_length,    // an RLE run past the end of its input or output
   inflate_failed,    // see the InflateStatus beside it
+  piz_failed,        // see the PizStatus beside it
   unsupported,       // a compression this decoder does not have
 };
 
-GP_HD const char* block_status_text(BlockStatus s, InflateStatus inflate) {
-  switch (s) {
+// A block's outcome: the step's status and, where one failed, its own.
+struct BlockResult {
+  BlockStatus status;
+  InflateStatus inflate;
+  PizStatus piz;
+};
+
+// A block's pixels: `width` x `height` of the stored channels (PIZ transforms each channel's plane).
+struct BlockShape {
+  const ChannelTarget* channels;
+  int channel_count;
+  int width, height;
+};
+
+
+GP_HD const char* block_status_text(const BlockResult& r) {
+  switch (r.status) {
     case BlockStatus::ok: return "ok";
     case BlockStatus::bad_size: return "it decodes to another size than the header says";
     case BlockStatus::bad_run_length: return "the RLE data is corrupt";
-    case BlockStatus::inflate_failed: return inflate_status_text(inflate);
+    case BlockStatus::inflate_failed: return inflate_status_text(r.inflate);
+    case BlockStatus::piz_failed: return piz_status_text(r.piz);
     case BlockStatus::unsupported: return "a compression this decoder does not decode";
   }
   return "unknown";
@@ -82,39 +94,47 @@ GP_HD void undo_byte_filter(const std::uint8_t* deltas, std::size_t n, std::uint
 
 // The stored bytes of one block -> its unpacked bytes (rows of channels of samples, little-endian),
 // unpacked_size of them. `scratch` holds unpacked_size bytes (the entropy stage's output before the
-// filter). *inflate_status: inflate's own status where that failed.
-GP_HD BlockStatus decompress_block(Compression compression, const std::uint8_t* packed, std::size_t packed_size,
+// filter; PIZ's planes of 16-bit values); `tables` serves inflate, `piz` (null unless PIZ) PIZ.
+GP_HD BlockResult decompress_block(Compression compression, const std::uint8_t* packed, std::size_t packed_size,
                                    std::uint8_t* unpacked, std::size_t unpacked_size, std::uint8_t* scratch,
-                                   InflateScratch& tables, InflateStatus* inflate_status) {
-  *inflate_status = InflateStatus::ok;
+                                   InflateScratch& tables, PizScratch* piz, const BlockShape& shape) {
+  BlockResult r{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
   // Stored as is: no compression, or compression that would not have saved a byte (OpenEXR then
   // writes the unpacked bytes, filter and all undone).
   if (compression == Compression::none || packed_size == unpacked_size) {
-    if (packed_size != unpacked_size) return BlockStatus::bad_size;
-    for (std::size_t i = 0; i < packed_size; ++i) unpacked[i] = packed[i];
-    return BlockStatus::ok;
+    if (packed_size != unpacked_size) r.status = BlockStatus::bad_size;
+    else
+      for (std::size_t i = 0; i < packed_size; ++i) unpacked[i] = packed[i];
+    return r;
   }
   std::size_t produced = 0;
   if (compression == Compression::zip || compression == Compression::zips) {
-    *inflate_status = inflate_zlib(packed, packed_size, scratch, unpacked_size, &produced, tables);
-    if (*inflate_status != InflateStatus::ok) return BlockStatus::inflate_failed;
+    r.inflate = inflate_zlib(packed, packed_size, scratch, unpacked_size, &produced, tables);
+    if (r.inflate != InflateStatus::ok) r.status = BlockStatus::inflate_failed;
   } else if (compression == Compression::rle) {
-    const BlockStatus status = rle_decode(packed, packed_size, scratch, unpacked_size, &produced);
-    if (status != BlockStatus::ok) return status;
+    r.status = rle_decode(packed, packed_size, scratch, unpacked_size, &produced);
+  } else if (compression == Compression::piz && piz) {
+    int bytes[64];
+    if (shape.channel_count > 64 || unpacked_size % 2) {
+      r.status = BlockStatus::bad_size;
+      return r;
+    }
+    for (int c = 0; c < shape.channel_count; ++c) bytes[c] = sample_bytes(shape.channels[c].stored);
+    r.piz = piz_decompress(packed, packed_size, unpacked, unpacked_size, bytes, shape.channel_count, shape.width,
+                           shape.height, reinterpret_cast<std::uint16_t*>(scratch), *piz);
+    if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
+    return r;  // (no byte filter in PIZ)
   } else {
-    return BlockStatus::unsupported;
+    r.status = BlockStatus::unsupported;
   }
-  if (produced != unpacked_size) return BlockStatus::bad_size;
+  if (r.status != BlockStatus::ok) return r;
+  if (produced != unpacked_size) {
+    r.status = BlockStatus::bad_size;
+    return r;
+  }
   undo_byte_filter(scratch, unpacked_size, unpacked);
-  return BlockStatus::ok;
+  return r;
 }
-
-// Where one stored channel's samples go in the destination: a value slot of each pixel (-1: not
-// read), stored as `stored`.
-struct ChannelTarget {
-  SampleType stored;
-  int slot;
-};
 
 // The destination: interleaved pixels of `slots` values of `out` type (half or float32), rows
 // `pitch` bytes apart, pixel (0, 0) at `data` (the data window's or the plan's corner).

@@ -8,14 +8,16 @@ __global__ void decompress_blocks_kernel(BlockBatch batch) {
   const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= batch.count) return;
   const BlockDesc b = batch.blocks[i];
-  BlockResult r;
-  r.status = decompress_block(batch.compression, batch.packed + b.packed_offset, std::size_t(b.packed_size),
-                              batch.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
-                              batch.entropy + b.unpacked_offset, batch.tables[i], &r.inflate);
-  batch.results[i] = r;
+  const BlockShape shape{batch.channels, batch.channel_count, b.width, b.height};
+  batch.results[i] = decompress_block(batch.compression, batch.packed + b.packed_offset, std::size_t(b.packed_size),
+                                      batch.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
+                                      batch.entropy + b.unpacked_offset, batch.tables[i],
+                                      batch.piz ? batch.piz + i : nullptr, shape);
 }
 
-__global__ void unpack_blocks_kernel(BlockBatch batch, const ChannelTarget* channels, int channel_count, PixelTarget dst) {
+__global__ void unpack_blocks_kernel(BlockBatch batch, PixelTarget dst) {
+  const ChannelTarget* channels = batch.channels;
+  const int channel_count = batch.channel_count;
   const int i = int(blockIdx.x);
   if (batch.results[i].status != BlockStatus::ok) return;
   const BlockDesc b = batch.blocks[i];
@@ -36,10 +38,9 @@ void decompress_blocks_gpu(const BlockBatch& batch, cudaStream_t stream) {
   GP_CUDA_CHECK(cudaGetLastError(), "EXR decompress_blocks launch (" + std::to_string(batch.count) + " blocks)");
 }
 
-void unpack_blocks_gpu(const BlockBatch& batch, const ChannelTarget* channels, int channel_count, const PixelTarget& dst,
-                       cudaStream_t stream) {
+void unpack_blocks_gpu(const BlockBatch& batch, const PixelTarget& dst, cudaStream_t stream) {
   if (batch.count <= 0) return;
-  unpack_blocks_kernel<<<batch.count, 128, 0, stream>>>(batch, channels, channel_count, dst);
+  unpack_blocks_kernel<<<batch.count, 128, 0, stream>>>(batch, dst);
   GP_CUDA_CHECK(cudaGetLastError(), "EXR unpack_blocks launch (" + std::to_string(batch.count) + " blocks)");
 }
 

@@ -27,20 +27,26 @@ void for_each_block(int count, int threads, const Body& body) {
 
 void decompress_blocks_cpu(const BlockBatch& batch, int threads) {
   threads = std::max(1, threads);
-  std::vector<std::unique_ptr<InflateScratch>> tables;  // one per thread (5.3 KB each)
-  for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<InflateScratch>());
+  // Per thread: inflate's tables (5.3 KB); PIZ's (about 1 MB) for PIZ blocks only.
+  std::vector<std::unique_ptr<InflateScratch>> tables;
+  std::vector<std::unique_ptr<PizScratch>> piz;
+  for (int t = 0; t < threads; ++t) {
+    tables.push_back(std::make_unique<InflateScratch>());
+    piz.push_back(batch.compression == Compression::piz ? std::make_unique<PizScratch>() : nullptr);
+  }
   for_each_block(batch.count, threads, [&](int i, int t) {
     const BlockDesc& b = batch.blocks[i];
-    BlockResult r;
-    r.status = decompress_block(batch.compression, batch.packed + b.packed_offset, std::size_t(b.packed_size),
-                                batch.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
-                                batch.entropy + b.unpacked_offset, *tables[std::size_t(t)], &r.inflate);
-    batch.results[i] = r;
+    const BlockShape shape{batch.channels, batch.channel_count, b.width, b.height};
+    batch.results[i] = decompress_block(batch.compression, batch.packed + b.packed_offset, std::size_t(b.packed_size),
+                                        batch.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
+                                        batch.entropy + b.unpacked_offset, *tables[std::size_t(t)],
+                                        piz[std::size_t(t)].get(), shape);
   });
 }
 
-void unpack_blocks_cpu(const BlockBatch& batch, const ChannelTarget* channels, int channel_count, const PixelTarget& dst,
-                       int threads) {
+void unpack_blocks_cpu(const BlockBatch& batch, const PixelTarget& dst, int threads) {
+  const ChannelTarget* channels = batch.channels;
+  const int channel_count = batch.channel_count;
   for_each_block(batch.count, std::max(1, threads), [&](int i, int) {
     if (batch.results[i].status != BlockStatus::ok) return;
     const BlockDesc& b = batch.blocks[i];

@@ -11,7 +11,8 @@ namespace gp::io {
 
 bool exr_blocks_supported(int compression) {
   return compression == int(exr::Compression::none) || compression == int(exr::Compression::rle) ||
-         compression == int(exr::Compression::zips) || compression == int(exr::Compression::zip);
+         compression == int(exr::Compression::zips) || compression == int(exr::Compression::zip) ||
+         compression == int(exr::Compression::piz);
 }
 
 namespace {
@@ -53,7 +54,7 @@ std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t
 void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const std::vector<exr::BlockResult>& results) {
   for (std::size_t i = 0; i < results.size(); ++i)
     if (results[i].status != exr::BlockStatus::ok)
-      throw ItemError(path, "decode", block_name(blocks.blocks[i]) + ": " + exr::block_status_text(results[i].status, results[i].inflate));
+      throw ItemError(path, "decode", block_name(blocks.blocks[i]) + ": " + exr::block_status_text(results[i]));
 }
 
 void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, std::size_t file_size,
@@ -63,13 +64,13 @@ void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, st
   const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
   std::vector<std::uint8_t> unpacked(unpacked_total), entropy(unpacked_total);
   std::vector<exr::BlockResult> results(descs.size());
-  const exr::BlockBatch batch{exr::Compression(blocks.compression), descs.data(), int(descs.size()), file,
-                              unpacked.data(), entropy.data(), nullptr, results.data()};
+  const exr::BlockBatch batch{exr::Compression(blocks.compression), descs.data(), int(descs.size()), channels.data(),
+                              int(channels.size()), file, unpacked.data(), entropy.data(), nullptr, nullptr, results.data()};
   exr::decompress_blocks_cpu(batch, threads);
   throw_failed_block(path, blocks, results);
   const exr::PixelTarget target{static_cast<std::uint8_t*>(dst), pitch, plan.channel_count(),
                                 plan.type == PixelType::f16 ? exr::SampleType::half : exr::SampleType::float32};
-  exr::unpack_blocks_cpu(batch, channels.data(), int(channels.size()), target, threads);
+  exr::unpack_blocks_cpu(batch, target, threads);
 }
 
 }  // namespace gp::io

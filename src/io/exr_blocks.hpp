@@ -30,7 +30,7 @@ struct ExrBlocks {
 // Throws gp::ItemError(path, "decode", ...) for an offset table that does not fit the file.
 std::optional<ExrBlocks> exr_blocks(ImageSource& source, const ReadPlan& plan);
 
-// Whether decode_exr_blocks_cpu (and the GPU decoder) decode this compression: NONE, RLE, ZIPS, ZIP.
+// Whether decode_exr_blocks_cpu (and the GPU decoder) decode this compression: NONE, RLE, ZIPS, ZIP, PIZ.
 bool exr_blocks_supported(int compression);
 
 // The blocks as cuda/exr's kernels take them: stored bytes at their file offsets, unpacked bytes

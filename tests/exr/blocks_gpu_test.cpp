@@ -45,13 +45,17 @@ GpuDecoded decode_gpu(gp::Runtime& rt, const std::string& path, const std::vecto
   stream.copy_to_device(d_descs.get(), descs.data(), descs.size() * sizeof(gp::exr::BlockDesc));
   stream.copy_to_device(d_channels.get(), channels.data(), channels.size() * sizeof(gp::exr::ChannelTarget));
   stream.copy_to_device(d_pixels.get(), out.pixels.data(), out.pixels.size());
+  const bool piz = blocks.compression == int(gp::exr::Compression::piz);
+  auto d_piz = rt.device_alloc(piz ? gp::exr::piz_tables_bytes(count) : 1, stream, "test PIZ tables");
   const gp::exr::BlockBatch batch{gp::exr::Compression(blocks.compression), d_descs.as<gp::exr::BlockDesc>(), count,
-                                  d_file.as<std::uint8_t>(), d_unpacked.as<std::uint8_t>(), d_entropy.as<std::uint8_t>(),
-                                  d_tables.as<gp::exr::InflateScratch>(), d_results.as<gp::exr::BlockResult>()};
+                                  d_channels.as<gp::exr::ChannelTarget>(), int(channels.size()), d_file.as<std::uint8_t>(),
+                                  d_unpacked.as<std::uint8_t>(), d_entropy.as<std::uint8_t>(),
+                                  d_tables.as<gp::exr::InflateScratch>(), piz ? d_piz.as<gp::exr::PizScratch>() : nullptr,
+                                  d_results.as<gp::exr::BlockResult>()};
   gp::exr::decompress_blocks_gpu(batch, stream.get());
   const gp::exr::PixelTarget target{d_pixels.as<std::uint8_t>(), pitch, plan.channel_count(),
                                     plan.type == gp::PixelType::f16 ? gp::exr::SampleType::half : gp::exr::SampleType::float32};
-  gp::exr::unpack_blocks_gpu(batch, d_channels.as<gp::exr::ChannelTarget>(), int(channels.size()), target, stream.get());
+  gp::exr::unpack_blocks_gpu(batch, target, stream.get());
   out.results.resize(descs.size());
   stream.copy_to_host(out.results.data(), d_results.get(), out.results.size() * sizeof(gp::exr::BlockResult));
   stream.copy_to_host(out.pixels.data(), d_pixels.get(), out.pixels.size());
@@ -65,7 +69,7 @@ TEST_CASE("EXR blocks on the GPU: the CPU reference's pixels, byte for byte", "[
   gp::Runtime rt{gp::RuntimeOptions{}};
   const auto dir = gp::test::scratch_dir("exr-blocks-gpu");
   int files = 0;
-  for (const char* compression : {"none", "rle", "zips", "zip"})
+  for (const char* compression : {"none", "rle", "zips", "zip", "piz"})
     for (const auto& [name, layout] : gp::test::exr_layouts(compression)) {
       const std::string path = (dir / (std::string(compression) + "-" + std::to_string(files++) + ".exr")).string();
       gp::test::write_exr_frame(path, layout);
@@ -88,7 +92,7 @@ TEST_CASE("EXR blocks on the GPU: the CPU reference's pixels, byte for byte", "[
 TEST_CASE("EXR blocks on the GPU: damaged blocks give the CPU's statuses", "[exr][blocks][gpu]") {
   gp::Runtime rt{gp::RuntimeOptions{}};
   const auto dir = gp::test::scratch_dir("exr-blocks-gpu-damaged");
-  for (const char* compression : {"zip", "rle"}) {
+  for (const char* compression : {"zip", "rle", "piz"}) {
     const std::string path = (dir / (std::string(compression) + ".exr")).string();
     gp::test::ExrLayout layout;
     layout.compression = compression;
@@ -104,8 +108,10 @@ TEST_CASE("EXR blocks on the GPU: damaged blocks give the CPU's statuses", "[exr
     const std::vector<gp::exr::BlockDesc> descs = gp::io::exr_block_descs(path, file.size(), blocks, plan, &total);
     std::vector<std::uint8_t> unpacked(total), entropy(total);
     std::vector<gp::exr::BlockResult> cpu(descs.size());
-    gp::exr::decompress_blocks_cpu({gp::exr::Compression(blocks.compression), descs.data(), int(descs.size()), file.data(),
-                                    unpacked.data(), entropy.data(), nullptr, cpu.data()},
+    const std::vector<gp::exr::ChannelTarget> channels = gp::io::exr_channel_targets(blocks, plan);
+    gp::exr::decompress_blocks_cpu({gp::exr::Compression(blocks.compression), descs.data(), int(descs.size()), channels.data(),
+                                    int(channels.size()), file.data(), unpacked.data(), entropy.data(), nullptr, nullptr,
+                                    cpu.data()},
                                    2);
     const GpuDecoded gpu = decode_gpu(rt, path, file, blocks, plan, plan.row_bytes());
     INFO(compression);
@@ -114,6 +120,7 @@ TEST_CASE("EXR blocks on the GPU: damaged blocks give the CPU's statuses", "[exr
       INFO("block " << i);
       CHECK(gpu.results[i].status == cpu[i].status);
       CHECK(gpu.results[i].inflate == cpu[i].inflate);
+      CHECK(gpu.results[i].piz == cpu[i].piz);
       if (i % 2) CHECK(cpu[i].status == gp::exr::BlockStatus::ok);
     }
   }

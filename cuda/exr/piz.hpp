@@ -1,0 +1,379 @@
+#pragma once
+// OpenEXR's PIZ blocks undone, written once for the GPU decoder and the CPU (GP_HD), as OpenEXR
+// Core's internal_exr_undo_piz reads them: the bitmap of the 16-bit values the block uses (its
+// reverse LUT), OpenEXR's own Huffman code (code lengths packed in 6 bits with zero runs, codes
+// assigned from the longest length down, a run-length symbol repeating the previous value,
+// decoded through a 14-bit table with longer codes listed per 14-bit prefix), the 2D Haar-like
+// wavelet of each channel's plane (14-bit or modulo 16-bit), the LUT, then the planes back into
+// the rows of channels every other compression gives. Every read and write is bounds-checked.
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/common/host_device.hpp"
+
+namespace gp::exr {
+
+enum class PizStatus : int {
+  ok = 0,
+  bad_header,       // the bitmap's range, or a length field, outside the block
+  bad_code_table,   // code lengths past the table's end, or codes that do not fit or collide
+  bad_code,         // a code not in the table
+  bad_run,          // a run before any value, or past the end of the output
+  wrong_count,      // fewer or more values than the block holds
+};
+
+GP_HD const char* piz_status_text(PizStatus s) {
+  switch (s) {
+    case PizStatus::ok: return "ok";
+    case PizStatus::bad_header: return "the piz data is corrupt (header)";
+    case PizStatus::bad_code_table: return "the piz data is corrupt (Huffman table)";
+    case PizStatus::bad_code: return "the piz data is corrupt (invalid Huffman code)";
+    case PizStatus::bad_run: return "the piz data is corrupt (run length)";
+    case PizStatus::wrong_count: return "the piz data is corrupt (value count)";
+  }
+  return "unknown";
+}
+
+namespace piz_detail {
+
+constexpr int kEncSize = 65537;  // the 65536 values and the run-length symbol
+constexpr int kDecBits = 14;
+constexpr int kShortZeroRun = 59, kLongZeroRun = 63, kShortestLongRun = 2 + kLongZeroRun - kShortZeroRun;
+constexpr int kBitmapSize = 65536 / 8;
+
+// A 14-bit table entry: len > 0: a code of that length for `value`; len == 0 and count > 0: the
+// `count` longer codes with this prefix, listed from long_symbols[value].
+struct DecEntry {
+  std::uint32_t value;
+  std::uint16_t count;
+  std::uint8_t len;
+};
+
+}  // namespace piz_detail
+
+// Scratch for one PIZ block (about 1 MB): its code table, decoding table, long codes, LUT, bitmap.
+struct PizScratch {
+  std::uint64_t hcode[piz_detail::kEncSize];  // length | code << 6
+  piz_detail::DecEntry dec[1 << piz_detail::kDecBits];
+  std::uint32_t long_symbols[piz_detail::kEncSize];
+  std::uint16_t lut[65536];
+  std::uint8_t bitmap[piz_detail::kBitmapSize];
+};
+
+namespace piz_detail {
+
+GP_HD std::uint32_t load32(const std::uint8_t* p) {
+  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
+}
+
+// MSB-first bits from [in, end).
+struct BitsIn {
+  const std::uint8_t* in;
+  const std::uint8_t* end;
+  std::uint64_t c = 0;
+  int lc = 0;
+  GP_HD bool get_char() {
+    if (in >= end) return false;
+    c = (c << 8) | *in++;
+    lc += 8;
+    return true;
+  }
+  GP_HD bool get_bits(int n, std::uint64_t* v) {
+    while (lc < n)
+      if (!get_char()) return false;
+    lc -= n;
+    *v = (c >> lc) & ((std::uint64_t(1) << n) - 1);
+    return true;
+  }
+};
+
+// The code lengths of symbols im..iM, then canonical codes (OpenEXR's hufCanonicalCodeTable);
+// *consumed: the bytes the table took (the codes start after them).
+GP_HD bool unpack_code_table(const std::uint8_t* in, std::size_t size, int im, int iM, std::uint64_t* hcode,
+                             std::size_t* consumed) {
+  for (int i = 0; i < kEncSize; ++i) hcode[i] = 0;
+  BitsIn bits{in, in + size};
+  for (; im <= iM; ++im) {
+    std::uint64_t l = 0;
+    if (!bits.get_bits(6, &l)) return false;
+    hcode[im] = l;
+    if (l == std::uint64_t(kLongZeroRun)) {
+      std::uint64_t run = 0;
+      if (!bits.get_bits(8, &run)) return false;
+      const int zeros = int(run) + kShortestLongRun;
+      if (im + zeros > iM + 1) return false;
+      for (int k = 0; k < zeros; ++k) hcode[im + k] = 0;
+      im += zeros - 1;
+    } else if (l >= std::uint64_t(kShortZeroRun)) {
+      const int zeros = int(l) - kShortZeroRun + 2;
+      if (im + zeros > iM + 1) return false;
+      for (int k = 0; k < zeros; ++k) hcode[im + k] = 0;
+      im += zeros - 1;
+    }
+  }
+  *consumed = std::size_t(bits.in - in);
+  std::uint64_t n[59];
+  for (int i = 0; i < 59; ++i) n[i] = 0;
+  for (int i = 0; i < kEncSize; ++i) ++n[hcode[i]];
+  std::uint64_t c = 0;
+  for (int i = 58; i > 0; --i) {
+    const std::uint64_t next = (c + n[i]) >> 1;
+    n[i] = c;
+    c = next;
+  }
+  for (int i = 0; i < kEncSize; ++i) {
+    const std::uint64_t l = hcode[i];
+    if (l > 0) hcode[i] = l | (n[l]++ << 6);
+  }
+  return true;
+}
+
+GP_HD std::uint64_t code_of(std::uint64_t h) { return h >> 6; }
+GP_HD int length_of(std::uint64_t h) { return int(h & 63); }
+
+// OpenEXR's hufBuildDecTable, with the long codes of each 14-bit prefix in one flat list.
+GP_HD bool build_decoding(const std::uint64_t* hcode, int im, int iM, DecEntry* dec, std::uint32_t* long_symbols) {
+  for (int i = 0; i < (1 << kDecBits); ++i) dec[i] = DecEntry{0, 0, 0};
+  for (int s = im; s <= iM; ++s) {  // short codes, and how many long ones per prefix
+    const std::uint64_t c = code_of(hcode[s]);
+    const int l = length_of(hcode[s]);
+    if (l == 0) continue;
+    if (c >> l) return false;
+    if (l > kDecBits) {
+      DecEntry& e = dec[c >> (l - kDecBits)];
+      if (e.len || e.count == 0xffff) return false;
+      ++e.count;
+    } else {
+      const std::uint64_t first = c << (kDecBits - l), entries = std::uint64_t(1) << (kDecBits - l);
+      for (std::uint64_t i = 0; i < entries; ++i) {
+        DecEntry& e = dec[first + i];
+        if (e.len || e.count) return false;
+        e.len = std::uint8_t(l);
+        e.value = std::uint32_t(s);
+      }
+    }
+  }
+  std::uint32_t start = 0;  // each prefix's list, in symbol order as OpenEXR appends them
+  for (int i = 0; i < (1 << kDecBits); ++i)
+    if (dec[i].len == 0 && dec[i].count) {
+      dec[i].value = start;
+      start += dec[i].count;
+      dec[i].count = 0;  // refilled below
+    }
+  for (int s = im; s <= iM; ++s) {
+    const int l = length_of(hcode[s]);
+    if (l <= kDecBits) continue;
+    DecEntry& e = dec[code_of(hcode[s]) >> (l - kDecBits)];
+    long_symbols[e.value + e.count++] = std::uint32_t(s);
+  }
+  return true;
+}
+
+// One decoded symbol into out: a value, or (the run-length symbol rlc) the previous value repeated
+// as often as the next 8 bits say.
+GP_HD PizStatus put_symbol(std::uint32_t symbol, int rlc, BitsIn& bits, std::uint16_t* out, std::size_t capacity,
+                           std::size_t* n) {
+  if (int(symbol) == rlc) {
+    if (bits.lc < 8 && !bits.get_char()) return PizStatus::bad_run;
+    bits.lc -= 8;
+    const std::size_t count = std::size_t((bits.c >> bits.lc) & 0xff);
+    if (*n == 0 || count > capacity - *n) return PizStatus::bad_run;
+    const std::uint16_t previous = out[*n - 1];
+    for (std::size_t k = 0; k < count; ++k) out[(*n)++] = previous;
+    return PizStatus::ok;
+  }
+  if (*n >= capacity) return PizStatus::wrong_count;
+  out[(*n)++] = std::uint16_t(symbol);
+  return PizStatus::ok;
+}
+
+// OpenEXR's hufDecode: nbits of codes from `in` into `count` values.
+GP_HD PizStatus huffman_decode(const std::uint64_t* hcode, const DecEntry* dec, const std::uint32_t* long_symbols,
+                               const std::uint8_t* in, std::uint64_t nbits, int rlc, std::uint16_t* out, std::size_t count) {
+  BitsIn bits{in, in + (nbits + 7) / 8};
+  std::size_t n = 0;
+  constexpr std::uint64_t kMask = (1u << kDecBits) - 1;
+  while (bits.in < bits.end) {
+    bits.get_char();
+    while (bits.lc >= kDecBits) {
+      const DecEntry e = dec[(bits.c >> (bits.lc - kDecBits)) & kMask];
+      if (e.len) {
+        bits.lc -= e.len;
+        const PizStatus s = put_symbol(e.value, rlc, bits, out, count, &n);
+        if (s != PizStatus::ok) return s;
+        continue;
+      }
+      if (e.count == 0) return PizStatus::bad_code;
+      std::uint32_t j = 0;
+      for (; j < e.count; ++j) {
+        const std::uint32_t symbol = long_symbols[e.value + j];
+        const int l = length_of(hcode[symbol]);
+        while (bits.lc < l && bits.in < bits.end) bits.get_char();
+        if (bits.lc >= l && code_of(hcode[symbol]) == ((bits.c >> (bits.lc - l)) & ((std::uint64_t(1) << l) - 1))) {
+          bits.lc -= l;
+          const PizStatus s = put_symbol(symbol, rlc, bits, out, count, &n);
+          if (s != PizStatus::ok) return s;
+          break;
+        }
+      }
+      if (j == e.count) return PizStatus::bad_code;
+    }
+  }
+  // The last codes, shorter than the table's 14 bits: the padding bits of the last byte dropped.
+  const int padding = int((8 - nbits) & 7);
+  bits.c >>= padding;
+  bits.lc -= padding;
+  while (bits.lc > 0) {
+    const DecEntry e = dec[(bits.c << (kDecBits - bits.lc)) & kMask];
+    if (!e.len || e.len > bits.lc) return PizStatus::bad_code;
+    bits.lc -= e.len;
+    const PizStatus s = put_symbol(e.value, rlc, bits, out, count, &n);
+    if (s != PizStatus::ok) return s;
+  }
+  return n == count ? PizStatus::ok : PizStatus::wrong_count;
+}
+
+// OpenEXR's wavelet basis, inverse: 14-bit (no modulo) and modulo 16-bit.
+GP_HD void wdec14(std::uint16_t l, std::uint16_t h, std::uint16_t* a, std::uint16_t* b) {
+  const int hi = std::int16_t(h);
+  const int ai = std::int16_t(l) + (hi & 1) + (hi >> 1);
+  *a = std::uint16_t(std::int16_t(ai));
+  *b = std::uint16_t(std::int16_t(ai - hi));
+}
+GP_HD void wdec16(std::uint16_t l, std::uint16_t h, std::uint16_t* a, std::uint16_t* b) {
+  constexpr int kOffset = 1 << 15, kMask = (1 << 16) - 1;
+  const int m = l, d = h;
+  const int bb = (m - (d >> 1)) & kMask;
+  const int aa = (d + bb - kOffset) & kMask;
+  *b = std::uint16_t(bb);
+  *a = std::uint16_t(aa);
+}
+GP_HD void wdec(bool w14, std::uint16_t l, std::uint16_t h, std::uint16_t* a, std::uint16_t* b) {
+  if (w14) wdec14(l, h, a, b);
+  else wdec16(l, h, a, b);
+}
+
+// OpenEXR's wav_2D_decode: values in[x * ox + y * oy], nx by ny, transformed back in place.
+GP_HD void wavelet_decode(std::uint16_t* in, int nx, int ox, int ny, int oy, std::uint16_t max_value) {
+  const bool w14 = max_value < (1 << 14);
+  const int n = nx > ny ? ny : nx;
+  int p = 1;
+  while (p <= n) p <<= 1;
+  p >>= 1;
+  int p2 = p;
+  p >>= 1;
+  while (p >= 1) {
+    const int oy1 = oy * p, oy2 = oy * p2, ox1 = ox * p, ox2 = ox * p2;
+    std::uint16_t i00, i01, i10, i11;
+    const std::ptrdiff_t ey = std::ptrdiff_t(oy) * (ny - p2);
+    std::ptrdiff_t py = 0;
+    for (; py <= ey; py += oy2) {
+      std::ptrdiff_t px = py;
+      const std::ptrdiff_t ex = py + std::ptrdiff_t(ox) * (nx - p2);
+      for (; px <= ex; px += ox2) {
+        std::uint16_t* a = in + px;
+        std::uint16_t* a01 = a + ox1;
+        std::uint16_t* a10 = a + oy1;
+        std::uint16_t* a11 = a10 + ox1;
+        wdec(w14, *a, *a10, &i00, &i10);
+        wdec(w14, *a01, *a11, &i01, &i11);
+        wdec(w14, i00, i01, a, a01);
+        wdec(w14, i10, i11, a10, a11);
+      }
+      if (nx & p) {  // the odd column
+        std::uint16_t* a = in + px;
+        std::uint16_t* a10 = a + oy1;
+        wdec(w14, *a, *a10, &i00, a10);
+        *a = i00;
+      }
+    }
+    if (ny & p) {  // the odd line
+      std::ptrdiff_t px = py;
+      const std::ptrdiff_t ex = py + std::ptrdiff_t(ox) * (nx - p2);
+      for (; px <= ex; px += ox2) {
+        std::uint16_t* a = in + px;
+        std::uint16_t* a01 = a + ox1;
+        wdec(w14, *a, *a01, &i00, a01);
+        *a = i00;
+      }
+    }
+    p2 = p;
+    p >>= 1;
+  }
+}
+
+}  // namespace piz_detail
+
+// A PIZ block of `width` x `height` pixels, channels of `channel_bytes[c]` bytes per sample (2 or
+// 4), into `out` (out_size bytes: rows of channels of samples, as the other compressions give).
+// `values`: scratch of out_size bytes (the channels' planes of 16-bit values).
+GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::uint8_t* out, std::size_t out_size,
+                               const int* channel_bytes, int channel_count, int width, int height, std::uint16_t* values,
+                               PizScratch& s) {
+  using namespace piz_detail;
+  if (size < 4) return PizStatus::bad_header;
+  const int min_nonzero = in[0] | in[1] << 8, max_nonzero = in[2] | in[3] << 8;
+  if (max_nonzero >= kBitmapSize) return PizStatus::bad_header;
+  std::size_t at = 4;
+  for (int i = 0; i < kBitmapSize; ++i) s.bitmap[i] = 0;
+  if (min_nonzero <= max_nonzero) {
+    const std::size_t n = std::size_t(max_nonzero - min_nonzero + 1);
+    if (at + n > size) return PizStatus::bad_header;
+    for (std::size_t i = 0; i < n; ++i) s.bitmap[std::size_t(min_nonzero) + i] = in[at + i];
+    at += n;
+  }
+  // Reverse LUT: the k-th value present (0 always counts), the rest 0.
+  std::uint32_t k = 0;
+  for (std::uint32_t v = 0; v < 65536; ++v)
+    if (v == 0 || (s.bitmap[v >> 3] & (1u << (v & 7)))) s.lut[k++] = std::uint16_t(v);
+  const std::uint16_t max_value = std::uint16_t(k - 1);
+  while (k < 65536) s.lut[k++] = 0;
+
+  if (at + 4 > size) return PizStatus::bad_header;
+  const std::size_t huf_bytes = load32(in + at);
+  at += 4;
+  if (huf_bytes > size - at) return PizStatus::bad_header;
+  const std::size_t count = out_size / 2;
+  // The Huffman stream: im, iM, table length, bit count, a reserved word, the code table, the codes.
+  const std::uint8_t* huf = in + at;
+  if (huf_bytes < 20) return PizStatus::bad_header;
+  const std::uint32_t im = load32(huf), iM = load32(huf + 4), nbits = load32(huf + 12);
+  if (im >= std::uint32_t(kEncSize) || iM >= std::uint32_t(kEncSize)) return PizStatus::bad_code_table;
+  std::size_t table_bytes = 0;
+  if (!unpack_code_table(huf + 20, huf_bytes - 20, int(im), int(iM), s.hcode, &table_bytes))
+    return PizStatus::bad_code_table;
+  const std::uint8_t* codes = huf + 20 + table_bytes;
+  const std::size_t code_bytes = huf_bytes - 20 - table_bytes;
+  if ((std::uint64_t(nbits) + 7) / 8 > code_bytes) return PizStatus::bad_header;
+  if (!build_decoding(s.hcode, int(im), int(iM), s.dec, s.long_symbols)) return PizStatus::bad_code_table;
+  const PizStatus decoded = huffman_decode(s.hcode, s.dec, s.long_symbols, codes, nbits, int(iM), values, count);
+  if (decoded != PizStatus::ok) return decoded;
+
+  // Each channel's plane: width x height samples of bytes / 2 interleaved 16-bit words.
+  std::uint16_t* plane = values;
+  for (int c = 0; c < channel_count; ++c) {
+    const int words = channel_bytes[c] / 2;
+    for (int j = 0; j < words; ++j) wavelet_decode(plane + j, width, words, height, words * width, max_value);
+    plane += std::size_t(width) * std::size_t(height) * std::size_t(words);
+  }
+  for (std::size_t i = 0; i < count; ++i) values[i] = s.lut[values[i]];
+
+  // The planes back into rows of channels (little-endian 16-bit words).
+  std::size_t written = 0;
+  for (int y = 0; y < height; ++y) {
+    const std::uint16_t* channel_plane = values;
+    for (int c = 0; c < channel_count; ++c) {
+      const std::size_t row_words = std::size_t(width) * std::size_t(channel_bytes[c] / 2);
+      const std::uint16_t* row = channel_plane + std::size_t(y) * row_words;
+      if (written + 2 * row_words > out_size) return PizStatus::wrong_count;
+      for (std::size_t w = 0; w < row_words; ++w) {
+        out[written++] = std::uint8_t(row[w]);
+        out[written++] = std::uint8_t(row[w] >> 8);
+      }
+      channel_plane += std::size_t(height) * row_words;
+    }
+  }
+  return written == out_size ? PizStatus::ok : PizStatus::wrong_count;
+}
+
+}  // namespace gp::exr
