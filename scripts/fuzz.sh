@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz, clang, host code only) and runs each for a bounded
 # time over its corpus; fails when any target crashes (ASan/UBSan finding, uncaught exception,
 # timeout, out-of-memory).
-#   usage: scripts/fuzz.sh [TARGET...]   (default: config tflite dicom raw_volume templates overrides)
+#   usage: scripts/fuzz.sh [TARGET...]   (default: config tflite dicom raw_volume templates overrides exr_blocks)
 #   env:   FUZZ_SECONDS (per target; default 30, and 15 for templates and overrides, whose small
 #          code is covered within seconds), GPUPROC_FUZZ_BUILD_DIR (default build-fuzz),
 #          FUZZ_OUT (new inputs and crash artifacts; default $build/fuzz-out)
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GPUPROC_FUZZ_BUILD_DIR:-$root/build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
 targets=("$@")
-((${#targets[@]})) || targets=(config tflite dicom raw_volume templates overrides)
+((${#targets[@]})) || targets=(config tflite dicom raw_volume templates overrides exr_blocks)
 seconds_for() {
   if [[ -n ${FUZZ_SECONDS:-} ]]; then echo "$FUZZ_SECONDS"
   elif [[ $1 == templates || $1 == overrides ]]; then echo 15

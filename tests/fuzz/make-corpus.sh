@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$root/tests/fuzz/corpus
-mkdir -p "$corpus"/{config,tflite,dicom,raw_volume,templates,overrides}
+mkdir -p "$corpus"/{config,tflite,dicom,raw_volume,templates,overrides,exr_blocks}
 rm -f "$corpus"/*/seed_*
 
 # config: the documented example configs, and two with --set assignments after a NUL byte
@@ -78,4 +78,35 @@ seeds = {
 for name, data in seeds.items():
     open(f"{out}/{name}", "wb").write(data)
 PY
+# exr_blocks: fuzz_exr_blocks.cpp's 4 parameter bytes (compression index none/rle/zips/zip/piz,
+# width - 1, lines - 1, channels - 1 | float bits << 2), then a block: real blocks of small EXRs
+# written by oiiotool (24x16 RGBA: half; and RGB float) in each compression, as stored in the file.
+tmp=$(mktemp -d)
+for c in none rle zips zip piz; do
+  oiiotool --pattern fill:topleft=0.1,0.2,0.3,1:bottomright=4,2,1,1 24x16 4 --noise:type=gaussian:stddev=0.05 -d half \
+    --compression "$c" -o "$tmp/half_$c.exr"
+  oiiotool --pattern fill:topleft=0.5,0.25,2:bottomright=8,1,0.1 24x16 3 -d float --compression "$c" -o "$tmp/float_$c.exr"
+done
+python3 - "$tmp" "$corpus/exr_blocks" <<'PY'
+import struct, sys
+tmp, out = sys.argv[1:]
+index = {"none": 0, "rle": 1, "zips": 2, "zip": 3, "piz": 4}
+lines_per_block = {0: 1, 1: 1, 2: 1, 3: 16, 4: 32}
+for kind, channels, floats in (("half", 4, 0), ("float", 3, 7)):
+    for name, k in index.items():
+        b = open(f"{tmp}/{kind}_{name}.exr", "rb").read()
+        pos, attrs = 8, {}
+        while b[pos] != 0:  # the header's attributes, up to its terminating NUL
+            e = b.index(b"\0", pos); key = b[pos:e].decode(); pos = e + 1
+            e = b.index(b"\0", pos); pos = e + 1
+            n = struct.unpack_from("<i", b, pos)[0]; pos += 4
+            attrs[key] = b[pos:pos + n]; pos += n
+        x0, y0, x1, y1 = struct.unpack("<iiii", attrs["dataWindow"])
+        first = struct.unpack_from("<Q", b, pos + 1)[0]  # the first block's offset
+        size = struct.unpack_from("<i", b, first + 4)[0]
+        lines = min(lines_per_block[k], y1 - y0 + 1)
+        params = bytes([k, x1 - x0, lines - 1, (channels - 1) | (floats << 2)])
+        open(f"{out}/seed_{kind}_{name}", "wb").write(params + b[first + 8:first + 8 + size])
+PY
+rm -rf "$tmp"
 du -sh "$corpus"
