@@ -8,7 +8,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "cuda/exr/exr_kernels.hpp"
-#include "exr/exr_test_frames.hpp"
+#include "support/exr_frames.hpp"
 #include "io/exr_blocks.hpp"
 #include "io/file_bytes.hpp"
 #include "io/image_source.hpp"

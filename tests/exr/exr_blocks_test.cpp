@@ -14,7 +14,7 @@
 #include "io/exr_blocks.hpp"
 #include "io/file_bytes.hpp"
 #include "io/image_source.hpp"
-#include "exr/exr_test_frames.hpp"
+#include "support/exr_frames.hpp"
 #include "support/test_data.hpp"
 
 namespace {

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "io/image_source.hpp"
+#include "support/exr_frames.hpp"
 #include "support/test_data.hpp"
 
 namespace {
@@ -21,48 +22,6 @@ namespace {
 using gp::io::ImageSource;
 using gp::io::ReadPlan;
 using OIIO::TypeDesc;
-
-struct Layout {
-  std::string compression = "zip";
-  int width = 301, height = 77;  // several blocks of every kind, partial last ones
-  int x = 0, y = 0;              // data window origin
-  int tile = 0;
-  bool decreasing = false;
-  std::vector<TypeDesc> types{TypeDesc::HALF, TypeDesc::HALF, TypeDesc::HALF, TypeDesc::HALF};  // R, G, B, A
-};
-
-// Camera-like content: a smooth HDR gradient with fine texture and sensor noise, a few
-// negative, tiny and huge values.
-void write_frame(const std::string& path, const Layout& l) {
-  OIIO::ImageSpec spec(l.width, l.height, 4, TypeDesc::FLOAT);
-  spec.x = l.x;
-  spec.y = l.y;
-  spec.full_x = 0;
-  spec.full_y = 0;
-  spec.channelnames = {"R", "G", "B", "A"};
-  spec.channelformats = l.types;
-  spec.attribute("compression", l.compression);
-  if (l.decreasing) spec.attribute("openexr:lineOrder", "decreasingY");
-  spec.tile_width = spec.tile_height = l.tile;
-  std::mt19937 rng(7);
-  std::normal_distribution<float> noise(0.f, 0.02f);
-  std::vector<float> pixels(std::size_t(l.width) * l.height * 4);
-  for (int y = 0; y < l.height; ++y)
-    for (int x = 0; x < l.width; ++x)
-      for (int c = 0; c < 4; ++c) {
-        const float base = std::exp2(-8.f + 16.f * float(x) / float(l.width)) * (1.f + 0.3f * c);
-        const float texture = 1.f + 0.2f * std::sin(float(x * 3 + y * 5 + c));
-        float v = c == 3 ? float(y) / float(l.height) : base * texture * (1.f + noise(rng));
-        if ((x * 7 + y * 13 + c) % 997 == 0) v = -v;
-        pixels[(std::size_t(y) * l.width + x) * 4 + c] = v;
-      }
-  auto out = OIIO::ImageOutput::create(path);
-  REQUIRE(out);
-  INFO(out->geterror());
-  REQUIRE(out->open(path, spec));
-  REQUIRE(out->write_image(TypeDesc::FLOAT, pixels.data()));
-  REQUIRE(out->close());
-}
 
 // RGBA bytes (as decoded: half or float) of the default selection, in R, G, B, A order.
 std::vector<unsigned char> decode_rgba(ImageSource& source, const std::string& path, int threads, ReadPlan* plan_out = nullptr) {
@@ -86,7 +45,7 @@ std::vector<unsigned char> decode_rgba(ImageSource& source, const std::string& p
 }  // namespace
 
 TEST_CASE("Core EXR reads match OpenImageIO's bit for bit", "[io][exr]") {
-  Layout l;
+  gp::test::ExrLayout l;
   l.compression = GENERATE(as<std::string>{}, "none", "rle", "zips", "zip", "piz", "pxr24", "b44", "b44a");
   const int variant = GENERATE(0, 1, 2, 3);
   if (variant == 1) l.types = std::vector<TypeDesc>(4, TypeDesc::FLOAT);
@@ -101,7 +60,7 @@ TEST_CASE("Core EXR reads match OpenImageIO's bit for bit", "[io][exr]") {
 
   const auto dir = gp::test::scratch_dir("exr-core");
   const std::string path = (dir / "frame.exr").string();
-  write_frame(path, l);
+  gp::test::write_exr_frame(path, l);
 
   auto oiio = gp::io::open_oiio_source(path);
   const auto expected = decode_rgba(*oiio, path, 1);
@@ -124,9 +83,9 @@ TEST_CASE("Core EXR reads match OpenImageIO's bit for bit", "[io][exr]") {
 
 TEST_CASE("files Core does not read go to OpenImageIO", "[io][exr]") {
   const auto dir = gp::test::scratch_dir("exr-decline");
-  Layout l;
+  gp::test::ExrLayout l;
   l.compression = "dwaa";
-  write_frame((dir / "dwaa.exr").string(), l);
+  gp::test::write_exr_frame((dir / "dwaa.exr").string(), l);
   CHECK_FALSE(gp::io::open_exr_source((dir / "dwaa.exr").string()));
   std::ofstream(dir / "text.exr") << "not an image\n";
   CHECK_FALSE(gp::io::open_exr_source((dir / "text.exr").string()));
@@ -136,9 +95,9 @@ TEST_CASE("files Core does not read go to OpenImageIO", "[io][exr]") {
 TEST_CASE("a damaged EXR block is an ItemError naming the file and the block", "[io][exr]") {
   const auto dir = gp::test::scratch_dir("exr-damaged");
   const std::string path = (dir / "damaged.exr").string();
-  Layout l;
+  gp::test::ExrLayout l;
   l.compression = GENERATE(as<std::string>{}, "zip", "piz");
-  write_frame(path, l);
+  gp::test::write_exr_frame(path, l);
   std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
   file.seekg(0, std::ios::end);
   const auto size = std::streamoff(file.tellg());
