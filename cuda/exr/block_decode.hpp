@@ -114,13 +114,11 @@ GP_HD BlockResult decompress_block(Compression compression, const std::uint8_t* 
   } else if (compression == Compression::rle) {
     r.status = rle_decode(packed, packed_size, scratch, unpacked_size, &produced);
   } else if (compression == Compression::piz && piz) {
-    int bytes[64];
-    if (shape.channel_count > 64 || unpacked_size % 2) {
+    if (unpacked_size % 2) {
       r.status = BlockStatus::bad_size;
       return r;
     }
-    for (int c = 0; c < shape.channel_count; ++c) bytes[c] = sample_bytes(shape.channels[c].stored);
-    r.piz = piz_decompress(packed, packed_size, unpacked, unpacked_size, bytes, shape.channel_count, shape.width,
+    r.piz = piz_decompress(packed, packed_size, unpacked, unpacked_size, shape.channels, shape.channel_count, shape.width,
                            shape.height, reinterpret_cast<std::uint16_t*>(scratch), *piz);
     if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
     return r;  // (no byte filter in PIZ)

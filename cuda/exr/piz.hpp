@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "cuda/common/host_device.hpp"
+#include "cuda/exr/exr_types.hpp"
 
 namespace gp::exr {
 
@@ -304,12 +305,12 @@ GP_HD void wavelet_decode(std::uint16_t* in, int nx, int ox, int ny, int oy, std
 
 }  // namespace piz_detail
 
-// A PIZ block of `width` x `height` pixels, channels of `channel_bytes[c]` bytes per sample (2 or
-// 4), into `out` (out_size bytes: rows of channels of samples, as the other compressions give).
-// `values`: scratch of out_size bytes (the channels' planes of 16-bit values).
+// A PIZ block of `width` x `height` pixels of `channels` (in file order; 2 or 4 bytes a sample) into
+// `out` (out_size bytes: rows of channels of samples, as the other compressions give). `values`:
+// scratch of out_size bytes (the channels' planes of 16-bit values).
 GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::uint8_t* out, std::size_t out_size,
-                               const int* channel_bytes, int channel_count, int width, int height, std::uint16_t* values,
-                               PizScratch& s) {
+                               const ChannelTarget* channels, int channel_count, int width, int height,
+                               std::uint16_t* values, PizScratch& s) {
   using namespace piz_detail;
   if (size < 4) return PizStatus::bad_header;
   const int min_nonzero = in[0] | in[1] << 8, max_nonzero = in[2] | in[3] << 8;
@@ -334,6 +335,10 @@ GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::ui
   at += 4;
   if (huf_bytes > size - at) return PizStatus::bad_header;
   const std::size_t count = out_size / 2;
+  std::size_t plane_words = 0;  // the channels' planes must fill the block exactly
+  for (int c = 0; c < channel_count; ++c)
+    plane_words += std::size_t(width) * std::size_t(height) * std::size_t(sample_bytes(channels[c].stored) / 2);
+  if (plane_words != count || out_size % 2) return PizStatus::wrong_count;
   // The Huffman stream: im, iM, table length, bit count, a reserved word, the code table, the codes.
   const std::uint8_t* huf = in + at;
   if (huf_bytes < 20) return PizStatus::bad_header;
@@ -352,7 +357,7 @@ GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::ui
   // Each channel's plane: width x height samples of bytes / 2 interleaved 16-bit words.
   std::uint16_t* plane = values;
   for (int c = 0; c < channel_count; ++c) {
-    const int words = channel_bytes[c] / 2;
+    const int words = sample_bytes(channels[c].stored) / 2;
     for (int j = 0; j < words; ++j) wavelet_decode(plane + j, width, words, height, words * width, max_value);
     plane += std::size_t(width) * std::size_t(height) * std::size_t(words);
   }
@@ -363,7 +368,7 @@ GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::ui
   for (int y = 0; y < height; ++y) {
     const std::uint16_t* channel_plane = values;
     for (int c = 0; c < channel_count; ++c) {
-      const std::size_t row_words = std::size_t(width) * std::size_t(channel_bytes[c] / 2);
+      const std::size_t row_words = std::size_t(width) * std::size_t(sample_bytes(channels[c].stored) / 2);
       const std::uint16_t* row = channel_plane + std::size_t(y) * row_words;
       if (written + 2 * row_words > out_size) return PizStatus::wrong_count;
       for (std::size_t w = 0; w < row_words; ++w) {
