@@ -32,10 +32,10 @@ std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, con
 }
 
 std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t file_size, const ExrBlocks& blocks,
-                                            const ReadPlan& plan, std::uint64_t* unpacked_total) {
+                                            const std::vector<exr::ChannelTarget>& channels, const ReadPlan& plan,
+                                            std::uint64_t* unpacked_total) {
   if (!exr_blocks_supported(blocks.compression))
     throw ItemError(path, "decode", fmt::format("EXR compression {} is not decoded by this decoder", blocks.compression));
-  const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
   std::vector<exr::BlockDesc> descs;
   std::uint64_t at = 0;
   for (const ExrBlock& b : blocks.blocks) {
@@ -60,8 +60,8 @@ void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const 
 void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, std::size_t file_size,
                            const ExrBlocks& blocks, const ReadPlan& plan, void* dst, std::size_t pitch, int threads) {
   std::uint64_t unpacked_total = 0;
-  const std::vector<exr::BlockDesc> descs = exr_block_descs(path, file_size, blocks, plan, &unpacked_total);
   const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
+  const std::vector<exr::BlockDesc> descs = exr_block_descs(path, file_size, blocks, channels, plan, &unpacked_total);
   std::vector<std::uint8_t> unpacked(unpacked_total), entropy(unpacked_total);
   std::vector<exr::BlockResult> results(descs.size());
   const exr::BlockBatch batch{exr::Compression(blocks.compression), descs.data(), int(descs.size()), channels.data(),

@@ -33,13 +33,15 @@ std::optional<ExrBlocks> exr_blocks(ImageSource& source, const ReadPlan& plan);
 // Whether decode_exr_blocks_cpu (and the GPU decoder) decode this compression: NONE, RLE, ZIPS, ZIP, PIZ.
 bool exr_blocks_supported(int compression);
 
-// The blocks as cuda/exr's kernels take them: stored bytes at their file offsets, unpacked bytes
-// one block after another (*unpacked_total in all). Throws gp::ItemError naming a block whose size
-// or place does not fit the plan or the file, or a compression not decoded here.
-std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t file_size, const ExrBlocks& blocks,
-                                            const ReadPlan& plan, std::uint64_t* unpacked_total);
 // Each stored channel's sample type and its slot in the plan's pixels (-1: not read).
 std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, const ReadPlan& plan);
+// The blocks as cuda/exr's kernels take them: stored bytes at their file offsets, unpacked bytes
+// one block after another (*unpacked_total in all). `channels`: exr_channel_targets(blocks, plan).
+// Throws gp::ItemError naming a block whose size or place does not fit the plan or the file, or a
+// compression not decoded here.
+std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t file_size, const ExrBlocks& blocks,
+                                            const std::vector<exr::ChannelTarget>& channels, const ReadPlan& plan,
+                                            std::uint64_t* unpacked_total);
 // Throws gp::ItemError(path, "decode", "the block at x X, y Y: ...") for the first block that failed.
 void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const std::vector<exr::BlockResult>& results);
 
