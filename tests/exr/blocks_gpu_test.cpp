@@ -8,6 +8,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "cuda/exr/exr_kernels.hpp"
+#include "exr/exr_block_files.hpp"
 #include "support/exr_frames.hpp"
 #include "io/exr_blocks.hpp"
 #include "io/file_bytes.hpp"
@@ -28,8 +29,9 @@ GpuDecoded decode_gpu(gp::Runtime& rt, const std::string& path, const std::vecto
                       const gp::io::ExrBlocks& blocks, const ReadPlan& plan, std::size_t pitch) {
   const gp::Stream stream = rt.make_stream();
   std::uint64_t unpacked_total = 0;
-  const std::vector<gp::exr::BlockDesc> descs = gp::io::exr_block_descs(path, file.size(), blocks, plan, &unpacked_total);
   const std::vector<gp::exr::ChannelTarget> channels = gp::io::exr_channel_targets(blocks, plan);
+  const std::vector<gp::exr::BlockDesc> descs =
+      gp::io::exr_block_descs(path, file.size(), blocks, channels, plan, &unpacked_total);
   const int count = int(descs.size());
   auto d_file = rt.device_alloc(file.size(), stream, "test EXR file");
   auto d_descs = rt.device_alloc(descs.size() * sizeof(gp::exr::BlockDesc), stream, "test block descs");
@@ -73,12 +75,10 @@ TEST_CASE("EXR blocks on the GPU: the CPU reference's pixels, byte for byte", "[
     for (const auto& [name, layout] : gp::test::exr_layouts(compression)) {
       const std::string path = (dir / (std::string(compression) + "-" + std::to_string(files++) + ".exr")).string();
       gp::test::write_exr_frame(path, layout);
-      auto source = gp::io::open_exr_source(path);
-      REQUIRE(source);
-      const ReadPlan plan =
-          gp::io::make_read_plan(path, source->parts(), gp::io::select_channels(path, source->parts(), {}), false);
-      const gp::io::ExrBlocks blocks = *gp::io::exr_blocks(*source, plan);
-      const std::vector<std::uint8_t> file = gp::io::read_file_bytes(path);
+      const gp::test::OpenedExr e = gp::test::open_exr_blocks(path);
+      const ReadPlan& plan = e.plan;
+      const gp::io::ExrBlocks& blocks = e.blocks;
+      const std::vector<std::uint8_t>& file = e.file;
       const std::size_t pitch = plan.row_bytes() + 8;
       std::vector<unsigned char> cpu(pitch * std::size_t(plan.height), 0xEE);
       gp::io::decode_exr_blocks_cpu(path, file.data(), file.size(), blocks, plan, cpu.data(), pitch, 4);
@@ -97,18 +97,18 @@ TEST_CASE("EXR blocks on the GPU: damaged blocks give the CPU's statuses", "[exr
     gp::test::ExrLayout layout;
     layout.compression = compression;
     gp::test::write_exr_frame(path, layout);
-    auto source = gp::io::open_exr_source(path);
-    const ReadPlan plan = gp::io::make_read_plan(path, source->parts(), gp::io::select_channels(path, source->parts(), {}), false);
-    const gp::io::ExrBlocks blocks = *gp::io::exr_blocks(*source, plan);
-    std::vector<std::uint8_t> file = gp::io::read_file_bytes(path);
+    gp::test::OpenedExr e = gp::test::open_exr_blocks(path);
+    const ReadPlan& plan = e.plan;
+    const gp::io::ExrBlocks& blocks = e.blocks;
+    std::vector<std::uint8_t>& file = e.file;
     // Every other block garbled in place; the rest must still decode.
     for (std::size_t i = 0; i < blocks.blocks.size(); i += 2)
       for (std::uint64_t k = 0; k < blocks.blocks[i].packed_size; k += 5) file[blocks.blocks[i].offset + k] ^= 0xa5;
     std::uint64_t total = 0;
-    const std::vector<gp::exr::BlockDesc> descs = gp::io::exr_block_descs(path, file.size(), blocks, plan, &total);
+    const std::vector<gp::exr::ChannelTarget> channels = gp::io::exr_channel_targets(blocks, plan);
+    const std::vector<gp::exr::BlockDesc> descs = gp::io::exr_block_descs(path, file.size(), blocks, channels, plan, &total);
     std::vector<std::uint8_t> unpacked(total), entropy(total);
     std::vector<gp::exr::BlockResult> cpu(descs.size());
-    const std::vector<gp::exr::ChannelTarget> channels = gp::io::exr_channel_targets(blocks, plan);
     gp::exr::decompress_blocks_cpu({gp::exr::Compression(blocks.compression), descs.data(), int(descs.size()), channels.data(),
                                     int(channels.size()), file.data(), unpacked.data(), entropy.data(), nullptr, nullptr,
                                     cpu.data()},

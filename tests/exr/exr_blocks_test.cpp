@@ -14,6 +14,7 @@
 #include "io/exr_blocks.hpp"
 #include "io/file_bytes.hpp"
 #include "io/image_source.hpp"
+#include "exr/exr_block_files.hpp"
 #include "support/exr_frames.hpp"
 #include "support/test_data.hpp"
 
@@ -29,20 +30,15 @@ struct Decoded {
 // The default selection read by Core and by the block steps, into buffers of the same pitch
 // (padding bytes marked, so that a write outside the pixels shows).
 Decoded decode_both(const std::string& path, int threads) {
-  auto source = gp::io::open_exr_source(path);
-  REQUIRE(source);
-  const ReadPlan plan = gp::io::make_read_plan(path, source->parts(), gp::io::select_channels(path, source->parts(), {}),
-                                               source->reads_channel_ranges());
+  const gp::test::OpenedExr e = gp::test::open_exr_blocks(path);
+  const ReadPlan& plan = e.plan;
   const std::size_t pitch = plan.row_bytes() + 8;
   Decoded d;
   d.core.assign(pitch * std::size_t(plan.height), 0xEE);
   d.blocks = d.core;
-  source->read(plan, d.core.data(), pitch, threads);
-  auto table = gp::io::exr_blocks(*source, plan);
-  REQUIRE(table);
-  d.table = *table;
-  const std::vector<std::uint8_t> file = gp::io::read_file_bytes(path);
-  gp::io::decode_exr_blocks_cpu(path, file.data(), file.size(), d.table, plan, d.blocks.data(), pitch, threads);
+  e.source->read(plan, d.core.data(), pitch, threads);
+  d.table = e.blocks;
+  gp::io::decode_exr_blocks_cpu(path, e.file.data(), e.file.size(), d.table, plan, d.blocks.data(), pitch, threads);
   return d;
 }
 
@@ -81,11 +77,10 @@ TEST_CASE("EXR blocks: damaged blocks fail naming the file and the block", "[exr
     gp::test::ExrLayout l;
     l.compression = compression;
     gp::test::write_exr_frame(path, l);
-    auto source = gp::io::open_exr_source(path);
-    REQUIRE(source);
-    const ReadPlan plan = gp::io::make_read_plan(path, source->parts(), gp::io::select_channels(path, source->parts(), {}), false);
-    const gp::io::ExrBlocks table = *gp::io::exr_blocks(*source, plan);
-    std::vector<std::uint8_t> file = gp::io::read_file_bytes(path);
+    gp::test::OpenedExr e = gp::test::open_exr_blocks(path);
+    const ReadPlan& plan = e.plan;
+    const gp::io::ExrBlocks& table = e.blocks;
+    std::vector<std::uint8_t>& file = e.file;
     std::vector<unsigned char> out(plan.bytes());
     // The third block's data cut short in the table, then garbled in place.
     gp::io::ExrBlocks cut = table;
