@@ -92,46 +92,75 @@ GP_HD void undo_byte_filter(const std::uint8_t* deltas, std::size_t n, std::uint
   }
 }
 
-// The stored bytes of one block -> its unpacked bytes (rows of channels of samples, little-endian),
-// unpacked_size of them. `scratch` holds unpacked_size bytes (the entropy stage's output before the
-// filter; PIZ's planes of 16-bit values); `tables` serves inflate, `piz` (null unless PIZ) PIZ.
-GP_HD BlockResult decompress_block(Compression compression, const std::uint8_t* packed, std::size_t packed_size,
-                                   std::uint8_t* unpacked, std::size_t unpacked_size, std::uint8_t* scratch,
-                                   InflateScratch& tables, PizScratch* piz, const BlockShape& shape) {
+// Whether a block's stored bytes are its unpacked bytes: no compression, or compression that would
+// not have saved a byte (OpenEXR then writes the unpacked bytes, filter and all undone).
+GP_HD bool stored_as_is(Compression compression, std::size_t packed_size, std::size_t unpacked_size) {
+  return compression == Compression::none || packed_size == unpacked_size;
+}
+
+GP_HD BlockResult copy_stored(const std::uint8_t* packed, std::size_t packed_size, std::uint8_t* unpacked,
+                              std::size_t unpacked_size) {
   BlockResult r{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
-  // Stored as is: no compression, or compression that would not have saved a byte (OpenEXR then
-  // writes the unpacked bytes, filter and all undone).
-  if (compression == Compression::none || packed_size == unpacked_size) {
-    if (packed_size != unpacked_size) r.status = BlockStatus::bad_size;
-    else
-      for (std::size_t i = 0; i < packed_size; ++i) unpacked[i] = packed[i];
-    return r;
-  }
-  std::size_t produced = 0;
-  if (compression == Compression::zip || compression == Compression::zips) {
-    r.inflate = inflate_zlib(packed, packed_size, scratch, unpacked_size, &produced, tables);
-    if (r.inflate != InflateStatus::ok) r.status = BlockStatus::inflate_failed;
-  } else if (compression == Compression::rle) {
-    r.status = rle_decode(packed, packed_size, scratch, unpacked_size, &produced);
-  } else if (compression == Compression::piz && piz) {
-    if (unpacked_size % 2) {
-      r.status = BlockStatus::bad_size;
-      return r;
-    }
-    r.piz = piz_decompress(packed, packed_size, unpacked, unpacked_size, shape.channels, shape.channel_count, shape.width,
-                           shape.height, reinterpret_cast<std::uint16_t*>(scratch), *piz);
-    if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
-    return r;  // (no byte filter in PIZ)
-  } else {
-    r.status = BlockStatus::unsupported;
-  }
+  if (packed_size != unpacked_size) r.status = BlockStatus::bad_size;
+  else
+    for (std::size_t i = 0; i < packed_size; ++i) unpacked[i] = packed[i];
+  return r;
+}
+
+// After an entropy stage (inflate, RLE) wrote `produced` bytes to `filtered`: the size checked,
+// then the byte filter undone into `unpacked`.
+GP_HD BlockResult unfilter(BlockResult r, std::size_t produced, const std::uint8_t* filtered, std::uint8_t* unpacked,
+                           std::size_t unpacked_size) {
   if (r.status != BlockStatus::ok) return r;
   if (produced != unpacked_size) {
     r.status = BlockStatus::bad_size;
     return r;
   }
-  undo_byte_filter(scratch, unpacked_size, unpacked);
+  undo_byte_filter(filtered, unpacked_size, unpacked);
   return r;
+}
+
+GP_HD BlockResult rle_block(const std::uint8_t* packed, std::size_t packed_size, std::uint8_t* unpacked,
+                            std::size_t unpacked_size, std::uint8_t* scratch) {
+  std::size_t produced = 0;
+  const BlockResult r{rle_decode(packed, packed_size, scratch, unpacked_size, &produced), InflateStatus::ok, PizStatus::ok};
+  return unfilter(r, produced, scratch, unpacked, unpacked_size);
+}
+
+GP_HD BlockResult zip_block(const std::uint8_t* packed, std::size_t packed_size, std::uint8_t* unpacked,
+                            std::size_t unpacked_size, std::uint8_t* scratch, InflateScratch& tables) {
+  std::size_t produced = 0;
+  BlockResult r{BlockStatus::ok, inflate_zlib(packed, packed_size, scratch, unpacked_size, &produced, tables), PizStatus::ok};
+  if (r.inflate != InflateStatus::ok) r.status = BlockStatus::inflate_failed;
+  return unfilter(r, produced, scratch, unpacked, unpacked_size);
+}
+
+GP_HD BlockResult piz_block(const std::uint8_t* packed, std::size_t packed_size, std::uint8_t* unpacked,
+                            std::size_t unpacked_size, std::uint8_t* scratch, PizScratch& piz, const BlockShape& shape) {
+  BlockResult r{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
+  if (unpacked_size % 2) {
+    r.status = BlockStatus::bad_size;
+    return r;
+  }
+  r.piz = piz_decompress(packed, packed_size, unpacked, unpacked_size, shape.channels, shape.channel_count, shape.width,
+                         shape.height, reinterpret_cast<std::uint16_t*>(scratch), piz);
+  if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
+  return r;  // (no byte filter in PIZ)
+}
+
+// The stored bytes of one block -> its unpacked bytes (rows of channels of samples, little-endian),
+// unpacked_size of them: the CPU decoder's whole step (the GPU runs the same pieces in a kernel per
+// compression). `scratch` holds unpacked_size bytes (the entropy stage's output before the filter;
+// PIZ's planes of 16-bit values); `tables` serves inflate, `piz` (null unless PIZ) PIZ.
+GP_HD BlockResult decompress_block(Compression compression, const std::uint8_t* packed, std::size_t packed_size,
+                                   std::uint8_t* unpacked, std::size_t unpacked_size, std::uint8_t* scratch,
+                                   InflateScratch& tables, PizScratch* piz, const BlockShape& shape) {
+  if (stored_as_is(compression, packed_size, unpacked_size)) return copy_stored(packed, packed_size, unpacked, unpacked_size);
+  if (compression == Compression::zip || compression == Compression::zips)
+    return zip_block(packed, packed_size, unpacked, unpacked_size, scratch, tables);
+  if (compression == Compression::rle) return rle_block(packed, packed_size, unpacked, unpacked_size, scratch);
+  if (compression == Compression::piz && piz) return piz_block(packed, packed_size, unpacked, unpacked_size, scratch, *piz, shape);
+  return BlockResult{BlockStatus::unsupported, InflateStatus::ok, PizStatus::ok};
 }
 
 // The destination: interleaved pixels of `slots` values of `out` type (half or float32), rows

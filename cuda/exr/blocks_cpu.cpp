@@ -24,26 +24,27 @@ void decompress_blocks_cpu(const BlockBatch& batch, int threads) {
     const auto piz = batch.compression == Compression::piz ? std::make_unique<PizScratch>() : nullptr;
     for (int i = begin; i < end; ++i) {
       const BlockDesc& b = batch.blocks[i];
-      const BlockShape shape{batch.channels, batch.channel_count, b.width, b.height};
-      batch.results[i] = decompress_block(batch.compression, batch.packed + b.packed_offset, std::size_t(b.packed_size),
-                                          batch.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
-                                          batch.entropy + b.unpacked_offset, *tables, piz.get(), shape);
+      const BlockFile& f = batch.files[b.file];
+      const BlockShape shape{f.channels, f.channel_count, b.width, b.height};
+      f.results[b.index] = decompress_block(batch.compression, f.packed + b.packed_offset, std::size_t(b.packed_size),
+                                            f.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
+                                            f.entropy + b.unpacked_offset, *tables, piz.get(), shape);
     }
   });
 }
 
-void unpack_blocks_cpu(const BlockBatch& batch, const PixelTarget& dst, int threads) {
-  const ChannelTarget* channels = batch.channels;
-  const int channel_count = batch.channel_count;
+void unpack_blocks_cpu(const BlockBatch& batch, int threads) {
   for_each_chunk(batch.count, threads, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      if (batch.results[i].status != BlockStatus::ok) continue;
       const BlockDesc& b = batch.blocks[i];
-      const std::size_t bytes_per_row = row_bytes(channels, channel_count, b.width);
-      const std::uint8_t* unpacked = batch.unpacked + b.unpacked_offset;
+      const BlockFile& f = batch.files[b.file];
+      if (f.results[b.index].status != BlockStatus::ok) continue;
+      const std::size_t bytes_per_row = row_bytes(f.channels, f.channel_count, b.width);
+      const std::uint8_t* unpacked = f.unpacked + b.unpacked_offset;
       for (int r = 0; r < b.height; ++r)
         for (int x = 0; x < b.width; ++x)
-          unpack_pixel(unpacked + std::size_t(r) * bytes_per_row, channels, channel_count, b.width, dst, b.x, b.y + r, x);
+          unpack_pixel(unpacked + std::size_t(r) * bytes_per_row, f.channels, f.channel_count, b.width, f.pixels, b.x,
+                       b.y + r, x);
     }
   });
 }

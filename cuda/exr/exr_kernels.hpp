@@ -1,15 +1,16 @@
 #pragma once
 // OpenEXR blocks decoded on the GPU (and the same steps on the CPU, the references beside them):
 //
-//   decompress_blocks: one thread per block: inflate (ZIP, ZIPS) or RLE into `entropy`, then
-//                      OpenEXR's byte filter undone into `unpacked`; or PIZ (Huffman, wavelet,
-//                      LUT) through `entropy` into `unpacked` (block_decode.hpp's steps)
+//   decompress_blocks: inflate (ZIP, ZIPS; a warp per block) or RLE (a thread per block) into
+//                      `entropy`, then OpenEXR's byte filter undone into `unpacked`; or PIZ
+//                      (a thread block per block: Huffman, wavelet, LUT) through `entropy` into
+//                      `unpacked` (block_decode.hpp's steps)
 //   unpack_blocks:     one thread block per EXR block, threads over its pixels: each row's
 //                      samples of each channel into the destination's interleaved pixels
 //
-// The host lays the blocks' stored bytes one after another (`packed`) and gives each its place in
-// the unpacked buffer; a block's status comes back in `results` (the caller names the block). No
-// host libraries here: nvcc compiles it.
+// The host gives each block its file's buffers (the file's bytes, where its unpacked bytes go)
+// and its place in them; a block's status comes back in its file's `results` (the caller names
+// the block). No host libraries here: nvcc compiles it.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -20,34 +21,42 @@
 namespace gp::exr {
 
 struct BlockDesc {
-  std::uint64_t packed_offset, packed_size;      // in BlockBatch::packed
-  std::uint64_t unpacked_offset, unpacked_size;  // in BlockBatch::unpacked and ::entropy
-  int x, y, width, height;                       // its pixels in the destination
+  std::uint64_t packed_offset, packed_size;      // in its file's BlockFile::packed
+  std::uint64_t unpacked_offset, unpacked_size;  // in its file's BlockFile::unpacked and ::entropy
+  int x, y, width, height;                       // its pixels in its file's destination
+  int file;                                      // its BlockBatch::files entry
+  int index;                                     // its place in that file's results (and PIZ tables)
 };
 
+// One file of a batch (a batch may hold the blocks of many: one launch keeps the GPU busy where a
+// single file's hundred blocks would not).
+struct BlockFile {
+  const std::uint8_t* packed;  // the file's bytes (block offsets are file offsets)
+  std::uint8_t* unpacked;      // its blocks' unpacked bytes, one after another
+  std::uint8_t* entropy;       // scratch, as large as `unpacked` (2-byte aligned offsets for PIZ)
+  PizScratch* piz;             // PIZ on the GPU: one per block (about 1 MB each); the CPU makes its own
+  BlockResult* results;        // one per block
+  const ChannelTarget* channels;  // the stored channels in file order, and their slots in `pixels`
+  int channel_count;
+  PixelTarget pixels;          // where unpack_blocks puts the file's pixels
+};
+
+// Blocks of one compression, from one file or several.
 struct BlockBatch {
   Compression compression;
   const BlockDesc* blocks;
   int count;
-  const ChannelTarget* channels;  // the stored channels in file order, and their slots in dst
-  int channel_count;
-  const std::uint8_t* packed;
-  std::uint8_t* unpacked;
-  std::uint8_t* entropy;   // scratch, as large as `unpacked` (2-byte aligned offsets for PIZ)
-  InflateScratch* tables;  // one per block (GPU); the CPU reference makes its own per thread
-  PizScratch* piz;         // PIZ only: one per block (GPU; about 1 MB each); the CPU makes its own
-  BlockResult* results;    // one per block
+  const BlockFile* files;
 };
 
-// Device memory of `count` blocks' Huffman tables (BlockBatch::tables, ::piz).
-inline std::size_t inflate_tables_bytes(int count) { return std::size_t(count) * sizeof(InflateScratch); }
+// Device memory of `count` PIZ blocks' tables (BlockFile::piz).
 inline std::size_t piz_tables_bytes(int count) { return std::size_t(count) * sizeof(PizScratch); }
 
 void decompress_blocks_gpu(const BlockBatch& batch, cudaStream_t stream);
 void decompress_blocks_cpu(const BlockBatch& batch, int threads);
 
-// The unpacked blocks into dst. Blocks whose result is not ok are left out.
-void unpack_blocks_gpu(const BlockBatch& batch, const PixelTarget& dst, cudaStream_t stream);
-void unpack_blocks_cpu(const BlockBatch& batch, const PixelTarget& dst, int threads);
+// The unpacked blocks into their files' pixels. Blocks whose result is not ok are left out.
+void unpack_blocks_gpu(const BlockBatch& batch, cudaStream_t stream);
+void unpack_blocks_cpu(const BlockBatch& batch, int threads);
 
 }  // namespace gp::exr

@@ -164,51 +164,66 @@ GP_HD int length_base(int symbol) {
 GP_HD int distance_extra(int symbol) { return symbol < 4 ? 0 : (symbol - 2) / 2; }
 GP_HD int distance_base(int symbol) { return symbol < 4 ? symbol + 1 : ((2 + (symbol & 1)) << distance_extra(symbol)) + 1; }
 
+// The next code of a Huffman-coded block: a literal, a match, the block's end, or an error.
+struct Symbol {
+  enum Kind : int { literal, match, end_of_block, error } kind;
+  int value;               // literal: the byte; match: its length; error: the InflateStatus
+  std::uint32_t distance;  // match
+};
+
+// Reads one symbol (and a match's distance). `produced`: the output so far (a match may not reach
+// before its start); the caller checks a literal or match against its capacity.
+GP_HD Symbol next_symbol(BitReader& in, const Huffman& litlen, const Huffman& dist, std::size_t produced) {
+  in.refill();
+  if (in.overrun()) return {Symbol::error, int(InflateStatus::input_overrun), 0};
+  const int symbol = decode(litlen, in);
+  if (symbol < 0 || symbol > 285) return {Symbol::error, int(InflateStatus::bad_symbol), 0};
+  if (symbol < 256) return {Symbol::literal, symbol, 0};
+  if (symbol == 256) return {Symbol::end_of_block, 0, 0};
+  // 5 + 15 + 13 bits at most after the 15 of the symbol: enough left of the 57 refilled.
+  const int length = length_base(symbol) + int(in.take(length_extra(symbol)));
+  const int dsym = decode(dist, in);
+  if (dsym < 0) return {Symbol::error, int(InflateStatus::bad_symbol), 0};
+  if (dsym > 29) return {Symbol::error, int(InflateStatus::bad_distance), 0};
+  in.refill();
+  const std::uint32_t distance = std::uint32_t(distance_base(dsym)) + in.take(distance_extra(dsym));
+  if (distance > produced) return {Symbol::error, int(InflateStatus::bad_distance), 0};
+  return {Symbol::match, length, distance};
+}
+
 // Literals and matches of one Huffman-coded block into out[*produced...].
 GP_HD InflateStatus codes(BitReader& in, const Huffman& litlen, const Huffman& dist, std::uint8_t* out,
                           std::size_t capacity, std::size_t* produced) {
   std::size_t n = *produced;
   for (;;) {
-    in.refill();
-    if (in.overrun()) return InflateStatus::input_overrun;
-    const int symbol = decode(litlen, in);
-    if (symbol < 0) return InflateStatus::bad_symbol;
-    if (symbol < 256) {
+    const Symbol s = next_symbol(in, litlen, dist, n);
+    if (s.kind == Symbol::literal) {
       if (n >= capacity) return InflateStatus::output_overflow;
-      out[n++] = std::uint8_t(symbol);
+      out[n++] = std::uint8_t(s.value);
       continue;
     }
-    if (symbol == 256) break;
-    if (symbol > 285) return InflateStatus::bad_symbol;
-    // 5 + 15 + 13 bits at most after the 15 of the symbol: enough left of the 57 refilled.
-    const int length = length_base(symbol) + int(in.take(length_extra(symbol)));
-    const int dsym = decode(dist, in);
-    if (dsym < 0) return InflateStatus::bad_symbol;
-    if (dsym > 29) return InflateStatus::bad_distance;
-    in.refill();
-    const std::size_t distance = std::size_t(distance_base(dsym)) + in.take(distance_extra(dsym));
-    if (distance > n) return InflateStatus::bad_distance;
-    if (std::size_t(length) > capacity - n) return InflateStatus::output_overflow;
-    const std::uint8_t* from = out + (n - distance);
-    for (int i = 0; i < length; ++i) out[n + std::size_t(i)] = from[i];  // overlapping copies repeat
-    n += std::size_t(length);
+    if (s.kind == Symbol::end_of_block) break;
+    if (s.kind == Symbol::error) return InflateStatus(s.value);
+    if (std::size_t(s.value) > capacity - n) return InflateStatus::output_overflow;
+    const std::uint8_t* from = out + (n - s.distance);
+    for (int i = 0; i < s.value; ++i) out[n + std::size_t(i)] = from[i];  // overlapping copies repeat
+    n += std::size_t(s.value);
   }
   *produced = n;
   return in.overrun() ? InflateStatus::input_overrun : InflateStatus::ok;
 }
 
-GP_HD InflateStatus fixed_block(BitReader& in, Huffman& litlen, Huffman& dist, std::uint8_t* out, std::size_t capacity,
-                                std::size_t* produced) {
+// The fixed block's codes (RFC 1951 3.2.6).
+GP_HD void fixed_codes(Huffman& litlen, Huffman& dist) {
   std::uint8_t lengths[288];
   for (int s = 0; s < 288; ++s) lengths[s] = std::uint8_t(s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8);
   build(litlen, lengths, 288, true);
   for (int s = 0; s < 32; ++s) lengths[s] = 5;  // 30 and 31 complete the code; they decode as errors
   build(dist, lengths, 32, true);
-  return codes(in, litlen, dist, out, capacity, produced);
 }
 
-GP_HD InflateStatus dynamic_block(BitReader& in, Huffman& litlen, Huffman& dist, std::uint8_t* out,
-                                  std::size_t capacity, std::size_t* produced) {
+// A dynamic block's header: its code-length code, then the literal/length and distance codes.
+GP_HD InflateStatus dynamic_codes(BitReader& in, Huffman& litlen, Huffman& dist) {
   in.refill();
   const int nlen = int(in.take(5)) + 257, ndist = int(in.take(5)) + 1, ncode = int(in.take(4)) + 4;
   if (nlen > 286 || ndist > 30) return InflateStatus::bad_code_lengths;
@@ -248,7 +263,56 @@ GP_HD InflateStatus dynamic_block(BitReader& in, Huffman& litlen, Huffman& dist,
   if (lengths[256] == 0) return InflateStatus::bad_code_lengths;  // no end-of-block code
   if (!build(litlen, lengths, nlen, true)) return InflateStatus::bad_code_lengths;
   if (!build(dist, lengths + nlen, ndist, true)) return InflateStatus::bad_code_lengths;
-  return codes(in, litlen, dist, out, capacity, produced);
+  return InflateStatus::ok;
+}
+
+// The next deflate block's header. A stored block is copied whole into out[*produced...] (*coded
+// false); a fixed or dynamic block leaves its codes in litlen and dist (*coded true) for
+// next_symbol. *last: whether it is the stream's final block.
+GP_HD InflateStatus begin_block(BitReader& in, Huffman& litlen, Huffman& dist, std::uint8_t* out, std::size_t capacity,
+                                std::size_t* produced, bool* last, bool* coded) {
+  in.refill();
+  if (in.overrun()) return InflateStatus::input_overrun;
+  *last = in.take(1) != 0;
+  const std::uint32_t type = in.take(2);
+  *coded = type == 1 || type == 2;
+  if (type == 1) {
+    fixed_codes(litlen, dist);
+    return InflateStatus::ok;
+  }
+  if (type == 2) return dynamic_codes(in, litlen, dist);
+  if (type == 3) return InflateStatus::bad_block_type;
+  std::size_t at = in.align_to_byte();
+  if (at + 4 > in.size) return InflateStatus::input_overrun;
+  const std::size_t length = std::size_t(in.data[at]) | std::size_t(in.data[at + 1]) << 8;
+  const std::size_t check = std::size_t(in.data[at + 2]) | std::size_t(in.data[at + 3]) << 8;
+  if (length != (~check & 0xffff)) return InflateStatus::bad_stored_length;
+  at += 4;
+  if (at + length > in.size) return InflateStatus::input_overrun;
+  if (length > capacity - *produced) return InflateStatus::output_overflow;
+  for (std::size_t i = 0; i < length; ++i) out[*produced + i] = in.data[at + i];
+  *produced += length;
+  in.pos = at + length;
+  return InflateStatus::ok;
+}
+
+// The zlib header (RFC 1950): deflate, no preset dictionary, the check bits right.
+GP_HD InflateStatus check_zlib_header(const std::uint8_t* in, std::size_t in_size) {
+  if (in_size < 6) return InflateStatus::input_overrun;
+  const unsigned cmf = in[0], flg = in[1];
+  if ((cmf & 15) != 8 || (cmf >> 4) > 7 || (cmf * 256 + flg) % 31 != 0 || (flg & 0x20))
+    return InflateStatus::bad_zlib_header;
+  return InflateStatus::ok;
+}
+
+// The Adler-32 after the final block (big-endian, from the next byte boundary); false if the
+// stream ends first.
+GP_HD bool read_adler32(BitReader& in, std::uint32_t* expected) {
+  const std::size_t at = in.align_to_byte();
+  if (at + 4 > in.size) return false;
+  const std::uint8_t* p = in.data + at;
+  *expected = std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | std::uint32_t(p[3]);
+  return true;
 }
 
 GP_HD std::uint32_t adler32(const std::uint8_t* bytes, std::size_t n) {
@@ -281,42 +345,17 @@ GP_HD InflateStatus inflate_zlib(const std::uint8_t* in, std::size_t in_size, st
                                  std::size_t* produced, InflateScratch& scratch) {
   using namespace inflate_detail;
   *produced = 0;
-  if (in_size < 6) return InflateStatus::input_overrun;
-  const unsigned cmf = in[0], flg = in[1];
-  if ((cmf & 15) != 8 || (cmf >> 4) > 7 || (cmf * 256 + flg) % 31 != 0 || (flg & 0x20))
-    return InflateStatus::bad_zlib_header;
+  const InflateStatus header = check_zlib_header(in, in_size);
+  if (header != InflateStatus::ok) return header;
   BitReader reader{in, in_size, 2, 0, 0};
   for (bool last = false; !last;) {
-    reader.refill();
-    if (reader.overrun()) return InflateStatus::input_overrun;
-    last = reader.take(1) != 0;
-    const std::uint32_t type = reader.take(2);
-    InflateStatus status = InflateStatus::ok;
-    if (type == 0) {
-      std::size_t at = reader.align_to_byte();
-      if (at + 4 > in_size) return InflateStatus::input_overrun;
-      const std::size_t length = std::size_t(in[at]) | std::size_t(in[at + 1]) << 8;
-      const std::size_t check = std::size_t(in[at + 2]) | std::size_t(in[at + 3]) << 8;
-      if (length != (~check & 0xffff)) return InflateStatus::bad_stored_length;
-      at += 4;
-      if (at + length > in_size) return InflateStatus::input_overrun;
-      if (length > capacity - *produced) return InflateStatus::output_overflow;
-      for (std::size_t i = 0; i < length; ++i) out[*produced + i] = in[at + i];
-      *produced += length;
-      reader.pos = at + length;
-    } else if (type == 1) {
-      status = fixed_block(reader, scratch.litlen, scratch.dist, out, capacity, produced);
-    } else if (type == 2) {
-      status = dynamic_block(reader, scratch.litlen, scratch.dist, out, capacity, produced);
-    } else {
-      return InflateStatus::bad_block_type;
-    }
+    bool coded = false;
+    InflateStatus status = begin_block(reader, scratch.litlen, scratch.dist, out, capacity, produced, &last, &coded);
+    if (status == InflateStatus::ok && coded) status = codes(reader, scratch.litlen, scratch.dist, out, capacity, produced);
     if (status != InflateStatus::ok) return status;
   }
-  const std::size_t at = reader.align_to_byte();
-  if (at + 4 > in_size) return InflateStatus::input_overrun;
-  const std::uint32_t expected = std::uint32_t(in[at]) << 24 | std::uint32_t(in[at + 1]) << 16 |
-                                 std::uint32_t(in[at + 2]) << 8 | std::uint32_t(in[at + 3]);
+  std::uint32_t expected = 0;
+  if (!read_adler32(reader, &expected)) return InflateStatus::input_overrun;
   return adler32(out, *produced) == expected ? InflateStatus::ok : InflateStatus::bad_checksum;
 }
 

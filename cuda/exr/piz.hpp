@@ -254,63 +254,81 @@ GP_HD void wdec(bool w14, std::uint16_t l, std::uint16_t h, std::uint16_t* a, st
   else wdec16(l, h, a, b);
 }
 
-// OpenEXR's wav_2D_decode: values in[x * ox + y * oy], nx by ny, transformed back in place.
-GP_HD void wavelet_decode(std::uint16_t* in, int nx, int ox, int ny, int oy, std::uint16_t max_value) {
-  const bool w14 = max_value < (1 << 14);
+// OpenEXR's wav_2D_decode, level by level: values in[x * ox + y * oy], nx by ny. Level (p, p2)
+// touches disjoint pieces: the cx by cy cells of 2 x 2 values p apart, then, where nx or ny has
+// the bit p, the odd column's pairs (cy) and the odd line's pairs (cx); the pieces of a level can
+// run in any order (on the GPU, across threads), the levels one after another.
+struct WaveletLevel {
+  int p, p2, cx, cy;
+  bool odd_column, odd_line;
+  GP_HD int pieces() const { return cx * cy + (odd_column ? cy : 0) + (odd_line ? cx : 0); }
+};
+
+// The first level's p2: the largest power of two <= min(nx, ny); levels run while p2 >= 2.
+GP_HD int wavelet_first_p2(int nx, int ny) {
   const int n = nx > ny ? ny : nx;
   int p = 1;
   while (p <= n) p <<= 1;
-  p >>= 1;
-  int p2 = p;
-  p >>= 1;
-  while (p >= 1) {
-    const int oy1 = oy * p, oy2 = oy * p2, ox1 = ox * p, ox2 = ox * p2;
-    std::uint16_t i00, i01, i10, i11;
-    const std::ptrdiff_t ey = std::ptrdiff_t(oy) * (ny - p2);
-    std::ptrdiff_t py = 0;
-    for (; py <= ey; py += oy2) {
-      std::ptrdiff_t px = py;
-      const std::ptrdiff_t ex = py + std::ptrdiff_t(ox) * (nx - p2);
-      for (; px <= ex; px += ox2) {
-        std::uint16_t* a = in + px;
-        std::uint16_t* a01 = a + ox1;
-        std::uint16_t* a10 = a + oy1;
-        std::uint16_t* a11 = a10 + ox1;
-        wdec(w14, *a, *a10, &i00, &i10);
-        wdec(w14, *a01, *a11, &i01, &i11);
-        wdec(w14, i00, i01, a, a01);
-        wdec(w14, i10, i11, a10, a11);
-      }
-      if (nx & p) {  // the odd column
-        std::uint16_t* a = in + px;
-        std::uint16_t* a10 = a + oy1;
-        wdec(w14, *a, *a10, &i00, a10);
-        *a = i00;
-      }
-    }
-    if (ny & p) {  // the odd line
-      std::ptrdiff_t px = py;
-      const std::ptrdiff_t ex = py + std::ptrdiff_t(ox) * (nx - p2);
-      for (; px <= ex; px += ox2) {
-        std::uint16_t* a = in + px;
-        std::uint16_t* a01 = a + ox1;
-        wdec(w14, *a, *a01, &i00, a01);
-        *a = i00;
-      }
-    }
-    p2 = p;
-    p >>= 1;
+  return p >> 1;
+}
+
+GP_HD WaveletLevel wavelet_level(int nx, int ny, int p2) {
+  const int p = p2 >> 1;
+  return WaveletLevel{p, p2, nx / p2, ny / p2, (nx & p) != 0, (ny & p) != 0};
+}
+
+GP_HD void wavelet_piece(std::uint16_t* in, int ox, int oy, const WaveletLevel& l, bool w14, int k) {
+  std::uint16_t i00, i01, i10, i11;
+  const std::ptrdiff_t ox1 = std::ptrdiff_t(ox) * l.p, oy1 = std::ptrdiff_t(oy) * l.p;
+  const std::ptrdiff_t ox2 = std::ptrdiff_t(ox) * l.p2, oy2 = std::ptrdiff_t(oy) * l.p2;
+  if (k < l.cx * l.cy) {  // a cell
+    std::uint16_t* a = in + oy2 * (k / l.cx) + ox2 * (k % l.cx);
+    std::uint16_t* a01 = a + ox1;
+    std::uint16_t* a10 = a + oy1;
+    std::uint16_t* a11 = a10 + ox1;
+    wdec(w14, *a, *a10, &i00, &i10);
+    wdec(w14, *a01, *a11, &i01, &i11);
+    wdec(w14, i00, i01, a, a01);
+    wdec(w14, i10, i11, a10, a11);
+    return;
+  }
+  k -= l.cx * l.cy;
+  if (l.odd_column && k < l.cy) {  // the odd column, line k
+    std::uint16_t* a = in + oy2 * k + ox2 * l.cx;
+    wdec(w14, *a, a[oy1], &i00, a + oy1);
+    *a = i00;
+    return;
+  }
+  if (l.odd_column) k -= l.cy;
+  std::uint16_t* a = in + oy2 * l.cy + ox2 * k;  // the odd line, column k
+  wdec(w14, *a, a[ox1], &i00, a + ox1);
+  *a = i00;
+}
+
+// The whole transform on one thread (the CPU).
+GP_HD void wavelet_decode(std::uint16_t* in, int nx, int ox, int ny, int oy, std::uint16_t max_value) {
+  const bool w14 = max_value < (1 << 14);
+  for (int p2 = wavelet_first_p2(nx, ny); p2 >= 2; p2 >>= 1) {
+    const WaveletLevel l = wavelet_level(nx, ny, p2);
+    for (int k = 0; k < l.pieces(); ++k) wavelet_piece(in, ox, oy, l, w14, k);
   }
 }
 
 }  // namespace piz_detail
 
-// A PIZ block of `width` x `height` pixels of `channels` (in file order; 2 or 4 bytes a sample) into
-// `out` (out_size bytes: rows of channels of samples, as the other compressions give). `values`:
-// scratch of out_size bytes (the channels' planes of 16-bit values).
-GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::uint8_t* out, std::size_t out_size,
-                               const ChannelTarget* channels, int channel_count, int width, int height,
-                               std::uint16_t* values, PizScratch& s) {
+// What piz_setup read: where the Huffman codes are and how the planes decode.
+struct PizLayout {
+  const std::uint8_t* codes;
+  std::uint32_t nbits;
+  int rlc;                  // the run-length symbol (the last one of the code)
+  std::uint16_t max_value;  // the LUT's last index: the wavelet is 14-bit below 1 << 14
+  std::size_t count;        // 16-bit values in the block
+};
+
+// A PIZ block's header: the bitmap into the LUT, the code table and its decoding table (into s);
+// the block's size checked against its channels' planes.
+GP_HD PizStatus piz_setup(const std::uint8_t* in, std::size_t size, std::size_t out_size, const ChannelTarget* channels,
+                          int channel_count, int width, int height, PizScratch& s, PizLayout* layout) {
   using namespace piz_detail;
   if (size < 4) return PizStatus::bad_header;
   const int min_nonzero = in[0] | in[1] << 8, max_nonzero = in[2] | in[3] << 8;
@@ -327,18 +345,18 @@ GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::ui
   std::uint32_t k = 0;
   for (std::uint32_t v = 0; v < 65536; ++v)
     if (v == 0 || (s.bitmap[v >> 3] & (1u << (v & 7)))) s.lut[k++] = std::uint16_t(v);
-  const std::uint16_t max_value = std::uint16_t(k - 1);
+  layout->max_value = std::uint16_t(k - 1);
   while (k < 65536) s.lut[k++] = 0;
 
   if (at + 4 > size) return PizStatus::bad_header;
   const std::size_t huf_bytes = load32(in + at);
   at += 4;
   if (huf_bytes > size - at) return PizStatus::bad_header;
-  const std::size_t count = out_size / 2;
+  layout->count = out_size / 2;
   std::size_t plane_words = 0;  // the channels' planes must fill the block exactly
   for (int c = 0; c < channel_count; ++c)
     plane_words += std::size_t(width) * std::size_t(height) * std::size_t(sample_bytes(channels[c].stored) / 2);
-  if (plane_words != count || out_size % 2) return PizStatus::wrong_count;
+  if (plane_words != layout->count || out_size % 2) return PizStatus::wrong_count;
   // The Huffman stream: im, iM, table length, bit count, a reserved word, the code table, the codes.
   const std::uint8_t* huf = in + at;
   if (huf_bytes < 20) return PizStatus::bad_header;
@@ -347,38 +365,77 @@ GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::ui
   std::size_t table_bytes = 0;
   if (!unpack_code_table(huf + 20, huf_bytes - 20, int(im), int(iM), s.hcode, &table_bytes))
     return PizStatus::bad_code_table;
-  const std::uint8_t* codes = huf + 20 + table_bytes;
+  layout->codes = huf + 20 + table_bytes;
+  layout->nbits = nbits;
+  layout->rlc = int(iM);
   const std::size_t code_bytes = huf_bytes - 20 - table_bytes;
   if ((std::uint64_t(nbits) + 7) / 8 > code_bytes) return PizStatus::bad_header;
   if (!build_decoding(s.hcode, int(im), int(iM), s.dec, s.long_symbols)) return PizStatus::bad_code_table;
-  const PizStatus decoded = huffman_decode(s.hcode, s.dec, s.long_symbols, codes, nbits, int(iM), values, count);
-  if (decoded != PizStatus::ok) return decoded;
+  return PizStatus::ok;
+}
 
-  // Each channel's plane: width x height samples of bytes / 2 interleaved 16-bit words.
-  std::uint16_t* plane = values;
+GP_HD PizStatus piz_huffman(const PizLayout& layout, const PizScratch& s, std::uint16_t* values) {
+  return piz_detail::huffman_decode(s.hcode, s.dec, s.long_symbols, layout.codes, layout.nbits, layout.rlc, values,
+                                    layout.count);
+}
+
+// Each channel's plane: width x height samples of bytes / 2 interleaved 16-bit words, one plane
+// per word (`plane`: 0 .. the sum of the channels' words - 1); *ox, *oy its steps.
+GP_HD std::uint16_t* piz_plane(std::uint16_t* values, const ChannelTarget* channels, int channel_count, int width,
+                               int height, int plane, int* ox, int* oy) {
   for (int c = 0; c < channel_count; ++c) {
     const int words = sample_bytes(channels[c].stored) / 2;
-    for (int j = 0; j < words; ++j) wavelet_decode(plane + j, width, words, height, words * width, max_value);
-    plane += std::size_t(width) * std::size_t(height) * std::size_t(words);
-  }
-  for (std::size_t i = 0; i < count; ++i) values[i] = s.lut[values[i]];
-
-  // The planes back into rows of channels (little-endian 16-bit words).
-  std::size_t written = 0;
-  for (int y = 0; y < height; ++y) {
-    const std::uint16_t* channel_plane = values;
-    for (int c = 0; c < channel_count; ++c) {
-      const std::size_t row_words = std::size_t(width) * std::size_t(sample_bytes(channels[c].stored) / 2);
-      const std::uint16_t* row = channel_plane + std::size_t(y) * row_words;
-      if (written + 2 * row_words > out_size) return PizStatus::wrong_count;
-      for (std::size_t w = 0; w < row_words; ++w) {
-        out[written++] = std::uint8_t(row[w]);
-        out[written++] = std::uint8_t(row[w] >> 8);
-      }
-      channel_plane += std::size_t(height) * row_words;
+    if (plane < words) {
+      *ox = words;
+      *oy = words * width;
+      return values + plane;
     }
+    plane -= words;
+    values += std::size_t(width) * std::size_t(height) * std::size_t(words);
   }
-  return written == out_size ? PizStatus::ok : PizStatus::wrong_count;
+  return nullptr;
+}
+
+// The planes through the LUT back into rows of channels (little-endian 16-bit words): row y,
+// channel c for the tasks y * channel_count + c = first, first + step, ... (0 <= first < step).
+GP_HD void piz_rows(const std::uint16_t* values, const std::uint16_t* lut, std::uint8_t* out,
+                    const ChannelTarget* channels, int channel_count, int width, int height, int first, int step) {
+  std::size_t bytes_per_row = 0;
+  for (int c = 0; c < channel_count; ++c) bytes_per_row += std::size_t(width) * std::size_t(sample_bytes(channels[c].stored));
+  std::size_t plane_at = 0, row_at = 0;  // channel c's plane in values, its bytes in a row
+  for (int c = 0; c < channel_count; ++c) {
+    const std::size_t row_words = std::size_t(width) * std::size_t(sample_bytes(channels[c].stored) / 2);
+    for (int y = 0; y < height; ++y) {
+      const int task = y * channel_count + c;
+      if (task % step != first) continue;
+      const std::uint16_t* row = values + plane_at + std::size_t(y) * row_words;
+      std::uint8_t* dst = out + std::size_t(y) * bytes_per_row + row_at;
+      for (std::size_t w = 0; w < row_words; ++w) {
+        const std::uint16_t v = lut[row[w]];
+        dst[2 * w] = std::uint8_t(v);
+        dst[2 * w + 1] = std::uint8_t(v >> 8);
+      }
+    }
+    plane_at += std::size_t(height) * row_words;
+    row_at += 2 * row_words;
+  }
+}
+
+// A PIZ block of `width` x `height` pixels of `channels` (in file order; 2 or 4 bytes a sample) into
+// `out` (out_size bytes: rows of channels of samples, as the other compressions give), on one
+// thread. `values`: scratch of out_size bytes (the channels' planes of 16-bit values).
+GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::uint8_t* out, std::size_t out_size,
+                               const ChannelTarget* channels, int channel_count, int width, int height,
+                               std::uint16_t* values, PizScratch& s) {
+  PizLayout layout{};
+  PizStatus status = piz_setup(in, size, out_size, channels, channel_count, width, height, s, &layout);
+  if (status == PizStatus::ok) status = piz_huffman(layout, s, values);
+  if (status != PizStatus::ok) return status;
+  int ox = 0, oy = 0;
+  for (int plane = 0; std::uint16_t* p = piz_plane(values, channels, channel_count, width, height, plane, &ox, &oy); ++plane)
+    piz_detail::wavelet_decode(p, width, ox, height, oy, layout.max_value);
+  piz_rows(values, s.lut, out, channels, channel_count, width, height, 0, 1);
+  return PizStatus::ok;
 }
 
 }  // namespace gp::exr

@@ -245,6 +245,7 @@ ItemResult pipeline_result(const PipelineItem& item, std::vector<std::string> ou
   r.cancelled = item.failed && item.failure.cancelled;
   r.outputs = std::move(outputs);
   r.stage_s = item.stage_s;
+  r.details = item.details;
   if (item.failed) {
     r.error_stage = item.failure.stage;
     r.error = item.failure.message;

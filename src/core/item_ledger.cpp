@@ -286,6 +286,11 @@ json ItemLedger::records_json() const {
     for (const auto& [stage, seconds] : e.result.stage_s) stages[stage] = round6(seconds);
     json r{{"input", items_[i].path}, {"index", items_[i].index}, {"status", status_name(e.status)},
            {"outputs", e.result.outputs}, {"stages_s", stages}};
+    if (!e.result.details.empty()) {
+      json details = json::object();
+      for (const auto& [key, value] : e.result.details) details[key] = value;
+      r["details"] = details;
+    }
     if (e.status == ItemStatus::failed || e.status == ItemStatus::cancelled)
       r["error"] = {{"stage", e.result.error_stage}, {"message", e.result.error}};
     records.push_back(r);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@ struct ItemResult {
   std::vector<std::string> outputs;  // every file the item wrote in this run, also when it failed
   StageSeconds stage_s;
   std::string error_stage, error;    // when !ok
+  std::vector<std::pair<std::string, std::string>> details;  // the record's "details" (how it was processed)
 };
 
 // Completion records in a job's output folder: one small JSON file per finished item, naming the

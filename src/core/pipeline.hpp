@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -56,6 +57,7 @@ struct PipelineItem {
   bool failed = false;
   ItemFailure failure;
   StageSeconds stage_s;  // time the stages spent on it (ScopedStages inside them), for the report
+  std::vector<std::pair<std::string, std::string>> details;  // facts for its report record ("decoder": "gpu")
 };
 
 template <class Item>

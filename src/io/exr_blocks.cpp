@@ -1,6 +1,7 @@
 #include "io/exr_blocks.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,12 @@ bool exr_blocks_supported(int compression) {
   return compression == int(exr::Compression::none) || compression == int(exr::Compression::rle) ||
          compression == int(exr::Compression::zips) || compression == int(exr::Compression::zip) ||
          compression == int(exr::Compression::piz);
+}
+
+std::string exr_compression_name(int compression) {
+  static const char* const names[] = {"none", "rle", "zips", "zip", "piz", "pxr24", "b44", "b44a", "dwaa", "dwab"};
+  if (compression >= 0 && compression < int(std::size(names))) return names[compression];
+  return fmt::format("compression {}", compression);
 }
 
 namespace {
@@ -31,6 +38,12 @@ std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, con
   return channels;
 }
 
+namespace {
+
+// The blocks as cuda/exr's kernels take them: stored bytes at their file offsets, unpacked bytes
+// one block after another (*unpacked_total in all), `file` 0 and `index` their place in `blocks`.
+// Throws gp::ItemError naming a block whose size or place does not fit the plan or the file, or a
+// compression not decoded here.
 std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t file_size, const ExrBlocks& blocks,
                                             const std::vector<exr::ChannelTarget>& channels, const ReadPlan& plan,
                                             std::uint64_t* unpacked_total) {
@@ -44,33 +57,98 @@ std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t
     if (!placed || b.unpacked_size != exr::row_bytes(channels.data(), int(channels.size()), b.width) * std::size_t(b.height) ||
         b.offset > file_size || b.packed_size > file_size - b.offset)
       throw ItemError(path, "decode", block_name(b) + ": its size or place in the file does not match the header");
-    descs.push_back({b.offset, b.packed_size, at, b.unpacked_size, b.x, b.y, b.width, b.height});
+    descs.push_back({b.offset, b.packed_size, at, b.unpacked_size, b.x, b.y, b.width, b.height, 0, int(descs.size())});
     at += b.unpacked_size;
   }
   *unpacked_total = at;
   return descs;
 }
 
-void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const std::vector<exr::BlockResult>& results) {
-  for (std::size_t i = 0; i < results.size(); ++i)
+void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const exr::BlockResult* results) {
+  for (std::size_t i = 0; i < blocks.blocks.size(); ++i)
     if (results[i].status != exr::BlockStatus::ok)
       throw ItemError(path, "decode", block_name(blocks.blocks[i]) + ": " + exr::block_status_text(results[i]));
 }
 
+}  // namespace
+
+int ExrBlockBatch::add(const std::string& path, std::size_t file_size, const ExrBlocks& blocks, const ReadPlan& plan) {
+  const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
+  std::uint64_t unpacked = 0;
+  File f{path, &blocks, exr_block_descs(path, file_size, blocks, channels, plan, &unpacked), packed_total_,
+         unpacked_total_, channels_.size(), block_total_, -1};
+  for (exr::BlockDesc& d : f.descs) d.file = int(files_.size());
+  if (blocks.compression == int(exr::Compression::piz)) {
+    f.piz_at = piz_total_;
+    piz_total_ += int(f.descs.size());
+  }
+  // 8-byte steps: PIZ reads its scratch as 16-bit words, and copies stay aligned.
+  const auto aligned = [](std::size_t n) { return (n + 7) & ~std::size_t(7); };
+  packed_total_ += aligned(file_size);
+  unpacked_total_ += aligned(std::size_t(unpacked));
+  block_total_ += f.descs.size();
+  channels_.insert(channels_.end(), channels.begin(), channels.end());
+  files_.push_back(std::move(f));
+  return int(files_.size()) - 1;
+}
+
+std::vector<exr::BlockFile> ExrBlockBatch::block_files(const Buffers& at, const std::vector<exr::PixelTarget>& pixels) const {
+  std::vector<exr::BlockFile> out;
+  for (std::size_t k = 0; k < files_.size(); ++k) {
+    const File& f = files_[k];
+    out.push_back({at.packed + f.packed_at, at.unpacked + f.unpacked_at, at.entropy + f.unpacked_at,
+                   f.piz_at >= 0 && at.piz ? at.piz + f.piz_at : nullptr, at.results + f.results_at,
+                   at.channels + f.channels_at, int(f.blocks->channel_types.size()), pixels.at(k)});
+  }
+  return out;
+}
+
+std::vector<exr::BlockDesc> ExrBlockBatch::descs(std::vector<Group>* groups) const {
+  std::vector<exr::BlockDesc> out;
+  groups->clear();
+  std::vector<bool> taken(files_.size(), false);
+  for (std::size_t k = 0; k < files_.size(); ++k) {
+    if (taken[k]) continue;
+    const int compression = files_[k].blocks->compression;
+    Group g{exr::Compression(compression), int(out.size()), 0};
+    for (std::size_t j = k; j < files_.size(); ++j)
+      if (!taken[j] && files_[j].blocks->compression == compression) {
+        out.insert(out.end(), files_[j].descs.begin(), files_[j].descs.end());
+        taken[j] = true;
+      }
+    g.count = int(out.size()) - g.first;
+    if (g.count > 0) groups->push_back(g);
+  }
+  return out;
+}
+
+void ExrBlockBatch::check(int file, const exr::BlockResult* results) const {
+  const File& f = files_.at(std::size_t(file));
+  throw_failed_block(f.path, *f.blocks, results + f.results_at);
+}
+
+exr::PixelTarget exr_pixel_target(const ReadPlan& plan, void* dst, std::size_t pitch) {
+  return {static_cast<std::uint8_t*>(dst), pitch, plan.channel_count(),
+          plan.type == PixelType::f16 ? exr::SampleType::half : exr::SampleType::float32};
+}
+
 void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, std::size_t file_size,
                            const ExrBlocks& blocks, const ReadPlan& plan, void* dst, std::size_t pitch, int threads) {
-  std::uint64_t unpacked_total = 0;
-  const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
-  const std::vector<exr::BlockDesc> descs = exr_block_descs(path, file_size, blocks, channels, plan, &unpacked_total);
-  std::vector<std::uint8_t> unpacked(unpacked_total), entropy(unpacked_total);
-  std::vector<exr::BlockResult> results(descs.size());
-  const exr::BlockBatch batch{exr::Compression(blocks.compression), descs.data(), int(descs.size()), channels.data(),
-                              int(channels.size()), file, unpacked.data(), entropy.data(), nullptr, nullptr, results.data()};
-  exr::decompress_blocks_cpu(batch, threads);
-  throw_failed_block(path, blocks, results);
-  const exr::PixelTarget target{static_cast<std::uint8_t*>(dst), pitch, plan.channel_count(),
-                                plan.type == PixelType::f16 ? exr::SampleType::half : exr::SampleType::float32};
-  exr::unpack_blocks_cpu(batch, target, threads);
+  ExrBlockBatch batch;
+  batch.add(path, file_size, blocks, plan);
+  std::vector<std::uint8_t> unpacked(batch.unpacked_bytes()), entropy(batch.unpacked_bytes());
+  std::vector<exr::BlockResult> results(std::size_t(batch.block_count()));
+  const std::vector<exr::BlockFile> files = batch.block_files(
+      {file, unpacked.data(), entropy.data(), nullptr, results.data(), batch.channels().data()},
+      {exr_pixel_target(plan, dst, pitch)});
+  std::vector<ExrBlockBatch::Group> groups;
+  const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
+  for (const ExrBlockBatch::Group& g : groups) {
+    const exr::BlockBatch kernels{g.compression, descs.data() + g.first, g.count, files.data()};
+    exr::decompress_blocks_cpu(kernels, threads);
+    batch.check(0, results.data());
+    exr::unpack_blocks_cpu(kernels, threads);
+  }
 }
 
 }  // namespace gp::io

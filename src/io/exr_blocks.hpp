@@ -30,25 +30,75 @@ struct ExrBlocks {
 // Throws gp::ItemError(path, "decode", ...) for an offset table that does not fit the file.
 std::optional<ExrBlocks> exr_blocks(ImageSource& source, const ReadPlan& plan);
 
+// OpenEXR's name of a compression ("zip", "piz", "dwaa"...).
+std::string exr_compression_name(int compression);
+
 // Whether decode_exr_blocks_cpu (and the GPU decoder) decode this compression: NONE, RLE, ZIPS, ZIP, PIZ.
 bool exr_blocks_supported(int compression);
 
 // Each stored channel's sample type and its slot in the plan's pixels (-1: not read).
 std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, const ReadPlan& plan);
-// The blocks as cuda/exr's kernels take them: stored bytes at their file offsets, unpacked bytes
-// one block after another (*unpacked_total in all). `channels`: exr_channel_targets(blocks, plan).
-// Throws gp::ItemError naming a block whose size or place does not fit the plan or the file, or a
-// compression not decoded here.
-std::vector<exr::BlockDesc> exr_block_descs(const std::string& path, std::size_t file_size, const ExrBlocks& blocks,
-                                            const std::vector<exr::ChannelTarget>& channels, const ReadPlan& plan,
-                                            std::uint64_t* unpacked_total);
-// Throws gp::ItemError(path, "decode", "the block at x X, y Y: ...") for the first block that failed.
-void throw_failed_block(const std::string& path, const ExrBlocks& blocks, const std::vector<exr::BlockResult>& results);
+// The blocks of several EXR files laid out for cuda/exr's kernels, one launch per compression
+// whatever the number of files: each file's bytes, unpacked bytes, scratch, PIZ tables, results
+// and channels at offsets in six buffers the caller allocates (device memory for the GPU, host
+// memory for the CPU references) and sizes from here.
+class ExrBlockBatch {
+ public:
+  // Adds a file whose bytes are file_size long; returns its index. Throws gp::ItemError naming
+  // the file for blocks that do not fit it or the plan (exr_block_descs).
+  int add(const std::string& path, std::size_t file_size, const ExrBlocks& blocks, const ReadPlan& plan);
+  int files() const { return int(files_.size()); }
+
+  std::size_t packed_bytes() const { return packed_total_; }      // the files' bytes, one after another
+  std::size_t unpacked_bytes() const { return unpacked_total_; }  // (the entropy scratch's too)
+  int piz_blocks() const { return piz_total_; }                   // PizScratch tables (GPU only)
+  int block_count() const { return int(block_total_); }           // results
+  std::size_t packed_offset(int file) const { return files_[std::size_t(file)].packed_at; }
+  const std::vector<exr::ChannelTarget>& channels() const { return channels_; }  // every file's, to upload
+
+  struct Buffers {
+    const std::uint8_t* packed;
+    std::uint8_t* unpacked;
+    std::uint8_t* entropy;
+    exr::PizScratch* piz;  // null when piz_blocks() == 0, or for the CPU references
+    exr::BlockResult* results;
+    const exr::ChannelTarget* channels;
+  };
+  // The kernels' per-file arguments for buffers at these addresses, file k's pixels to pixels[k].
+  std::vector<exr::BlockFile> block_files(const Buffers& at, const std::vector<exr::PixelTarget>& pixels) const;
+
+  // Every block, those of one compression together; each group is one BlockBatch.
+  struct Group {
+    exr::Compression compression;
+    int first, count;
+  };
+  std::vector<exr::BlockDesc> descs(std::vector<Group>* groups) const;
+
+  // Throws gp::ItemError(path, "decode", "the block at x X, y Y: ...") for file k's first failed
+  // block; `results`: the results buffer, all files'.
+  void check(int file, const exr::BlockResult* results) const;
+
+ private:
+  struct File {
+    std::string path;
+    const ExrBlocks* blocks;
+    std::vector<exr::BlockDesc> descs;
+    std::size_t packed_at, unpacked_at, channels_at, results_at;
+    int piz_at;  // -1 unless PIZ
+  };
+  std::vector<File> files_;
+  std::vector<exr::ChannelTarget> channels_;
+  std::size_t packed_total_ = 0, unpacked_total_ = 0, block_total_ = 0;
+  int piz_total_ = 0;
+};
 
 // Decodes every block of `blocks` from the file's bytes into dst (plan's pixels, rows `pitch` bytes
 // apart), on up to `threads` threads, with cuda/exr's steps: what the GPU decoder does, on the CPU.
 // Throws gp::ItemError(path, "decode", "the block at x X, y Y: ...") for a damaged block.
 void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, std::size_t file_size,
                            const ExrBlocks& blocks, const ReadPlan& plan, void* dst, std::size_t pitch, int threads);
+
+// The kernels' destination for plan's pixels at dst, rows `pitch` bytes apart.
+exr::PixelTarget exr_pixel_target(const ReadPlan& plan, void* dst, std::size_t pitch);
 
 }  // namespace gp::io

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/exr_blocks.hpp"
 #include "io/image_source.hpp"
 #include "io/oiio_module.hpp"
 #include "io/png_encoder.hpp"
@@ -36,6 +37,8 @@ void HdrReader::read(const ReadPlan& plan, void* dst, std::size_t pitch, int thr
   if (!fits) throw ItemError(path_, "decode", "the read plan does not fit this file");
   source_->read(plan, dst, pitch, threads);
 }
+
+std::optional<ExrBlocks> HdrReader::exr_blocks(const ReadPlan& plan) const { return io::exr_blocks(*source_, plan); }
 
 // ---- writing ---------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 // our encoder; JPEG, WebP, TIFF through OpenImageIO), including tiled MIP-mapped TIFF/EXR that
 // OIIO's texture system and maketx read.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 namespace gp::io {
 
 class ImageSource;
+struct ExrBlocks;
 
 class HdrReader {
  public:
@@ -30,6 +32,9 @@ class HdrReader {
   // busy, which keeps the end of a batch from waiting on a few files decoding alone.
   // Throws gp::ItemError on truncated/corrupt data.
   void read(const ReadPlan& plan, void* dst, std::size_t pitch, int threads = 1);
+  // The compressed blocks of plan's part, for decoders that take the file's bytes (the GPU's);
+  // nullopt unless OpenEXR Core opened the file. See io/exr_blocks.hpp.
+  std::optional<ExrBlocks> exr_blocks(const ReadPlan& plan) const;
 
   const std::string& path() const { return path_; }
   std::string format_name() const;  // "openexr", "hdr", "tiff"...

@@ -5,6 +5,7 @@
 
 #include "core/gpu_runtime.hpp"
 #include "core/gpu_timeline.hpp"
+#include "cuda/exr/exr_kernels.hpp"
 #include "cuda/png/png_kernels.hpp"
 #include "cuda/tone/tone_kernels.hpp"
 
@@ -13,9 +14,13 @@ namespace gp::tonemap {
 class ComputeBackend {
  public:
   virtual ~ComputeBackend() = default;
-  // Working memory for the current image (device memory on the GPU), released by release().
+  // Working memory (device memory on the GPU), released by release() or, for the buffers
+  // allocated since mark() returned `mark`, by release_to(mark); queued work that uses them
+  // finishes first.
   virtual void* alloc(std::size_t bytes, const char* what) = 0;
-  virtual void release() = 0;
+  virtual std::size_t mark() const = 0;
+  virtual void release_to(std::size_t mark) = 0;
+  void release() { release_to(0); }
   // Host -> working memory and back (the GPU stages them through pinned chunks; the CPU copies).
   // download returns once host_dst holds the data.
   virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
@@ -34,6 +39,10 @@ class ComputeBackend {
                              png::AdlerPartial* partials) = 0;
   virtual void png_encode(const std::uint8_t* filtered, std::size_t n, const png::LitLenCode& code, std::uint64_t first_bit,
                           std::uint32_t* words, std::size_t word_count, std::uint64_t* end_bit) = 0;
+  // OpenEXR blocks (cuda/exr/exr_kernels.hpp) in working memory: their stored bytes to unpacked
+  // bytes, then into their files' pixels.
+  virtual void exr_decompress(const exr::BlockBatch& batch) = 0;
+  virtual void exr_unpack(const exr::BlockBatch& batch) = 0;
   // Waits for the queued work; stage times go to the report and trace.
   virtual void finish() = 0;
   // Brackets a stage for GPU timing (no-op on the CPU, where host stages are timed instead).

@@ -4,6 +4,7 @@
 
 #include "core/text.hpp"
 #include "core/trace.hpp"
+#include "tonemap/exr_decode_step.hpp"
 #include "tonemap/fast_png_step.hpp"
 #include "tonemap/stages.hpp"
 
@@ -27,11 +28,22 @@ struct EncodeJob {
 
 }  // namespace
 
-void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, ComputeBackend& b) {
+void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, ComputeBackend& b, void* source) {
   ScopedStage t("compute");
+  const std::size_t working = b.mark();  // what this item allocates from here on
   const Size full{item.plan.width, item.plan.height};
   const int src_channels = item.plan.channel_count();
-  const ImageView host_src = packed_view(item.source.get(), full.width, full.height, src_channels, item.plan.type);
+  ImageView device_src = packed_view(source, full.width, full.height, src_channels, item.plan.type);
+  if (!source && item.exr_blocks) {  // decoded here, alone
+    DecodedSources decoded = decode_exr_items({&item}, b);
+    if (decoded.errors[0]) std::rethrow_exception(decoded.errors[0]);
+    device_src.data = decoded.pixels[0];
+  } else if (!source) {
+    device_src.data = b.alloc(device_src.bytes(), "source image");
+    b.begin_stage("upload");
+    b.upload(device_src.data, item.source.get(), device_src.bytes());
+    b.end_stage();
+  }
 
   // Float levels back to back: level 0, the MIP chain, then the thumbnail if it needs its own.
   const std::vector<Size> levels = s.mip ? mip_chain(full) : std::vector<Size>{full};
@@ -41,13 +53,8 @@ void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, Compu
   for (auto& l : levels) float_bytes += std::size_t(l.width) * l.height * 16;
   if (s.thumbnail_size > 0 && !thumb_is_level0) float_bytes += std::size_t(thumb.width) * thumb.height * 16;
 
-  void* src = b.alloc(host_src.bytes(), "source image");
   auto* floats = static_cast<unsigned char*>(b.alloc(float_bytes, "float levels"));
   auto* scale = static_cast<float*>(b.alloc(2 * sizeof(float), "exposure scale"));
-
-  b.begin_stage("upload");
-  b.upload(src, host_src.data, host_src.bytes());
-  b.end_stage();
 
   std::vector<ImageView> level_views;
   std::size_t offset = 0;
@@ -58,8 +65,6 @@ void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, Compu
   const ImageView& level0 = level_views[0];
 
   b.begin_stage("convert");
-  ImageView device_src = host_src;
-  device_src.data = src;
   tone::ChannelMap map;
   std::copy(item.plan.rgba_index, item.plan.rgba_index + 4, map.index);
   b.to_rgba(device_src, map, level0);
@@ -166,7 +171,7 @@ void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, Compu
   b.end_stage();
   b.finish();
   item.exposure_scale = s.auto_exposure ? b.read_scale(scale) : base_scale;
-  b.release();
+  b.release_to(working);
   item.source.reset();  // the decoded source is no longer needed
 }
 

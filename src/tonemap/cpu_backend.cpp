@@ -1,5 +1,6 @@
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/trace.hpp"
@@ -15,7 +16,10 @@ class CpuBackend final : public ComputeBackend {
     buffers_.emplace_back(new unsigned char[bytes ? bytes : 1]);  // not zeroed: every step writes its output
     return buffers_.back().get();
   }
-  void release() override { buffers_.clear(); }
+  std::size_t mark() const override { return buffers_.size(); }
+  void release_to(std::size_t mark) override {
+    if (mark < buffers_.size()) buffers_.resize(mark);
+  }
   void upload(void* dst, const void* host_src, std::size_t bytes) override { std::memcpy(dst, host_src, bytes); }
   void download(void* host_dst, const void* src, std::size_t bytes) override { std::memcpy(host_dst, src, bytes); }
   void set_scale(float* scale, float value) override { scale[0] = value; }
@@ -53,6 +57,14 @@ class CpuBackend final : public ComputeBackend {
                   std::uint32_t* words, std::size_t word_count, std::uint64_t* end_bit) override {
     ScopedStage t("cpu.png_encode");
     png::encode_segments_cpu(filtered, n, code, first_bit, words, word_count, end_bit);
+  }
+  void exr_decompress(const exr::BlockBatch& batch) override {
+    ScopedStage t("cpu.exr_decompress");
+    exr::decompress_blocks_cpu(batch, int(std::thread::hardware_concurrency()));
+  }
+  void exr_unpack(const exr::BlockBatch& batch) override {
+    ScopedStage t("cpu.exr_unpack");
+    exr::unpack_blocks_cpu(batch, int(std::thread::hardware_concurrency()));
   }
   void finish() override {}
   void begin_stage(const char*) override {}

@@ -23,10 +23,12 @@ class GpuBackend final : public ComputeBackend {
     buffers_.push_back(rt_.device_alloc(bytes, stream_, what));
     return buffers_.back().get();
   }
-  void release() override {
-    // Queued work may still use the buffers (after an error part-way); let it drain first.
-    stream_.synchronize("release working memory");
-    buffers_.clear();
+  std::size_t mark() const override { return buffers_.size(); }
+  void release_to(std::size_t mark) override {
+    if (mark >= buffers_.size()) return;
+    if (mark == 0) stream_.synchronize("release working memory");  // (after an error part-way, too)
+    // Otherwise stream-ordered frees: after the work queued so far.
+    while (buffers_.size() > mark) buffers_.pop_back();
   }
   void upload(void* dst, const void* host_src, std::size_t bytes) override { staging_.upload(stream_, dst, host_src, bytes); }
   void download(void* host_dst, const void* src, std::size_t bytes) override {
@@ -71,6 +73,8 @@ class GpuBackend final : public ComputeBackend {
     png::encode_segments_gpu(filtered, n, code, first_bit, words, word_count, end_bit, alloc(bytes, "png scratch"), bytes,
                              stream_.get());
   }
+  void exr_decompress(const exr::BlockBatch& batch) override { exr::decompress_blocks_gpu(batch, stream_.get()); }
+  void exr_unpack(const exr::BlockBatch& batch) override { exr::unpack_blocks_gpu(batch, stream_.get()); }
   void finish() override {
     stream_.synchronize("tonemap-exr compute");
     timeline_.collect();

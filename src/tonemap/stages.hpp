@@ -8,13 +8,16 @@
 
 namespace gp::tonemap {
 
-// Opens the source, resolves channels, plans outputs and decodes into host memory, the blocks of
-// the file on `threads_per_file` threads.
-void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file);
+// Opens the source, resolves channels and plans outputs. Then either decodes into host memory,
+// the blocks of the file on `threads_per_file` threads, or, for our block decoder
+// (block_decoder(), run.exr_decode), reads the file's bytes and its blocks for the compute stage.
+void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file, bool gpu_expected);
 
 // Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise (-> fast PNG streams),
-// leaving the outputs in item.images. Working memory is released before returning.
-void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, ComputeBackend& backend);
+// leaving the outputs in item.images. `source`: the item's pixels already in working memory (a
+// batch's decode_exr_items), else they are decoded (block decoder) or uploaded here. Working
+// memory allocated here is released before returning.
+void compute_stage(TonemapItem& item, const Settings& s, HostPool& memory, ComputeBackend& backend, void* source = nullptr);
 
 // Writes every encoded image atomically.
 void save_stage(TonemapItem& item, const Settings& s);

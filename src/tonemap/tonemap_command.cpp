@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tonemap/exr_decode_step.hpp"
 #include "tonemap/gpu_admission.hpp"
 #include "tonemap/stages.hpp"
 
@@ -42,6 +43,7 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
     admission.acquire();
     try {
       compute_stage(item, s, memory, backend);
+      backend.release();
       admission.release();
       return;
     } catch (const GpuOutOfMemory& e) {
@@ -76,6 +78,78 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
   }
 }
 
+// Items whose EXRs our block decoder takes (load_stage), decoded together (decode_exr_items: one
+// launch per compression for all of them), then computed one after another on the worker's
+// stream. The batch holds one admission slot; out of memory, the items not yet computed go one at
+// a time through compute_with_retry. Returns one error per item (null: done).
+std::vector<std::exception_ptr> compute_batch(const std::vector<TonemapItem*>& items, const Settings& s, Runtime& rt,
+                                              HostPool& memory, ComputeBackend& backend, GpuAdmission& admission,
+                                              Progress& progress) {
+  std::vector<std::exception_ptr> errors(items.size());
+  std::vector<bool> done(items.size(), false);
+  auto run_alone = [&](std::size_t k) {
+    try {
+      compute_with_retry(*items[k], s, rt, memory, backend, admission, progress);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+    done[k] = true;
+  };
+  std::vector<TonemapItem*> batch;
+  std::vector<std::size_t> batch_index;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (items[k]->exr_blocks) items[k]->details.push_back({"decoder", rt.gpu() ? "gpu" : "cpu-blocks"});
+    if (items[k]->exr_blocks) {
+      batch.push_back(items[k]);
+      batch_index.push_back(k);
+    } else {
+      run_alone(k);
+    }
+  }
+  if (batch.size() == 1) run_alone(batch_index[0]);
+  if (batch.size() > 1) {
+    admission.acquire();
+    try {
+      const DecodedSources decoded = decode_exr_items(batch, backend);
+      for (std::size_t j = 0; j < batch.size(); ++j) {
+        const std::size_t k = batch_index[j];
+        if (!decoded.errors[j]) {
+          try {
+            compute_stage(*batch[j], s, memory, backend, decoded.pixels[j]);
+          } catch (const GpuOutOfMemory&) {
+            throw;
+          } catch (...) {
+            errors[k] = std::current_exception();
+          }
+        } else {
+          errors[k] = decoded.errors[j];
+        }
+        done[k] = true;
+      }
+      backend.release();
+      admission.release();
+    } catch (const GpuOutOfMemory&) {
+      backend.release();
+      admission.release();
+      rt.note_oom_retry();
+      rt.trim();
+      progress.message("warning", fmt::format("out of GPU memory decoding {} EXR files together; the rest one at a time",
+                                              batch.size()));
+      for (std::size_t k : batch_index)
+        if (!done[k]) run_alone(k);
+    } catch (...) {
+      try {
+        backend.release();
+      } catch (...) {
+      }
+      admission.release();
+      throw;
+    }
+  }
+  for (TonemapItem* item : items) item->file.reset();
+  return errors;
+}
+
 BatchOutcome TonemapCommand::run(BatchContext& ctx) {
   const std::vector<InputItem>& inputs = ctx.items;
   const Settings s = read_settings(ctx.config);
@@ -94,9 +168,14 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx) {
   // The CPU path parallelises inside each step, so two workers are enough to overlap them. On
   // the GPU run.batch workers per device; with several devices their workers share the queue.
   po.compute_workers = gpu_expected ? s.batch * ctx.devices() : 2;
+  // Our block decoder (run.exr_decode) takes a worker's loaded files together, up to
+  // run.exr_decode_batch: one launch for many files.
+  const bool block_batches = gpu_expected && s.exr_decode != "cpu";
+  po.compute_batch = block_batches ? s.exr_decode_batch : 1;
   // Room for a second round of loads while the first is computed and saved: loads never wait for
   // a slot while the GPU and the writers work.
-  po.max_in_flight = s.max_in_flight ? s.max_in_flight : po.compute_workers + 2 * po.load_threads + po.save_threads;
+  po.max_in_flight = s.max_in_flight ? s.max_in_flight
+                                     : po.compute_workers * po.compute_batch + 2 * po.load_threads + po.save_threads;
   po.stop_on_error = s.stop_on_error;
 
   // Each device's memory admits its own workers: one running out halves only its own batch.
@@ -116,17 +195,27 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx) {
     item->input = inputs[i];
     return item;
   };
-  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file); };
+  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file, gpu_expected); };
   stages.compute_init = [&](int w) {
     Runtime& worker_rt = ctx.runtime_for_worker(w);
     worker_rt.bind_thread();
     backends[w] = worker_rt.gpu() ? make_gpu_backend(worker_rt, w) : make_cpu_backend();
   };
-  stages.compute = [&](TonemapItem& item, int w) {
-    ctx.count_items(w, 1);
-    compute_with_retry(item, s, ctx.runtime_for_worker(w), host_memory, *backends[w],
-                       *admissions[std::size_t(ctx.device_of_worker(w))], ctx.progress);
-  };
+  if (block_batches) {
+    stages.compute_batch = [&](const std::vector<TonemapItem*>& items, int w) {
+      ctx.count_items(w, items.size());
+      return compute_batch(items, s, ctx.runtime_for_worker(w), host_memory, *backends[w],
+                           *admissions[std::size_t(ctx.device_of_worker(w))], ctx.progress);
+    };
+  } else {
+    stages.compute = [&](TonemapItem& item, int w) {
+      ctx.count_items(w, 1);
+      if (item.exr_blocks) item.details.push_back({"decoder", ctx.runtime_for_worker(w).gpu() ? "gpu" : "cpu-blocks"});
+      compute_with_retry(item, s, ctx.runtime_for_worker(w), host_memory, *backends[w],
+                         *admissions[std::size_t(ctx.device_of_worker(w))], ctx.progress);
+      item.file.reset();
+    };
+  }
   stages.save = [&](TonemapItem& item) { save_stage(item, s); };
   std::size_t ok = 0;
   stages.done = [&](const TonemapItem& item) {

@@ -2,6 +2,7 @@
 // One input image on its way through load -> compute -> save.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "core/host_pool.hpp"
 #include "core/output_naming.hpp"
 #include "core/pipeline.hpp"
+#include "io/exr_blocks.hpp"
 #include "io/image_io.hpp"
 #include "tonemap/output_plan.hpp"
 
@@ -29,6 +31,11 @@ struct TonemapItem : PipelineItem {
   InputItem input;  // its path and names (for {index}, {parent}...)
   io::ReadPlan plan;
   HostBuffer source;                        // decoded planned channels, rows plan.row_bytes() apart
+  // EXR files for the block decoder (run.exr_decode): the file's bytes and its part's blocks,
+  // decoded in the compute stage instead of into `source`.
+  std::optional<io::ExrBlocks> exr_blocks;
+  HostBuffer file;
+  std::string decoder;                      // for the report: gpu, cpu (OpenEXR/OIIO), cpu-blocks
   bool has_alpha = false;
   OutputPlan outputs;
   HostBuffer pixels;                        // images written from pixels, back to back

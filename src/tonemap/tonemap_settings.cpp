@@ -112,6 +112,14 @@ Table make_table() {
             "threads that decode the blocks of one file together (keeps all cores busy at the end of a batch); "
             "0 = from the CPU count",
             &Settings::decode_threads_per_file);
+  t.choice("/run/exr_decode", "auto", {"auto", "gpu", "cpu"},
+           "EXR decoding: gpu = our block decoder on the GPU (NONE, RLE, ZIPS, ZIP, PIZ; other compressions "
+           "fail), cpu = OpenEXR on CPU threads, auto = gpu where the compression allows and the job runs on a GPU",
+           &Settings::exr_decode);
+  t.integer("/run/exr_decode_batch", 8, 1, 256,
+            "EXR files whose blocks one GPU launch decodes together (each stream); more keep the GPU busier, "
+            "each holds its working memory until the batch is written",
+            &Settings::exr_decode_batch);
   t.integer("/run/max_in_flight", 0, 0, 4096, "items in memory at once (bounds RAM); 0 = automatic", &Settings::max_in_flight);
   t.on_error("items", &Settings::stop_on_error);
   return t;

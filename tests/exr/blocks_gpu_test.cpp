@@ -20,73 +20,104 @@ namespace {
 using gp::io::ReadPlan;
 
 struct GpuDecoded {
-  std::vector<unsigned char> pixels;
-  std::vector<gp::exr::BlockResult> results;
+  std::vector<std::vector<unsigned char>> pixels;  // per file
+  std::vector<std::vector<gp::exr::BlockResult>> results;
 };
 
-// The whole file uploaded, every block decompressed and unpacked on the GPU, pixels back.
-GpuDecoded decode_gpu(gp::Runtime& rt, const std::string& path, const std::vector<std::uint8_t>& file,
-                      const gp::io::ExrBlocks& blocks, const ReadPlan& plan, std::size_t pitch) {
+// The files uploaded as one batch (gp::io::ExrBlockBatch), every block decompressed and unpacked
+// on the GPU, one launch per compression; pixels and results back.
+GpuDecoded decode_gpu(gp::Runtime& rt, const std::vector<const gp::test::OpenedExr*>& files, std::size_t pitch_padding) {
   const gp::Stream stream = rt.make_stream();
-  std::uint64_t unpacked_total = 0;
-  const std::vector<gp::exr::ChannelTarget> channels = gp::io::exr_channel_targets(blocks, plan);
-  const std::vector<gp::exr::BlockDesc> descs =
-      gp::io::exr_block_descs(path, file.size(), blocks, channels, plan, &unpacked_total);
-  const int count = int(descs.size());
-  auto d_file = rt.device_alloc(file.size(), stream, "test EXR file");
+  gp::io::ExrBlockBatch batch;
+  for (const gp::test::OpenedExr* e : files) batch.add(e->path, e->file.size(), e->blocks, e->plan);
+  std::vector<gp::exr::BlockDesc> descs;
+  std::vector<gp::io::ExrBlockBatch::Group> groups;
+  descs = batch.descs(&groups);
+  auto d_packed = rt.device_alloc(batch.packed_bytes() + 1, stream, "test EXR files");
+  auto d_unpacked = rt.device_alloc(batch.unpacked_bytes() + 1, stream, "test unpacked");
+  auto d_entropy = rt.device_alloc(batch.unpacked_bytes() + 1, stream, "test entropy");
+  auto d_piz = rt.device_alloc(gp::exr::piz_tables_bytes(batch.piz_blocks()) + 1, stream, "test PIZ tables");
+  auto d_results = rt.device_alloc(std::size_t(batch.block_count()) * sizeof(gp::exr::BlockResult), stream, "test results");
+  auto d_channels = rt.device_alloc(batch.channels().size() * sizeof(gp::exr::ChannelTarget), stream, "test channels");
   auto d_descs = rt.device_alloc(descs.size() * sizeof(gp::exr::BlockDesc), stream, "test block descs");
-  auto d_channels = rt.device_alloc(channels.size() * sizeof(gp::exr::ChannelTarget), stream, "test channels");
-  auto d_unpacked = rt.device_alloc(std::size_t(unpacked_total) + 1, stream, "test unpacked");
-  auto d_entropy = rt.device_alloc(std::size_t(unpacked_total) + 1, stream, "test entropy");
-  auto d_tables = rt.device_alloc(gp::exr::inflate_tables_bytes(count), stream, "test inflate tables");
-  auto d_results = rt.device_alloc(std::size_t(count) * sizeof(gp::exr::BlockResult), stream, "test results");
-  auto d_pixels = rt.device_alloc(pitch * std::size_t(plan.height), stream, "test pixels");
   GpuDecoded out;
-  out.pixels.assign(pitch * std::size_t(plan.height), 0xEE);  // the same marked padding as the CPU side
-  stream.copy_to_device(d_file.get(), file.data(), file.size());
+  std::vector<gp::DeviceBuffer> d_pixels;
+  std::vector<gp::exr::PixelTarget> targets;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const ReadPlan& plan = files[k]->plan;
+    const std::size_t pitch = plan.row_bytes() + pitch_padding;
+    out.pixels.emplace_back(pitch * std::size_t(plan.height), 0xEE);  // the same marked padding as the CPU side
+    d_pixels.push_back(rt.device_alloc(out.pixels[k].size(), stream, "test pixels"));
+    stream.copy_to_device(d_pixels[k].get(), out.pixels[k].data(), out.pixels[k].size());
+    targets.push_back(gp::io::exr_pixel_target(plan, d_pixels[k].get(), pitch));
+    stream.copy_to_device(d_packed.as<std::uint8_t>() + batch.packed_offset(int(k)), files[k]->file.data(), files[k]->file.size());
+  }
+  const std::vector<gp::exr::BlockFile> block_files = batch.block_files(
+      {d_packed.as<std::uint8_t>(), d_unpacked.as<std::uint8_t>(), d_entropy.as<std::uint8_t>(),
+       d_piz.as<gp::exr::PizScratch>(), d_results.as<gp::exr::BlockResult>(), d_channels.as<gp::exr::ChannelTarget>()},
+      targets);
+  auto d_files = rt.device_alloc(block_files.size() * sizeof(gp::exr::BlockFile), stream, "test block files");
+  stream.copy_to_device(d_files.get(), block_files.data(), block_files.size() * sizeof(gp::exr::BlockFile));
+  stream.copy_to_device(d_channels.get(), batch.channels().data(), batch.channels().size() * sizeof(gp::exr::ChannelTarget));
   stream.copy_to_device(d_descs.get(), descs.data(), descs.size() * sizeof(gp::exr::BlockDesc));
-  stream.copy_to_device(d_channels.get(), channels.data(), channels.size() * sizeof(gp::exr::ChannelTarget));
-  stream.copy_to_device(d_pixels.get(), out.pixels.data(), out.pixels.size());
-  const bool piz = blocks.compression == int(gp::exr::Compression::piz);
-  auto d_piz = rt.device_alloc(piz ? gp::exr::piz_tables_bytes(count) : 1, stream, "test PIZ tables");
-  const gp::exr::BlockBatch batch{gp::exr::Compression(blocks.compression), d_descs.as<gp::exr::BlockDesc>(), count,
-                                  d_channels.as<gp::exr::ChannelTarget>(), int(channels.size()), d_file.as<std::uint8_t>(),
-                                  d_unpacked.as<std::uint8_t>(), d_entropy.as<std::uint8_t>(),
-                                  d_tables.as<gp::exr::InflateScratch>(), piz ? d_piz.as<gp::exr::PizScratch>() : nullptr,
-                                  d_results.as<gp::exr::BlockResult>()};
-  gp::exr::decompress_blocks_gpu(batch, stream.get());
-  const gp::exr::PixelTarget target{d_pixels.as<std::uint8_t>(), pitch, plan.channel_count(),
-                                    plan.type == gp::PixelType::f16 ? gp::exr::SampleType::half : gp::exr::SampleType::float32};
-  gp::exr::unpack_blocks_gpu(batch, target, stream.get());
-  out.results.resize(descs.size());
-  stream.copy_to_host(out.results.data(), d_results.get(), out.results.size() * sizeof(gp::exr::BlockResult));
-  stream.copy_to_host(out.pixels.data(), d_pixels.get(), out.pixels.size());
+  for (const auto& g : groups) {
+    const gp::exr::BlockBatch kernels{g.compression, d_descs.as<gp::exr::BlockDesc>() + g.first, g.count,
+                                      d_files.as<gp::exr::BlockFile>()};
+    gp::exr::decompress_blocks_gpu(kernels, stream.get());
+    gp::exr::unpack_blocks_gpu(kernels, stream.get());
+  }
+  std::vector<gp::exr::BlockResult> results(std::size_t(batch.block_count()));
+  stream.copy_to_host(results.data(), d_results.get(), results.size() * sizeof(gp::exr::BlockResult));
+  for (std::size_t k = 0; k < files.size(); ++k) stream.copy_to_host(out.pixels[k].data(), d_pixels[k].get(), out.pixels[k].size());
   stream.synchronize("test EXR blocks on the GPU");
+  std::size_t at = 0;
+  for (const gp::test::OpenedExr* e : files) {
+    out.results.emplace_back(results.begin() + long(at), results.begin() + long(at + e->blocks.blocks.size()));
+    at += e->blocks.blocks.size();
+  }
   return out;
+}
+
+std::vector<unsigned char> decode_cpu(const gp::test::OpenedExr& e, std::size_t pitch_padding) {
+  const std::size_t pitch = e.plan.row_bytes() + pitch_padding;
+  std::vector<unsigned char> cpu(pitch * std::size_t(e.plan.height), 0xEE);
+  gp::io::decode_exr_blocks_cpu(e.path, e.file.data(), e.file.size(), e.blocks, e.plan, cpu.data(), pitch, 4);
+  return cpu;
+}
+
+// Every layout of every compression the decoder has, written to `dir`.
+std::vector<gp::test::OpenedExr> all_layouts(const std::string& dir_name) {
+  const auto dir = gp::test::scratch_dir(dir_name);
+  std::vector<gp::test::OpenedExr> files;
+  for (const char* compression : {"none", "rle", "zips", "zip", "piz"})
+    for (const auto& [name, layout] : gp::test::exr_layouts(compression)) {
+      const std::string path = (dir / (std::string(compression) + "-" + name + "-" + std::to_string(files.size()) + ".exr")).string();
+      gp::test::write_exr_frame(path, layout);
+      files.push_back(gp::test::open_exr_blocks(path));
+    }
+  return files;
 }
 
 }  // namespace
 
 TEST_CASE("EXR blocks on the GPU: the CPU reference's pixels, byte for byte", "[exr][blocks][gpu]") {
   gp::Runtime rt{gp::RuntimeOptions{}};
-  const auto dir = gp::test::scratch_dir("exr-blocks-gpu");
-  int files = 0;
-  for (const char* compression : {"none", "rle", "zips", "zip", "piz"})
-    for (const auto& [name, layout] : gp::test::exr_layouts(compression)) {
-      const std::string path = (dir / (std::string(compression) + "-" + std::to_string(files++) + ".exr")).string();
-      gp::test::write_exr_frame(path, layout);
-      const gp::test::OpenedExr e = gp::test::open_exr_blocks(path);
-      const ReadPlan& plan = e.plan;
-      const gp::io::ExrBlocks& blocks = e.blocks;
-      const std::vector<std::uint8_t>& file = e.file;
-      const std::size_t pitch = plan.row_bytes() + 8;
-      std::vector<unsigned char> cpu(pitch * std::size_t(plan.height), 0xEE);
-      gp::io::decode_exr_blocks_cpu(path, file.data(), file.size(), blocks, plan, cpu.data(), pitch, 4);
-      const GpuDecoded gpu = decode_gpu(rt, path, file, blocks, plan, pitch);
-      INFO(compression << " " << name << ": " << blocks.blocks.size() << " blocks");
-      for (const gp::exr::BlockResult& r : gpu.results) REQUIRE(r.status == gp::exr::BlockStatus::ok);
-      CHECK(gpu.pixels == cpu);
+  const std::vector<gp::test::OpenedExr> files = all_layouts("exr-blocks-gpu");
+  std::vector<const gp::test::OpenedExr*> all;
+  for (const gp::test::OpenedExr& e : files) {
+    all.push_back(&e);
+    const GpuDecoded gpu = decode_gpu(rt, {&e}, 8);
+    INFO(e.path << ": " << e.blocks.blocks.size() << " blocks");
+    for (const gp::exr::BlockResult& r : gpu.results[0]) REQUIRE(r.status == gp::exr::BlockStatus::ok);
+    CHECK(gpu.pixels[0] == decode_cpu(e, 8));
+  }
+  SECTION("every file in one batch: one launch per compression, each file's pixels its own") {
+    const GpuDecoded gpu = decode_gpu(rt, all, 0);
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      INFO(files[k].path);
+      CHECK(gpu.pixels[k] == decode_cpu(files[k], 0));
     }
+  }
 }
 
 TEST_CASE("EXR blocks on the GPU: damaged blocks give the CPU's statuses", "[exr][blocks][gpu]") {
@@ -98,29 +129,18 @@ TEST_CASE("EXR blocks on the GPU: damaged blocks give the CPU's statuses", "[exr
     layout.compression = compression;
     gp::test::write_exr_frame(path, layout);
     gp::test::OpenedExr e = gp::test::open_exr_blocks(path);
-    const ReadPlan& plan = e.plan;
-    const gp::io::ExrBlocks& blocks = e.blocks;
-    std::vector<std::uint8_t>& file = e.file;
     // Every other block garbled in place; the rest must still decode.
-    for (std::size_t i = 0; i < blocks.blocks.size(); i += 2)
-      for (std::uint64_t k = 0; k < blocks.blocks[i].packed_size; k += 5) file[blocks.blocks[i].offset + k] ^= 0xa5;
-    std::uint64_t total = 0;
-    const std::vector<gp::exr::ChannelTarget> channels = gp::io::exr_channel_targets(blocks, plan);
-    const std::vector<gp::exr::BlockDesc> descs = gp::io::exr_block_descs(path, file.size(), blocks, channels, plan, &total);
-    std::vector<std::uint8_t> unpacked(total), entropy(total);
-    std::vector<gp::exr::BlockResult> cpu(descs.size());
-    gp::exr::decompress_blocks_cpu({gp::exr::Compression(blocks.compression), descs.data(), int(descs.size()), channels.data(),
-                                    int(channels.size()), file.data(), unpacked.data(), entropy.data(), nullptr, nullptr,
-                                    cpu.data()},
-                                   2);
-    const GpuDecoded gpu = decode_gpu(rt, path, file, blocks, plan, plan.row_bytes());
+    for (std::size_t i = 0; i < e.blocks.blocks.size(); i += 2)
+      for (std::uint64_t k = 0; k < e.blocks.blocks[i].packed_size; k += 5) e.file[e.blocks.blocks[i].offset + k] ^= 0xa5;
+    const std::vector<gp::exr::BlockResult> cpu = gp::test::block_results_cpu(e);
+    const GpuDecoded gpu = decode_gpu(rt, {&e}, 0);
     INFO(compression);
-    REQUIRE(gpu.results.size() == cpu.size());
+    REQUIRE(gpu.results[0].size() == cpu.size());
     for (std::size_t i = 0; i < cpu.size(); ++i) {
       INFO("block " << i);
-      CHECK(gpu.results[i].status == cpu[i].status);
-      CHECK(gpu.results[i].inflate == cpu[i].inflate);
-      CHECK(gpu.results[i].piz == cpu[i].piz);
+      CHECK(gpu.results[0][i].status == cpu[i].status);
+      CHECK(gpu.results[0][i].inflate == cpu[i].inflate);
+      CHECK(gpu.results[0][i].piz == cpu[i].piz);
       if (i % 2) CHECK(cpu[i].status == gp::exr::BlockStatus::ok);
     }
   }

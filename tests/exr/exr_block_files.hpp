@@ -15,6 +15,7 @@
 namespace gp::test {
 
 struct OpenedExr {
+  std::string path;
   std::unique_ptr<io::ImageSource> source;
   io::ReadPlan plan;
   io::ExrBlocks blocks;
@@ -23,6 +24,7 @@ struct OpenedExr {
 
 inline OpenedExr open_exr_blocks(const std::string& path, const io::ChannelSelection& selection = {}) {
   OpenedExr e;
+  e.path = path;
   e.source = io::open_exr_source(path);
   REQUIRE(e.source);
   e.plan = io::make_read_plan(path, e.source->parts(), io::select_channels(path, e.source->parts(), selection),
@@ -32,6 +34,22 @@ inline OpenedExr open_exr_blocks(const std::string& path, const io::ChannelSelec
   e.blocks = *blocks;
   e.file = io::read_file_bytes(path);
   return e;
+}
+
+// Every block's result from the CPU references (no exception for damaged blocks).
+inline std::vector<exr::BlockResult> block_results_cpu(const OpenedExr& e) {
+  io::ExrBlockBatch batch;
+  batch.add(e.path, e.file.size(), e.blocks, e.plan);
+  std::vector<std::uint8_t> unpacked(batch.unpacked_bytes()), entropy(batch.unpacked_bytes());
+  std::vector<exr::BlockResult> results(std::size_t(batch.block_count()));
+  std::vector<std::uint8_t> pixels(e.plan.bytes());
+  const std::vector<exr::BlockFile> files =
+      batch.block_files({e.file.data(), unpacked.data(), entropy.data(), nullptr, results.data(), batch.channels().data()},
+                        {io::exr_pixel_target(e.plan, pixels.data(), e.plan.row_bytes())});
+  std::vector<io::ExrBlockBatch::Group> groups;
+  const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
+  for (const auto& g : groups) exr::decompress_blocks_cpu({g.compression, descs.data() + g.first, g.count, files.data()}, 2);
+  return results;
 }
 
 }  // namespace gp::test
