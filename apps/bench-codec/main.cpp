@@ -8,8 +8,12 @@
 // the stream, write the file. With --exr-faces N (stitch-360's float cubemaps), (b) encodes instead six
 // N x N float RGB faces per input as EXR (half unless --exr-float, --exr-compression C, zip by
 // default), cut from the decoded input: the EXR codec floor of equirect EXR -> cube-face EXRs.
+// With --gpu-decode, only the GPU EXR decoder (cuda/exr) is timed instead: every input's blocks
+// uploaded as one batch, then each compression's launch (decompress + unpack into the inputs'
+// pixels) best of 3, in GB/s of decoded pixels; the upload is timed too.
 //   gpuproc-bench-codec [--threads T] [--png-compression 1] [--direct] [--gpu]
 //                       [--exr-faces N [--exr-float] [--exr-compression C]] --out DIR FILE.exr...
+//   gpuproc-bench-codec --gpu-decode FILE.exr...
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -30,6 +34,8 @@
 #include "gpuproc/build_info.hpp"
 #include "core/gpu_runtime.hpp"
 #include "core/outputs.hpp"
+#include "io/exr_blocks.hpp"
+#include "io/file_bytes.hpp"
 #include "io/image_io.hpp"
 #include "io/png_encoder.hpp"
 #include "tonemap/compute_backend.hpp"
@@ -45,6 +51,7 @@ struct Options {
   int exr_faces = 0;          // > 0: encode six float faces of this size per input as EXR
   bool exr_half = true;
   std::string exr_compression = "zip";
+  bool gpu_decode = false;    // time the GPU EXR decoder alone
   std::string out_dir;
   std::vector<std::string> inputs;
 };
@@ -65,9 +72,11 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--exr-faces") o.exr_faces = std::max(1, std::stoi(value(i)));
     else if (arg == "--exr-float") o.exr_half = false;
     else if (arg == "--exr-compression") o.exr_compression = value(i);
+    else if (arg == "--gpu-decode") o.gpu_decode = true;
     else if (arg.rfind("--", 0) == 0) throw gp::UsageError("unknown option " + arg);
     else o.inputs.push_back(arg);
   }
+  if (o.gpu_decode && !o.inputs.empty()) return o;
   if (o.out_dir.empty() || o.inputs.empty())
     throw gp::UsageError("usage: gpuproc-bench-codec [--threads T] [--png-compression N] [--direct] [--gpu] "
                          "[--exr-faces N [--exr-float] [--exr-compression C]] --out DIR FILE.exr...");
@@ -180,6 +189,87 @@ void decode_only(const std::string& path, int threads_per_file) {
   reader.read(plan, pixels.data(), plan.row_bytes(), threads_per_file);
 }
 
+// The GPU EXR decoder alone on every input at once (--gpu-decode): GB/s of decoded pixels per
+// compression, each launch the best of 3 after a warm-up.
+nlohmann::ordered_json gpu_decode_rates(const std::vector<std::string>& inputs) {
+  gp::RuntimeOptions ro;
+  ro.device = gp::DeviceChoice::parse("cuda:0");
+  gp::Runtime rt(ro);
+  rt.bind_thread();
+  const gp::Stream stream = rt.make_stream();
+  std::vector<gp::io::ReadPlan> plans;
+  std::vector<gp::io::ExrBlocks> blocks;
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const std::string& path : inputs) {
+    gp::io::HdrReader reader(path);
+    plans.push_back(reader.plan({}));
+    auto b = reader.exr_blocks(plans.back());
+    if (!b || !gp::io::exr_blocks_supported(b->compression))
+      throw gp::Error(path + ": not an EXR of a compression the GPU decoder takes");
+    blocks.push_back(std::move(*b));
+    files.push_back(gp::io::read_file_bytes(path));
+  }
+  gp::io::ExrBlockBatch batch;
+  for (std::size_t k = 0; k < inputs.size(); ++k) batch.add(inputs[k], files[k].size(), blocks[k], plans[k]);
+  auto d_packed = rt.device_alloc(batch.packed_bytes(), stream, "EXR file bytes");
+  auto d_unpacked = rt.device_alloc(batch.unpacked_bytes(), stream, "EXR unpacked blocks");
+  auto d_entropy = rt.device_alloc(batch.unpacked_bytes(), stream, "EXR entropy scratch");
+  auto d_piz = rt.device_alloc(gp::exr::piz_tables_bytes(batch.piz_blocks()) + 1, stream, "EXR PIZ tables");
+  auto d_results = rt.device_alloc(std::size_t(batch.block_count()) * sizeof(gp::exr::BlockResult), stream, "EXR results");
+  auto d_channels = rt.device_alloc(batch.channels().size() * sizeof(gp::exr::ChannelTarget), stream, "EXR channels");
+  std::vector<gp::DeviceBuffer> d_pixels;
+  std::vector<gp::exr::PixelTarget> targets;
+  for (const gp::io::ReadPlan& plan : plans) {
+    d_pixels.push_back(rt.device_alloc(plan.bytes(), stream, "pixels"));
+    targets.push_back(gp::io::exr_pixel_target(plan, d_pixels.back().get(), plan.row_bytes()));
+  }
+  // The upload from pinned memory, as one batch's file bytes would go.
+  gp::PinnedBuffer pinned = rt.pinned_alloc(batch.packed_bytes());
+  for (std::size_t k = 0; k < files.size(); ++k)
+    std::copy(files[k].begin(), files[k].end(), static_cast<std::uint8_t*>(pinned.get()) + batch.packed_offset(int(k)));
+  gp::Event start, end;
+  start.record(stream);
+  stream.copy_to_device(d_packed.get(), pinned.get(), batch.packed_bytes());
+  end.record(stream);
+  end.synchronize();
+  const double upload_s = end.elapsed_ms_since(start) / 1e3;
+  stream.copy_to_device(d_channels.get(), batch.channels().data(), batch.channels().size() * sizeof(gp::exr::ChannelTarget));
+  const std::vector<gp::exr::BlockFile> block_files = batch.block_files(
+      {d_packed.as<std::uint8_t>(), d_unpacked.as<std::uint8_t>(), d_entropy.as<std::uint8_t>(),
+       d_piz.as<gp::exr::PizScratch>(), d_results.as<gp::exr::BlockResult>(), d_channels.as<gp::exr::ChannelTarget>()},
+      targets);
+  auto d_files = rt.device_alloc(block_files.size() * sizeof(gp::exr::BlockFile), stream, "EXR files");
+  stream.copy_to_device(d_files.get(), block_files.data(), block_files.size() * sizeof(gp::exr::BlockFile));
+  std::vector<gp::io::ExrBlockBatch::Group> groups;
+  const std::vector<gp::exr::BlockDesc> descs = batch.descs(&groups);
+  auto d_descs = rt.device_alloc(descs.size() * sizeof(gp::exr::BlockDesc), stream, "EXR blocks");
+  stream.copy_to_device(d_descs.get(), descs.data(), descs.size() * sizeof(gp::exr::BlockDesc));
+  nlohmann::ordered_json out = {{"files", inputs.size()}, {"packed_bytes", batch.packed_bytes()},
+                                {"upload_s", upload_s}, {"upload_gb_per_s", double(batch.packed_bytes()) / 1e9 / upload_s}};
+  for (const auto& g : groups) {
+    const gp::exr::BlockBatch kernels{g.compression, d_descs.as<gp::exr::BlockDesc>() + g.first, g.count,
+                                      d_files.as<gp::exr::BlockFile>()};
+    std::uint64_t bytes = 0;
+    for (int i = g.first; i < g.first + g.count; ++i) bytes += descs[std::size_t(i)].unpacked_size;
+    double best = 1e30;
+    for (int rep = 0; rep < 4; ++rep) {  // the first is the warm-up
+      start.record(stream);
+      gp::exr::decompress_blocks_gpu(kernels, stream.get());
+      gp::exr::unpack_blocks_gpu(kernels, stream.get());
+      end.record(stream);
+      end.synchronize();
+      if (rep > 0) best = std::min(best, double(end.elapsed_ms_since(start)) / 1e3);
+    }
+    out[gp::io::exr_compression_name(int(g.compression))] = {
+        {"blocks", g.count}, {"decoded_bytes", bytes}, {"best_s", best}, {"gb_per_s", double(bytes) / 1e9 / best}};
+  }
+  std::vector<gp::exr::BlockResult> results(std::size_t(batch.block_count()));
+  stream.copy_to_host(results.data(), d_results.get(), results.size() * sizeof(gp::exr::BlockResult));
+  stream.synchronize("EXR decode results");
+  for (int k = 0; k < batch.files(); ++k) batch.check(k, results.data());
+  return out;
+}
+
 // Process CPU time (user + system, all threads) in seconds: what a phase costs the machine.
 double process_cpu_seconds() {
   rusage usage{};
@@ -193,6 +283,10 @@ double process_cpu_seconds() {
 int main(int argc, char** argv) {
   try {
     const Options o = parse_options(argc, argv);
+    if (o.gpu_decode) {
+      std::cout << gpu_decode_rates(o.inputs).dump(2) << "\n";
+      return 0;
+    }
     std::filesystem::create_directories(o.out_dir);
 
     std::vector<std::vector<Rgba8>> images(o.inputs.size());

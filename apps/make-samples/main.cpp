@@ -1,6 +1,7 @@
 // gpuproc-make-samples: deterministic synthetic HDR frames (byte-identical run to run).
 //   gpuproc-make-samples samples OUTDIR               the committed samples: OUTDIR/exr/*.exr, OUTDIR/hdr/*.hdr
 //   gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT  N half RGBA EXRs (ZIP and PIZ alternating) for benchmarks
+//   gpuproc-make-samples bench-noise OUTDIR N WIDTH HEIGHT  the same of sensor-like noise alone (the codecs' worst case)
 //   gpuproc-make-samples pnm-samples OUTDIR           the committed segment-pnm sample: OUTDIR/pnm/ (pnm_samples.hpp)
 //   gpuproc-make-samples pnm-bench OUTDIR N [THREADS] OUTDIR/foam-N.raw + .json: an N^3 porous phantom
 //   gpuproc-make-samples stitch-samples OUTDIR        the committed stitch-360 samples: OUTDIR/stitch/ (stitch_samples.hpp)
@@ -354,8 +355,20 @@ int make_samples(const std::filesystem::path& dir) {
   return ok ? 0 : 1;
 }
 
-// Benchmark frames: one city, the sun crossing the sky and clouds drifting frame to frame.
-int make_bench(const std::filesystem::path& dir, int count, int width, int height) {
+// A frame of noise alone: log-normal RGB (a wide spread of exponents, random mantissas), alpha 1.
+Frame noise_frame(int width, int height, std::uint64_t seed) {
+  Frame f{width, height, {}, {}, {}};
+  f.beauty.resize(std::size_t(width) * height * 4);
+  for (std::size_t i = 0; i < std::size_t(width) * height; ++i) {
+    for (int c = 0; c < 3; ++c) f.beauty[i * 4 + c] = 0.2f * std::exp(1.5f * gaussian(hash3(std::int64_t(i), c, seed)));
+    f.beauty[i * 4 + 3] = 1.f;
+  }
+  return f;
+}
+
+// Benchmark frames: one city, the sun crossing the sky and clouds drifting frame to frame (or,
+// `noise`, frames of noise alone).
+int make_bench(const std::filesystem::path& dir, int count, int width, int height, bool noise) {
   std::filesystem::create_directories(dir);
   std::atomic<int> next{0}, failures{0};
   auto worker = [&] {
@@ -370,7 +383,7 @@ int make_bench(const std::filesystem::path& dir, int count, int width, int heigh
       p.sky_level = 0.8f + 1.5f * std::sin(3.14159265f * t);
       p.cloud_drift = 0.05f * float(i);
       p.lit_windows = 0.35f - 0.25f * std::sin(3.14159265f * t);
-      const Frame f = render(width, height, p);
+      const Frame f = noise ? noise_frame(width, height, p.frame_seed) : render(width, height, p);
       char name[32];
       std::snprintf(name, sizeof name, "bench_%04d.exr", i);
       if (!write_exr((dir / name).string(), width, height, {{"", kRgba, f.beauty}},
@@ -388,6 +401,7 @@ int make_bench(const std::filesystem::path& dir, int count, int width, int heigh
 int usage() {
   std::cerr << "usage: gpuproc-make-samples samples OUTDIR\n"
                "       gpuproc-make-samples bench OUTDIR N WIDTH HEIGHT\n"
+               "       gpuproc-make-samples bench-noise OUTDIR N WIDTH HEIGHT\n"
                "       gpuproc-make-samples pnm-samples OUTDIR\n"
                "       gpuproc-make-samples pnm-bench OUTDIR N [THREADS]\n"
                "       gpuproc-make-samples stitch-samples OUTDIR\n"
@@ -403,10 +417,10 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.size() == 2 && args[0] == "samples") return make_samples(args[1]);
-    if (args.size() == 5 && args[0] == "bench") {
+    if (args.size() == 5 && (args[0] == "bench" || args[0] == "bench-noise")) {
       const int n = std::stoi(args[2]), w = std::stoi(args[3]), h = std::stoi(args[4]);
       if (n < 1 || w < 1 || h < 1) return usage();
-      return make_bench(args[1], n, w, h);
+      return make_bench(args[1], n, w, h, args[0] == "bench-noise");
     }
     if (args.size() == 2 && args[0] == "pnm-samples") return gp::samples::make_pnm_samples(args[1]);
     if ((args.size() == 3 || args.size() == 4) && args[0] == "pnm-bench") {
