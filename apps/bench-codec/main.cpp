@@ -214,7 +214,9 @@ nlohmann::ordered_json gpu_decode_rates(const std::vector<std::string>& inputs) 
   auto d_packed = rt.device_alloc(batch.packed_bytes(), stream, "EXR file bytes");
   auto d_unpacked = rt.device_alloc(batch.unpacked_bytes(), stream, "EXR unpacked blocks");
   auto d_entropy = rt.device_alloc(batch.unpacked_bytes(), stream, "EXR entropy scratch");
-  auto d_piz = rt.device_alloc(gp::exr::piz_tables_bytes(batch.piz_blocks()) + 1, stream, "EXR PIZ tables");
+  // PIZ tables for every PIZ block: one launch per compression.
+  auto d_piz = rt.device_alloc(gp::exr::piz_tables_bytes(batch.block_count(gp::exr::Compression::piz)) + 1, stream,
+                               "EXR PIZ tables");
   auto d_results = rt.device_alloc(std::size_t(batch.block_count()) * sizeof(gp::exr::BlockResult), stream, "EXR results");
   auto d_channels = rt.device_alloc(batch.channels().size() * sizeof(gp::exr::ChannelTarget), stream, "EXR channels");
   std::vector<gp::DeviceBuffer> d_pixels;
@@ -236,7 +238,7 @@ nlohmann::ordered_json gpu_decode_rates(const std::vector<std::string>& inputs) 
   stream.copy_to_device(d_channels.get(), batch.channels().data(), batch.channels().size() * sizeof(gp::exr::ChannelTarget));
   const std::vector<gp::exr::BlockFile> block_files = batch.block_files(
       {d_packed.as<std::uint8_t>(), d_unpacked.as<std::uint8_t>(), d_entropy.as<std::uint8_t>(),
-       d_piz.as<gp::exr::PizScratch>(), d_results.as<gp::exr::BlockResult>(), d_channels.as<gp::exr::ChannelTarget>()},
+       d_results.as<gp::exr::BlockResult>(), d_channels.as<gp::exr::ChannelTarget>()},
       targets);
   auto d_files = rt.device_alloc(block_files.size() * sizeof(gp::exr::BlockFile), stream, "EXR files");
   stream.copy_to_device(d_files.get(), block_files.data(), block_files.size() * sizeof(gp::exr::BlockFile));
@@ -248,7 +250,7 @@ nlohmann::ordered_json gpu_decode_rates(const std::vector<std::string>& inputs) 
                                 {"upload_s", upload_s}, {"upload_gb_per_s", double(batch.packed_bytes()) / 1e9 / upload_s}};
   for (const auto& g : groups) {
     const gp::exr::BlockBatch kernels{g.compression, d_descs.as<gp::exr::BlockDesc>() + g.first, g.count,
-                                      d_files.as<gp::exr::BlockFile>()};
+                                      d_files.as<gp::exr::BlockFile>(), d_piz.as<gp::exr::PizScratch>()};
     std::uint64_t bytes = 0;
     for (int i = g.first; i < g.first + g.count; ++i) bytes += descs[std::size_t(i)].unpacked_size;
     double best = 1e30;

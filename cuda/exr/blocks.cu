@@ -185,7 +185,7 @@ __global__ void piz_blocks_kernel(BlockBatch batch) {
     return;
   }
   auto* values = reinterpret_cast<std::uint16_t*>(f.entropy + b.unpacked_offset);
-  PizScratch& s = f.piz[b.index];
+  PizScratch& s = batch.piz[i];
   const ChannelTarget* channels = f.channels;
   const int channel_count = f.channel_count;
   if (t == 0) {

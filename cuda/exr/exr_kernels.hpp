@@ -25,7 +25,7 @@ struct BlockDesc {
   std::uint64_t unpacked_offset, unpacked_size;  // in its file's BlockFile::unpacked and ::entropy
   int x, y, width, height;                       // its pixels in its file's destination
   int file;                                      // its BlockBatch::files entry
-  int index;                                     // its place in that file's results (and PIZ tables)
+  int index;                                     // its place in that file's results
 };
 
 // One file of a batch (a batch may hold the blocks of many: one launch keeps the GPU busy where a
@@ -34,7 +34,6 @@ struct BlockFile {
   const std::uint8_t* packed;  // the file's bytes (block offsets are file offsets)
   std::uint8_t* unpacked;      // its blocks' unpacked bytes, one after another
   std::uint8_t* entropy;       // scratch, as large as `unpacked` (2-byte aligned offsets for PIZ)
-  PizScratch* piz;             // PIZ on the GPU: one per block (about 1 MB each); the CPU makes its own
   BlockResult* results;        // one per block
   const ChannelTarget* channels;  // the stored channels in file order, and their slots in `pixels`
   int channel_count;
@@ -47,9 +46,11 @@ struct BlockBatch {
   const BlockDesc* blocks;
   int count;
   const BlockFile* files;
+  PizScratch* piz;  // PIZ on the GPU: one per block of the batch (about 1 MB each); the CPU makes its own
 };
 
-// Device memory of `count` PIZ blocks' tables (BlockFile::piz).
+// Device memory of `count` PIZ blocks' tables (BlockBatch::piz): a large PIZ group runs in
+// batches of as many blocks as the memory for their tables allows.
 inline std::size_t piz_tables_bytes(int count) { return std::size_t(count) * sizeof(PizScratch); }
 
 void decompress_blocks_gpu(const BlockBatch& batch, cudaStream_t stream);

@@ -76,12 +76,8 @@ int ExrBlockBatch::add(const std::string& path, std::size_t file_size, const Exr
   const std::vector<exr::ChannelTarget> channels = exr_channel_targets(blocks, plan);
   std::uint64_t unpacked = 0;
   File f{path, &blocks, exr_block_descs(path, file_size, blocks, channels, plan, &unpacked), packed_total_,
-         unpacked_total_, channels_.size(), block_total_, -1};
+         unpacked_total_, channels_.size(), block_total_};
   for (exr::BlockDesc& d : f.descs) d.file = int(files_.size());
-  if (blocks.compression == int(exr::Compression::piz)) {
-    f.piz_at = piz_total_;
-    piz_total_ += int(f.descs.size());
-  }
   // 8-byte steps: PIZ reads its scratch as 16-bit words, and copies stay aligned.
   const auto aligned = [](std::size_t n) { return (n + 7) & ~std::size_t(7); };
   packed_total_ += aligned(file_size);
@@ -96,14 +92,20 @@ std::vector<exr::BlockFile> ExrBlockBatch::block_files(const Buffers& at, const 
   std::vector<exr::BlockFile> out;
   for (std::size_t k = 0; k < files_.size(); ++k) {
     const File& f = files_[k];
-    out.push_back({at.packed + f.packed_at, at.unpacked + f.unpacked_at, at.entropy + f.unpacked_at,
-                   f.piz_at >= 0 && at.piz ? at.piz + f.piz_at : nullptr, at.results + f.results_at,
+    out.push_back({at.packed + f.packed_at, at.unpacked + f.unpacked_at, at.entropy + f.unpacked_at, at.results + f.results_at,
                    at.channels + f.channels_at, int(f.blocks->channel_types.size()), pixels.at(k)});
   }
   return out;
 }
 
-std::vector<exr::BlockDesc> ExrBlockBatch::descs(std::vector<Group>* groups) const {
+int ExrBlockBatch::block_count(exr::Compression c) const {
+  int n = 0;
+  for (const File& f : files_)
+    if (f.blocks->compression == int(c)) n += int(f.descs.size());
+  return n;
+}
+
+std::vector<exr::BlockDesc> ExrBlockBatch::descs(std::vector<Group>* groups, int piz_window) const {
   std::vector<exr::BlockDesc> out;
   groups->clear();
   std::vector<bool> taken(files_.size(), false);
@@ -116,8 +118,12 @@ std::vector<exr::BlockDesc> ExrBlockBatch::descs(std::vector<Group>* groups) con
         out.insert(out.end(), files_[j].descs.begin(), files_[j].descs.end());
         taken[j] = true;
       }
-    g.count = int(out.size()) - g.first;
-    if (g.count > 0) groups->push_back(g);
+    const int end = int(out.size());
+    const int step = g.compression == exr::Compression::piz ? std::max(1, piz_window) : std::max(1, end - g.first);
+    for (; g.first < end; g.first += step) {
+      g.count = std::min(step, end - g.first);
+      groups->push_back(g);
+    }
   }
   return out;
 }
@@ -139,12 +145,12 @@ void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, st
   std::vector<std::uint8_t> unpacked(batch.unpacked_bytes()), entropy(batch.unpacked_bytes());
   std::vector<exr::BlockResult> results(std::size_t(batch.block_count()));
   const std::vector<exr::BlockFile> files = batch.block_files(
-      {file, unpacked.data(), entropy.data(), nullptr, results.data(), batch.channels().data()},
+      {file, unpacked.data(), entropy.data(), results.data(), batch.channels().data()},
       {exr_pixel_target(plan, dst, pitch)});
   std::vector<ExrBlockBatch::Group> groups;
   const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
   for (const ExrBlockBatch::Group& g : groups) {
-    const exr::BlockBatch kernels{g.compression, descs.data() + g.first, g.count, files.data()};
+    const exr::BlockBatch kernels{g.compression, descs.data() + g.first, g.count, files.data(), nullptr};
     exr::decompress_blocks_cpu(kernels, threads);
     batch.check(0, results.data());
     exr::unpack_blocks_cpu(kernels, threads);

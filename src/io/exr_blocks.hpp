@@ -51,8 +51,8 @@ class ExrBlockBatch {
 
   std::size_t packed_bytes() const { return packed_total_; }      // the files' bytes, one after another
   std::size_t unpacked_bytes() const { return unpacked_total_; }  // (the entropy scratch's too)
-  int piz_blocks() const { return piz_total_; }                   // PizScratch tables (GPU only)
   int block_count() const { return int(block_total_); }           // results
+  int block_count(exr::Compression c) const;                      // those of one compression
   std::size_t packed_offset(int file) const { return files_[std::size_t(file)].packed_at; }
   const std::vector<exr::ChannelTarget>& channels() const { return channels_; }  // every file's, to upload
 
@@ -60,19 +60,19 @@ class ExrBlockBatch {
     const std::uint8_t* packed;
     std::uint8_t* unpacked;
     std::uint8_t* entropy;
-    exr::PizScratch* piz;  // null when piz_blocks() == 0, or for the CPU references
     exr::BlockResult* results;
     const exr::ChannelTarget* channels;
   };
   // The kernels' per-file arguments for buffers at these addresses, file k's pixels to pixels[k].
   std::vector<exr::BlockFile> block_files(const Buffers& at, const std::vector<exr::PixelTarget>& pixels) const;
 
-  // Every block, those of one compression together; each group is one BlockBatch.
+  // Every block, those of one compression together; each group is one BlockBatch, PIZ groups cut
+  // into groups of at most piz_window blocks (as many as there are PizScratch tables).
   struct Group {
     exr::Compression compression;
     int first, count;
   };
-  std::vector<exr::BlockDesc> descs(std::vector<Group>* groups) const;
+  std::vector<exr::BlockDesc> descs(std::vector<Group>* groups, int piz_window = 1 << 30) const;
 
   // Throws gp::ItemError(path, "decode", "the block at x X, y Y: ...") for file k's first failed
   // block; `results`: the results buffer, all files'.
@@ -84,12 +84,10 @@ class ExrBlockBatch {
     const ExrBlocks* blocks;
     std::vector<exr::BlockDesc> descs;
     std::size_t packed_at, unpacked_at, channels_at, results_at;
-    int piz_at;  // -1 unless PIZ
   };
   std::vector<File> files_;
   std::vector<exr::ChannelTarget> channels_;
   std::size_t packed_total_ = 0, unpacked_total_ = 0, block_total_ = 0;
-  int piz_total_ = 0;
 };
 
 // Decodes every block of `blocks` from the file's bytes into dst (plan's pixels, rows `pitch` bytes

@@ -1,9 +1,32 @@
 #include "tonemap/exr_decode_step.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/trace.hpp"
 
 namespace gp::tonemap {
+namespace {
+
+// PIZ tables (about 1 MB a block) for at most this many blocks at once: a batch's PIZ blocks run
+// in launches of that many (more would add little: the GPU holds about this many thread blocks).
+constexpr int kMostPizTables = 1024;
+
+// Tables for as many of `blocks` PIZ blocks as memory allows, halving on out-of-memory.
+exr::PizScratch* alloc_piz_tables(ComputeBackend& b, int blocks, int* window) {
+  *window = std::min(blocks, kMostPizTables);
+  if (*window == 0) return nullptr;
+  for (;;) {
+    try {
+      return static_cast<exr::PizScratch*>(b.alloc(exr::piz_tables_bytes(*window), "EXR PIZ tables"));
+    } catch (const GpuOutOfMemory&) {
+      if (*window == 1) throw;
+      *window = (*window + 1) / 2;
+    }
+  }
+}
+
+}  // namespace
 
 DecodedSources decode_exr_items(const std::vector<TonemapItem*>& items, ComputeBackend& b) {
   ScopedStage span("exr blocks");
@@ -44,22 +67,22 @@ DecodedSources decode_exr_items(const std::vector<TonemapItem*>& items, ComputeB
       packed,
       static_cast<std::uint8_t*>(b.alloc(batch.unpacked_bytes(), "EXR unpacked blocks")),
       static_cast<std::uint8_t*>(b.alloc(batch.unpacked_bytes(), "EXR entropy scratch")),
-      batch.piz_blocks() ? static_cast<exr::PizScratch*>(b.alloc(exr::piz_tables_bytes(batch.piz_blocks()), "EXR PIZ tables"))
-                         : nullptr,
       static_cast<exr::BlockResult*>(b.alloc(std::size_t(batch.block_count()) * sizeof(exr::BlockResult), "EXR block results")),
       channels};
   const std::vector<exr::BlockFile> files = batch.block_files(buffers, targets);
   auto* device_files = static_cast<exr::BlockFile*>(b.alloc(files.size() * sizeof(exr::BlockFile), "EXR files"));
   b.upload(device_files, files.data(), files.size() * sizeof(exr::BlockFile));
+  int piz_window = 0;
+  exr::PizScratch* piz = alloc_piz_tables(b, batch.block_count(exr::Compression::piz), &piz_window);
   std::vector<io::ExrBlockBatch::Group> groups;
-  const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
+  const std::vector<exr::BlockDesc> descs = batch.descs(&groups, piz_window);
   auto* device_descs = static_cast<exr::BlockDesc*>(b.alloc(descs.size() * sizeof(exr::BlockDesc), "EXR blocks"));
   b.upload(device_descs, descs.data(), descs.size() * sizeof(exr::BlockDesc));
   b.end_stage();
 
   b.begin_stage("exr decode");
   for (const io::ExrBlockBatch::Group& g : groups) {
-    const exr::BlockBatch kernels{g.compression, device_descs + g.first, g.count, device_files};
+    const exr::BlockBatch kernels{g.compression, device_descs + g.first, g.count, device_files, piz};
     b.exr_decompress(kernels);
     b.exr_unpack(kernels);
   }

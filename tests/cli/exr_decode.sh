@@ -71,7 +71,7 @@ if [[ $has_gpu == 1 ]]; then
   decoders "exr_decode auto on the GPU: the GPU decoder" "$work/gpu-auto.json" gpu "$n"
   run gpu-one-at-a-time cuda:0 0 "$work/in" --set run.exr_decode_batch=1
   check "batches of one decode the same" 0 diff -r -x .gpuproc "$work/out-gpu-blocks" "$work/out-gpu-one-at-a-time"
-  run gpu-small cuda:0 0 "$work/in" --gpu-memory-limit 96M
+  run gpu-small cuda:0 0 "$work/in" --set run.batch=8 --gpu-memory-limit 8M
   check "out of memory together, one at a time: the same" 0 diff -r -x .gpuproc "$work/out-gpu-blocks" "$work/out-gpu-small"
   run gpu-damaged cuda:0 1 "$work/damaged" --set run.exr_decode=gpu
   expect_text "GPU: the damaged block is named" "$work/stderr" "the block at x "

@@ -44,11 +44,12 @@ inline std::vector<exr::BlockResult> block_results_cpu(const OpenedExr& e) {
   std::vector<exr::BlockResult> results(std::size_t(batch.block_count()));
   std::vector<std::uint8_t> pixels(e.plan.bytes());
   const std::vector<exr::BlockFile> files =
-      batch.block_files({e.file.data(), unpacked.data(), entropy.data(), nullptr, results.data(), batch.channels().data()},
+      batch.block_files({e.file.data(), unpacked.data(), entropy.data(), results.data(), batch.channels().data()},
                         {io::exr_pixel_target(e.plan, pixels.data(), e.plan.row_bytes())});
   std::vector<io::ExrBlockBatch::Group> groups;
   const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
-  for (const auto& g : groups) exr::decompress_blocks_cpu({g.compression, descs.data() + g.first, g.count, files.data()}, 2);
+  for (const auto& g : groups)
+    exr::decompress_blocks_cpu({g.compression, descs.data() + g.first, g.count, files.data(), nullptr}, 2);
   return results;
 }
 
