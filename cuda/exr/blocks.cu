@@ -5,20 +5,21 @@ namespace gp::exr {
 namespace {
 
 constexpr unsigned kFullWarp = 0xffffffffu;
+constexpr int kThreads = 128;                // every thread block of the decompress kernel
+constexpr int kInflateWarps = kThreads / 32;  // ZIP blocks per thread block
 
-// NONE and RLE: a thread per block (RLE runs at tens of GB/s that way).
-__global__ void stored_rle_blocks_kernel(BlockBatch batch) {
-  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= batch.count) return;
+// ---- NONE and RLE: a thread per block (RLE runs at tens of GB/s that way).
+
+__device__ void stored_rle_block(const BlockBatch& batch, int i) {
   const BlockDesc b = batch.blocks[i];
   const BlockFile& f = batch.files[b.file];
   const std::uint8_t* packed = f.packed + b.packed_offset;
   std::uint8_t* unpacked = f.unpacked + b.unpacked_offset;
   const std::size_t packed_size = std::size_t(b.packed_size), unpacked_size = std::size_t(b.unpacked_size);
   BlockResult& result = f.results[b.index];
-  if (stored_as_is(batch.compression, packed_size, unpacked_size))
+  if (stored_as_is(f.compression, packed_size, unpacked_size))
     result = copy_stored(packed, packed_size, unpacked, unpacked_size);
-  else if (batch.compression == Compression::rle)
+  else if (f.compression == Compression::rle)
     result = rle_block(packed, packed_size, unpacked, unpacked_size, f.entropy + b.unpacked_offset);
   else
     result = BlockResult{BlockStatus::unsupported, InflateStatus::ok, PizStatus::ok};
@@ -32,8 +33,6 @@ __device__ void copy_by_threads(const std::uint8_t* from, std::uint8_t* to, std:
 // ---- ZIP and ZIPS: a warp per block. A zlib stream is serial: lane 0 decodes it (both Huffman
 // tables in shared memory), writing literals itself and handing each match to the warp, which
 // copies it in one pass; the Adler-32 and the byte filter run across the 32 lanes.
-
-constexpr int kInflateWarps = 4;  // per CUDA block: 21 KB of shared tables
 
 // Lane 0's decoder between the warp's match copies.
 struct WarpInflate {
@@ -110,19 +109,15 @@ __device__ void warp_undo_filter(const std::uint8_t* deltas, std::size_t n, std:
   }
 }
 
-__global__ void inflate_blocks_kernel(BlockBatch batch) {
-  __shared__ InflateScratch tables[kInflateWarps];
+__device__ void inflate_block_by_warp(const BlockBatch& batch, int i, InflateScratch& tables, int lane) {
   using inflate_detail::Symbol;
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const int i = int(blockIdx.x) * kInflateWarps + warp;
-  if (i >= batch.count) return;  // (the whole warp)
   const BlockDesc b = batch.blocks[i];
   const BlockFile& f = batch.files[b.file];
   const std::uint8_t* packed = f.packed + b.packed_offset;
   std::uint8_t* unpacked = f.unpacked + b.unpacked_offset;
   const std::size_t packed_size = std::size_t(b.packed_size), capacity = std::size_t(b.unpacked_size);
   BlockResult r{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
-  if (stored_as_is(batch.compression, packed_size, capacity)) {
+  if (stored_as_is(f.compression, packed_size, capacity)) {
     copy_by_threads(packed, unpacked, capacity, lane, 32);
     if (lane == 0) f.results[b.index] = r;
     return;
@@ -132,7 +127,7 @@ __global__ void inflate_blocks_kernel(BlockBatch batch) {
   WarpInflate st{{packed, packed_size, 2, 0, 0}, 0, false, false};
   while (r.inflate == InflateStatus::ok) {
     Symbol s{Symbol::end_of_block, 0, 0};
-    if (lane == 0) s = next_match(st, tables[warp], inflated, capacity);
+    if (lane == 0) s = next_match(st, tables, inflated, capacity);
     const int kind = __shfl_sync(kFullWarp, int(s.kind), 0);
     const int value = __shfl_sync(kFullWarp, s.value, 0);
     if (kind != Symbol::match) {
@@ -164,53 +159,89 @@ __global__ void inflate_blocks_kernel(BlockBatch batch) {
   if (lane == 0) f.results[b.index] = r;
 }
 
-// ---- PIZ: a CUDA block per EXR block. Thread 0 reads the tables and decodes the Huffman codes
-// (serial by nature); the threads then undo the wavelet level by level and write the rows through
-// the LUT.
+// ---- PIZ: a thread block per EXR block. Thread 0 reads the tables; the threads copy the short
+// codes' table into shared memory; thread 0 decodes the Huffman codes (serial by nature: shared
+// memory makes each value a fast load instead of a slow global one); the threads then undo the
+// wavelet level by level and write the rows through the LUT.
 
-constexpr int kPizThreads = 128;
+struct PizShared {
+  std::uint32_t fast[1 << piz_detail::kFastBits];  // 32 KB
+  PizLayout layout;
+  BlockStatus status;
+};
 
-__global__ void piz_blocks_kernel(BlockBatch batch) {
-  __shared__ PizLayout layout;
-  __shared__ BlockStatus status;
-  const int i = int(blockIdx.x), t = int(threadIdx.x);
+// Block i of the batch, its tables in `s`; every thread of the thread block calls it.
+__device__ void piz_block_by_threads(const BlockBatch& batch, int i, PizScratch& s, PizShared& shared) {
+  const int t = int(threadIdx.x);
   const BlockDesc b = batch.blocks[i];
   const BlockFile& f = batch.files[b.file];
   const std::uint8_t* packed = f.packed + b.packed_offset;
   std::uint8_t* unpacked = f.unpacked + b.unpacked_offset;
   const std::size_t packed_size = std::size_t(b.packed_size), unpacked_size = std::size_t(b.unpacked_size);
-  if (stored_as_is(batch.compression, packed_size, unpacked_size)) {
-    copy_by_threads(packed, unpacked, unpacked_size, t, kPizThreads);
+  if (stored_as_is(f.compression, packed_size, unpacked_size)) {
+    copy_by_threads(packed, unpacked, unpacked_size, t, kThreads);
     if (t == 0) f.results[b.index] = BlockResult{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
     return;
   }
   auto* values = reinterpret_cast<std::uint16_t*>(f.entropy + b.unpacked_offset);
-  PizScratch& s = batch.piz[i];
-  const ChannelTarget* channels = f.channels;
-  const int channel_count = f.channel_count;
+  BlockResult r{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
   if (t == 0) {
-    BlockResult r{BlockStatus::ok, InflateStatus::ok, PizStatus::ok};
-    if (unpacked_size % 2) {
-      r.status = BlockStatus::bad_size;
-    } else {
-      r.piz = piz_setup(packed, packed_size, unpacked_size, channels, channel_count, b.width, b.height, s, &layout);
-      if (r.piz == PizStatus::ok) r.piz = piz_huffman(layout, s, values);
-      if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
-    }
-    status = r.status;
-    f.results[b.index] = r;
+    if (unpacked_size % 2) r.status = BlockStatus::bad_size;
+    else r.piz = piz_setup(packed, packed_size, unpacked_size, f.channels, f.channel_count, b.width, b.height, s, &shared.layout);
+    if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
+    shared.status = r.status;
   }
   __syncthreads();
-  if (status != BlockStatus::ok) return;
-  const bool w14 = layout.max_value < (1 << 14);
+  if (shared.status == BlockStatus::ok) {
+    for (int k = t; k < (1 << piz_detail::kFastBits); k += kThreads) shared.fast[k] = piz_detail::fast_entry(s.dec, k);
+    __syncthreads();
+    if (t == 0) {
+      r.piz = piz_huffman(shared.layout, s, shared.fast, values);
+      if (r.piz != PizStatus::ok) r.status = BlockStatus::piz_failed;
+      shared.status = r.status;
+    }
+  }
+  if (t == 0) f.results[b.index] = r;
+  __syncthreads();
+  if (shared.status != BlockStatus::ok) return;
+  const bool w14 = shared.layout.max_value < (1 << 14);
   int ox = 0, oy = 0;
-  for (int plane = 0; std::uint16_t* p = piz_plane(values, channels, channel_count, b.width, b.height, plane, &ox, &oy); ++plane)
+  for (int plane = 0; std::uint16_t* p = piz_plane(values, f.channels, f.channel_count, b.width, b.height, plane, &ox, &oy); ++plane)
     for (int p2 = piz_detail::wavelet_first_p2(b.width, b.height); p2 >= 2; p2 >>= 1) {
       const piz_detail::WaveletLevel l = piz_detail::wavelet_level(b.width, b.height, p2);
-      for (int k = t; k < l.pieces(); k += kPizThreads) piz_detail::wavelet_piece(p, ox, oy, l, w14, k);
+      for (int k = t; k < l.pieces(); k += kThreads) piz_detail::wavelet_piece(p, ox, oy, l, w14, k);
       __syncthreads();
     }
-  piz_rows(values, s.lut, unpacked, channels, channel_count, b.width, b.height, t, kPizThreads);
+  piz_rows(values, s.lut, unpacked, f.channels, f.channel_count, b.width, b.height, t, kThreads);
+}
+
+union DecompressShared {
+  InflateScratch inflate[kInflateWarps];
+  PizShared piz;
+};
+
+// One launch for every kind of block, so that a batch's ZIP and PIZ files decode side by side:
+// the first thread blocks inflate (a warp per block), the next do NONE and RLE (a thread per
+// block), the last PIZ (a thread block per block).
+__global__ void decompress_blocks_kernel(BlockBatch batch) {
+  __shared__ DecompressShared shared;
+  const int zip_blocks = (batch.zip_count + kInflateWarps - 1) / kInflateWarps;
+  const int other_blocks = (batch.other_count + kThreads - 1) / kThreads;
+  int cta = int(blockIdx.x);
+  if (cta < zip_blocks) {
+    const int warp = int(threadIdx.x) / 32;
+    const int i = cta * kInflateWarps + warp;
+    if (i < batch.zip_count) inflate_block_by_warp(batch, i, shared.inflate[warp], int(threadIdx.x) % 32);
+    return;
+  }
+  cta -= zip_blocks;
+  if (cta < other_blocks) {
+    const int i = cta * kThreads + int(threadIdx.x);
+    if (i < batch.other_count) stored_rle_block(batch, batch.zip_count + i);
+    return;
+  }
+  cta -= other_blocks;
+  piz_block_by_threads(batch, batch.zip_count + batch.other_count + cta, batch.piz[cta], shared.piz);
 }
 
 __global__ void unpack_blocks_kernel(BlockBatch batch) {
@@ -227,26 +258,19 @@ __global__ void unpack_blocks_kernel(BlockBatch batch) {
 }  // namespace
 
 void decompress_blocks_gpu(const BlockBatch& batch, cudaStream_t stream) {
-  if (batch.count <= 0) return;
-  const char* kernel = "";
-  if (batch.compression == Compression::zip || batch.compression == Compression::zips) {
-    kernel = "inflate_blocks";
-    inflate_blocks_kernel<<<(batch.count + kInflateWarps - 1) / kInflateWarps, 32 * kInflateWarps, 0, stream>>>(batch);
-  } else if (batch.compression == Compression::piz) {
-    kernel = "piz_blocks";
-    piz_blocks_kernel<<<batch.count, kPizThreads, 0, stream>>>(batch);
-  } else {
-    kernel = "stored_rle_blocks";
-    constexpr int kThreads = 32;  // each thread a whole block, and they vary in length
-    stored_rle_blocks_kernel<<<(batch.count + kThreads - 1) / kThreads, kThreads, 0, stream>>>(batch);
-  }
-  GP_CUDA_CHECK(cudaGetLastError(), std::string("EXR ") + kernel + " launch (" + std::to_string(batch.count) + " blocks)");
+  if (batch.count() <= 0) return;
+  const int grid = (batch.zip_count + kInflateWarps - 1) / kInflateWarps + (batch.other_count + kThreads - 1) / kThreads +
+                   batch.piz_count;
+  decompress_blocks_kernel<<<grid, kThreads, 0, stream>>>(batch);
+  GP_CUDA_CHECK(cudaGetLastError(), "EXR decompress_blocks launch (" + std::to_string(batch.zip_count) + " ZIP, " +
+                                        std::to_string(batch.other_count) + " NONE/RLE, " +
+                                        std::to_string(batch.piz_count) + " PIZ blocks)");
 }
 
 void unpack_blocks_gpu(const BlockBatch& batch, cudaStream_t stream) {
-  if (batch.count <= 0) return;
-  unpack_blocks_kernel<<<batch.count, 128, 0, stream>>>(batch);
-  GP_CUDA_CHECK(cudaGetLastError(), "EXR unpack_blocks launch (" + std::to_string(batch.count) + " blocks)");
+  if (batch.count() <= 0) return;
+  unpack_blocks_kernel<<<batch.count(), 128, 0, stream>>>(batch);
+  GP_CUDA_CHECK(cudaGetLastError(), "EXR unpack_blocks launch (" + std::to_string(batch.count()) + " blocks)");
 }
 
 }  // namespace gp::exr

@@ -18,15 +18,15 @@ void for_each_chunk(int count, int threads, const Body& body) {
 }  // namespace
 
 void decompress_blocks_cpu(const BlockBatch& batch, int threads) {
-  for_each_chunk(batch.count, threads, [&](int begin, int end) {
-    // Inflate's tables (5.3 KB); PIZ's (about 1 MB) for PIZ blocks only.
+  for_each_chunk(batch.count(), threads, [&](int begin, int end) {
+    // Inflate's tables (5.3 KB); PIZ's (about 1 MB) when there are PIZ blocks.
     const auto tables = std::make_unique<InflateScratch>();
-    const auto piz = batch.compression == Compression::piz ? std::make_unique<PizScratch>() : nullptr;
+    const auto piz = batch.piz_count ? std::make_unique<PizScratch>() : nullptr;
     for (int i = begin; i < end; ++i) {
       const BlockDesc& b = batch.blocks[i];
       const BlockFile& f = batch.files[b.file];
       const BlockShape shape{f.channels, f.channel_count, b.width, b.height};
-      f.results[b.index] = decompress_block(batch.compression, f.packed + b.packed_offset, std::size_t(b.packed_size),
+      f.results[b.index] = decompress_block(f.compression, f.packed + b.packed_offset, std::size_t(b.packed_size),
                                             f.unpacked + b.unpacked_offset, std::size_t(b.unpacked_size),
                                             f.entropy + b.unpacked_offset, *tables, piz.get(), shape);
     }
@@ -34,7 +34,7 @@ void decompress_blocks_cpu(const BlockBatch& batch, int threads) {
 }
 
 void unpack_blocks_cpu(const BlockBatch& batch, int threads) {
-  for_each_chunk(batch.count, threads, [&](int begin, int end) {
+  for_each_chunk(batch.count(), threads, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       const BlockDesc& b = batch.blocks[i];
       const BlockFile& f = batch.files[b.file];

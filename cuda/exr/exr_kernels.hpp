@@ -1,10 +1,11 @@
 #pragma once
 // OpenEXR blocks decoded on the GPU (and the same steps on the CPU, the references beside them):
 //
-//   decompress_blocks: inflate (ZIP, ZIPS; a warp per block) or RLE (a thread per block) into
-//                      `entropy`, then OpenEXR's byte filter undone into `unpacked`; or PIZ
-//                      (a thread block per block: Huffman, wavelet, LUT) through `entropy` into
-//                      `unpacked` (block_decode.hpp's steps)
+//   decompress_blocks: one launch for blocks of every compression, side by side: inflate (ZIP,
+//                      ZIPS; a warp per block) or RLE (a thread per block) into `entropy`, then
+//                      OpenEXR's byte filter undone into `unpacked`; PIZ (a thread block per
+//                      block: Huffman, wavelet, LUT) through `entropy` into `unpacked`
+//                      (block_decode.hpp's steps)
 //   unpack_blocks:     one thread block per EXR block, threads over its pixels: each row's
 //                      samples of each channel into the destination's interleaved pixels
 //
@@ -31,6 +32,7 @@ struct BlockDesc {
 // One file of a batch (a batch may hold the blocks of many: one launch keeps the GPU busy where a
 // single file's hundred blocks would not).
 struct BlockFile {
+  Compression compression;     // its blocks'
   const std::uint8_t* packed;  // the file's bytes (block offsets are file offsets)
   std::uint8_t* unpacked;      // its blocks' unpacked bytes, one after another
   std::uint8_t* entropy;       // scratch, as large as `unpacked` (2-byte aligned offsets for PIZ)
@@ -40,13 +42,15 @@ struct BlockFile {
   PixelTarget pixels;          // where unpack_blocks puts the file's pixels
 };
 
-// Blocks of one compression, from one file or several.
+// The blocks of one launch, from one file or several, by the kernel that decodes them: ZIP and
+// ZIPS blocks (a warp each), then NONE and RLE blocks (a thread each), then PIZ blocks (a thread
+// block each), one after another in `blocks`.
 struct BlockBatch {
-  Compression compression;
   const BlockDesc* blocks;
-  int count;
+  int zip_count, other_count, piz_count;
   const BlockFile* files;
-  PizScratch* piz;  // PIZ on the GPU: one per block of the batch (about 1 MB each); the CPU makes its own
+  PizScratch* piz;  // PIZ on the GPU: one per PIZ block of the batch (about 1 MB each); the CPU makes its own
+  GP_HD int count() const { return zip_count + other_count + piz_count; }
 };
 
 // Device memory of `count` PIZ blocks' tables (BlockBatch::piz): a large PIZ group runs in

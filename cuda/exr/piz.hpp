@@ -171,36 +171,57 @@ GP_HD bool build_decoding(const std::uint64_t* hcode, int im, int iM, DecEntry* 
 }
 
 // One decoded symbol into out: a value, or (the run-length symbol rlc) the previous value repeated
-// as often as the next 8 bits say.
+// as often as the next 8 bits say. `last`: the previous value (kept here, not read back from out).
 GP_HD PizStatus put_symbol(std::uint32_t symbol, int rlc, BitsIn& bits, std::uint16_t* out, std::size_t capacity,
-                           std::size_t* n) {
+                           std::size_t* n, std::uint16_t* last) {
   if (int(symbol) == rlc) {
     if (bits.lc < 8 && !bits.get_char()) return PizStatus::bad_run;
     bits.lc -= 8;
     const std::size_t count = std::size_t((bits.c >> bits.lc) & 0xff);
     if (*n == 0 || count > capacity - *n) return PizStatus::bad_run;
-    const std::uint16_t previous = out[*n - 1];
-    for (std::size_t k = 0; k < count; ++k) out[(*n)++] = previous;
+    for (std::size_t k = 0; k < count; ++k) out[(*n)++] = *last;
     return PizStatus::ok;
   }
   if (*n >= capacity) return PizStatus::wrong_count;
-  out[(*n)++] = std::uint16_t(symbol);
+  *last = std::uint16_t(symbol);
+  out[(*n)++] = *last;
   return PizStatus::ok;
 }
 
-// OpenEXR's hufDecode: nbits of codes from `in` into `count` values.
+// A short-code table of the first kFastBits bits (the GPU keeps it in shared memory, where the
+// 14-bit table in global memory costs a slow load per value): (value << 5) | length for a code
+// of at most kFastBits bits, 0 for a longer one (the 14-bit table then decides).
+constexpr int kFastBits = 13;
+GP_HD std::uint32_t fast_entry(const DecEntry* dec, int i) {
+  const DecEntry e = dec[i << (kDecBits - kFastBits)];
+  return e.len && e.len <= kFastBits ? (e.value << 5) | e.len : 0u;
+}
+
+// OpenEXR's hufDecode: nbits of codes from `in` into `count` values. `fast`: fast_entry's table,
+// or null.
 GP_HD PizStatus huffman_decode(const std::uint64_t* hcode, const DecEntry* dec, const std::uint32_t* long_symbols,
-                               const std::uint8_t* in, std::uint64_t nbits, int rlc, std::uint16_t* out, std::size_t count) {
+                               const std::uint32_t* fast, const std::uint8_t* in, std::uint64_t nbits, int rlc,
+                               std::uint16_t* out, std::size_t count) {
   BitsIn bits{in, in + (nbits + 7) / 8};
   std::size_t n = 0;
+  std::uint16_t last = 0;
   constexpr std::uint64_t kMask = (1u << kDecBits) - 1;
   while (bits.in < bits.end) {
     bits.get_char();
     while (bits.lc >= kDecBits) {
+      if (fast) {
+        const std::uint32_t f = fast[(bits.c >> (bits.lc - kFastBits)) & ((1u << kFastBits) - 1)];
+        if (f) {
+          bits.lc -= int(f & 31);
+          const PizStatus s = put_symbol(f >> 5, rlc, bits, out, count, &n, &last);
+          if (s != PizStatus::ok) return s;
+          continue;
+        }
+      }
       const DecEntry e = dec[(bits.c >> (bits.lc - kDecBits)) & kMask];
       if (e.len) {
         bits.lc -= e.len;
-        const PizStatus s = put_symbol(e.value, rlc, bits, out, count, &n);
+        const PizStatus s = put_symbol(e.value, rlc, bits, out, count, &n, &last);
         if (s != PizStatus::ok) return s;
         continue;
       }
@@ -212,7 +233,7 @@ GP_HD PizStatus huffman_decode(const std::uint64_t* hcode, const DecEntry* dec, 
         while (bits.lc < l && bits.in < bits.end) bits.get_char();
         if (bits.lc >= l && code_of(hcode[symbol]) == ((bits.c >> (bits.lc - l)) & ((std::uint64_t(1) << l) - 1))) {
           bits.lc -= l;
-          const PizStatus s = put_symbol(symbol, rlc, bits, out, count, &n);
+          const PizStatus s = put_symbol(symbol, rlc, bits, out, count, &n, &last);
           if (s != PizStatus::ok) return s;
           break;
         }
@@ -228,7 +249,7 @@ GP_HD PizStatus huffman_decode(const std::uint64_t* hcode, const DecEntry* dec, 
     const DecEntry e = dec[(bits.c << (kDecBits - bits.lc)) & kMask];
     if (!e.len || e.len > bits.lc) return PizStatus::bad_code;
     bits.lc -= e.len;
-    const PizStatus s = put_symbol(e.value, rlc, bits, out, count, &n);
+    const PizStatus s = put_symbol(e.value, rlc, bits, out, count, &n, &last);
     if (s != PizStatus::ok) return s;
   }
   return n == count ? PizStatus::ok : PizStatus::wrong_count;
@@ -374,8 +395,9 @@ GP_HD PizStatus piz_setup(const std::uint8_t* in, std::size_t size, std::size_t 
   return PizStatus::ok;
 }
 
-GP_HD PizStatus piz_huffman(const PizLayout& layout, const PizScratch& s, std::uint16_t* values) {
-  return piz_detail::huffman_decode(s.hcode, s.dec, s.long_symbols, layout.codes, layout.nbits, layout.rlc, values,
+// `fast`: piz_detail::fast_entry's table of s.dec, or null.
+GP_HD PizStatus piz_huffman(const PizLayout& layout, const PizScratch& s, const std::uint32_t* fast, std::uint16_t* values) {
+  return piz_detail::huffman_decode(s.hcode, s.dec, s.long_symbols, fast, layout.codes, layout.nbits, layout.rlc, values,
                                     layout.count);
 }
 
@@ -429,7 +451,7 @@ GP_HD PizStatus piz_decompress(const std::uint8_t* in, std::size_t size, std::ui
                                std::uint16_t* values, PizScratch& s) {
   PizLayout layout{};
   PizStatus status = piz_setup(in, size, out_size, channels, channel_count, width, height, s, &layout);
-  if (status == PizStatus::ok) status = piz_huffman(layout, s, values);
+  if (status == PizStatus::ok) status = piz_huffman(layout, s, nullptr, values);
   if (status != PizStatus::ok) return status;
   int ox = 0, oy = 0;
   for (int plane = 0; std::uint16_t* p = piz_plane(values, channels, channel_count, width, height, plane, &ox, &oy); ++plane)

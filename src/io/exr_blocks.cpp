@@ -92,7 +92,7 @@ std::vector<exr::BlockFile> ExrBlockBatch::block_files(const Buffers& at, const 
   std::vector<exr::BlockFile> out;
   for (std::size_t k = 0; k < files_.size(); ++k) {
     const File& f = files_[k];
-    out.push_back({at.packed + f.packed_at, at.unpacked + f.unpacked_at, at.entropy + f.unpacked_at, at.results + f.results_at,
+    out.push_back({exr::Compression(f.blocks->compression), at.packed + f.packed_at, at.unpacked + f.unpacked_at, at.entropy + f.unpacked_at, at.results + f.results_at,
                    at.channels + f.channels_at, int(f.blocks->channel_types.size()), pixels.at(k)});
   }
   return out;
@@ -105,26 +105,26 @@ int ExrBlockBatch::block_count(exr::Compression c) const {
   return n;
 }
 
-std::vector<exr::BlockDesc> ExrBlockBatch::descs(std::vector<Group>* groups, int piz_window) const {
+std::vector<exr::BlockDesc> ExrBlockBatch::descs(std::vector<Launch>* launches, int piz_window) const {
+  const auto kind = [](int compression) {
+    return compression == int(exr::Compression::zip) || compression == int(exr::Compression::zips) ? 0
+           : compression == int(exr::Compression::piz)                                               ? 2
+                                                                                                      : 1;
+  };
   std::vector<exr::BlockDesc> out;
-  groups->clear();
-  std::vector<bool> taken(files_.size(), false);
-  for (std::size_t k = 0; k < files_.size(); ++k) {
-    if (taken[k]) continue;
-    const int compression = files_[k].blocks->compression;
-    Group g{exr::Compression(compression), int(out.size()), 0};
-    for (std::size_t j = k; j < files_.size(); ++j)
-      if (!taken[j] && files_[j].blocks->compression == compression) {
-        out.insert(out.end(), files_[j].descs.begin(), files_[j].descs.end());
-        taken[j] = true;
+  int counts[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k)
+    for (const File& f : files_)
+      if (kind(f.blocks->compression) == k) {
+        out.insert(out.end(), f.descs.begin(), f.descs.end());
+        counts[k] += int(f.descs.size());
       }
-    const int end = int(out.size());
-    const int step = g.compression == exr::Compression::piz ? std::max(1, piz_window) : std::max(1, end - g.first);
-    for (; g.first < end; g.first += step) {
-      g.count = std::min(step, end - g.first);
-      groups->push_back(g);
-    }
-  }
+  launches->clear();
+  const int window = std::max(1, piz_window);
+  Launch first{0, counts[0], counts[1], std::min(counts[2], window)};
+  launches->push_back(first);
+  for (int done = first.piz_count; done < counts[2]; done += window)
+    launches->push_back({counts[0] + counts[1] + done, 0, 0, std::min(window, counts[2] - done)});
   return out;
 }
 
@@ -147,14 +147,13 @@ void decode_exr_blocks_cpu(const std::string& path, const std::uint8_t* file, st
   const std::vector<exr::BlockFile> files = batch.block_files(
       {file, unpacked.data(), entropy.data(), results.data(), batch.channels().data()},
       {exr_pixel_target(plan, dst, pitch)});
-  std::vector<ExrBlockBatch::Group> groups;
-  const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
-  for (const ExrBlockBatch::Group& g : groups) {
-    const exr::BlockBatch kernels{g.compression, descs.data() + g.first, g.count, files.data(), nullptr};
-    exr::decompress_blocks_cpu(kernels, threads);
-    batch.check(0, results.data());
-    exr::unpack_blocks_cpu(kernels, threads);
-  }
+  std::vector<ExrBlockBatch::Launch> launches;
+  const std::vector<exr::BlockDesc> descs = batch.descs(&launches);
+  const ExrBlockBatch::Launch& l = launches.at(0);  // (one: no PIZ window on the CPU)
+  const exr::BlockBatch kernels{descs.data(), l.zip_count, l.other_count, l.piz_count, files.data(), nullptr};
+  exr::decompress_blocks_cpu(kernels, threads);
+  batch.check(0, results.data());
+  exr::unpack_blocks_cpu(kernels, threads);
 }
 
 }  // namespace gp::io

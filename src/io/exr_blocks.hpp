@@ -38,8 +38,8 @@ bool exr_blocks_supported(int compression);
 
 // Each stored channel's sample type and its slot in the plan's pixels (-1: not read).
 std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, const ReadPlan& plan);
-// The blocks of several EXR files laid out for cuda/exr's kernels, one launch per compression
-// whatever the number of files: each file's bytes, unpacked bytes, scratch, PIZ tables, results
+// The blocks of several EXR files laid out for cuda/exr's kernels, one launch whatever their
+// number and compressions: each file's bytes, unpacked bytes, scratch, PIZ tables, results
 // and channels at offsets in six buffers the caller allocates (device memory for the GPU, host
 // memory for the CPU references) and sizes from here.
 class ExrBlockBatch {
@@ -66,13 +66,13 @@ class ExrBlockBatch {
   // The kernels' per-file arguments for buffers at these addresses, file k's pixels to pixels[k].
   std::vector<exr::BlockFile> block_files(const Buffers& at, const std::vector<exr::PixelTarget>& pixels) const;
 
-  // Every block, those of one compression together; each group is one BlockBatch, PIZ groups cut
-  // into groups of at most piz_window blocks (as many as there are PizScratch tables).
-  struct Group {
-    exr::Compression compression;
-    int first, count;
+  // Every block, in the order of BlockBatch (ZIP, NONE and RLE, PIZ), and the launches over
+  // them: one, or with more PIZ blocks than piz_window (the PizScratch tables there is room
+  // for), the rest of the PIZ blocks piz_window at a time. A Launch is a BlockBatch at `first`.
+  struct Launch {
+    int first, zip_count, other_count, piz_count;
   };
-  std::vector<exr::BlockDesc> descs(std::vector<Group>* groups, int piz_window = 1 << 30) const;
+  std::vector<exr::BlockDesc> descs(std::vector<Launch>* launches, int piz_window = 1 << 30) const;
 
   // Throws gp::ItemError(path, "decode", "the block at x X, y Y: ...") for file k's first failed
   // block; `results`: the results buffer, all files'.

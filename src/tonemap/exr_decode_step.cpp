@@ -59,7 +59,6 @@ DecodedSources decode_exr_items(const std::vector<TonemapItem*>& items, ComputeB
   for (int f = 0; f < batch.files(); ++f) {
     TonemapItem& item = *items[batched[std::size_t(f)]];
     b.upload(packed + batch.packed_offset(f), item.file.get(), item.file.size());
-    item.file.reset();
   }
   auto* channels = static_cast<exr::ChannelTarget*>(b.alloc(batch.channels().size() * sizeof(exr::ChannelTarget), "EXR channels"));
   b.upload(channels, batch.channels().data(), batch.channels().size() * sizeof(exr::ChannelTarget));
@@ -74,15 +73,15 @@ DecodedSources decode_exr_items(const std::vector<TonemapItem*>& items, ComputeB
   b.upload(device_files, files.data(), files.size() * sizeof(exr::BlockFile));
   int piz_window = 0;
   exr::PizScratch* piz = alloc_piz_tables(b, batch.block_count(exr::Compression::piz), &piz_window);
-  std::vector<io::ExrBlockBatch::Group> groups;
-  const std::vector<exr::BlockDesc> descs = batch.descs(&groups, piz_window);
+  std::vector<io::ExrBlockBatch::Launch> launches;
+  const std::vector<exr::BlockDesc> descs = batch.descs(&launches, piz_window);
   auto* device_descs = static_cast<exr::BlockDesc*>(b.alloc(descs.size() * sizeof(exr::BlockDesc), "EXR blocks"));
   b.upload(device_descs, descs.data(), descs.size() * sizeof(exr::BlockDesc));
   b.end_stage();
 
   b.begin_stage("exr decode");
-  for (const io::ExrBlockBatch::Group& g : groups) {
-    const exr::BlockBatch kernels{g.compression, device_descs + g.first, g.count, device_files, piz};
+  for (const io::ExrBlockBatch::Launch& l : launches) {
+    const exr::BlockBatch kernels{device_descs + l.first, l.zip_count, l.other_count, l.piz_count, device_files, piz};
     b.exr_decompress(kernels);
     b.exr_unpack(kernels);
   }

@@ -17,7 +17,8 @@ struct DecodedSources {
 };
 
 // `items` hold exr_blocks and the file's bytes (load_stage). The sources stay allocated; the
-// decoder's scratch is released before returning. Frees each item's file bytes.
+// decoder's scratch is released before returning. The items keep their file bytes (a batch that
+// runs out of memory is decoded again one file at a time).
 DecodedSources decode_exr_items(const std::vector<TonemapItem*>& items, ComputeBackend& b);
 
 }  // namespace gp::tonemap

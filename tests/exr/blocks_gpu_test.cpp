@@ -33,8 +33,8 @@ GpuDecoded decode_gpu(gp::Runtime& rt, const std::vector<const gp::test::OpenedE
   gp::io::ExrBlockBatch batch;
   for (const gp::test::OpenedExr* e : files) batch.add(e->path, e->file.size(), e->blocks, e->plan);
   std::vector<gp::exr::BlockDesc> descs;
-  std::vector<gp::io::ExrBlockBatch::Group> groups;
-  descs = batch.descs(&groups, piz_window);
+  std::vector<gp::io::ExrBlockBatch::Launch> launches;
+  descs = batch.descs(&launches, piz_window);
   auto d_packed = rt.device_alloc(batch.packed_bytes() + 1, stream, "test EXR files");
   auto d_unpacked = rt.device_alloc(batch.unpacked_bytes() + 1, stream, "test unpacked");
   auto d_entropy = rt.device_alloc(batch.unpacked_bytes() + 1, stream, "test entropy");
@@ -63,8 +63,8 @@ GpuDecoded decode_gpu(gp::Runtime& rt, const std::vector<const gp::test::OpenedE
   stream.copy_to_device(d_files.get(), block_files.data(), block_files.size() * sizeof(gp::exr::BlockFile));
   stream.copy_to_device(d_channels.get(), batch.channels().data(), batch.channels().size() * sizeof(gp::exr::ChannelTarget));
   stream.copy_to_device(d_descs.get(), descs.data(), descs.size() * sizeof(gp::exr::BlockDesc));
-  for (const auto& g : groups) {
-    const gp::exr::BlockBatch kernels{g.compression, d_descs.as<gp::exr::BlockDesc>() + g.first, g.count,
+  for (const auto& l : launches) {
+    const gp::exr::BlockBatch kernels{d_descs.as<gp::exr::BlockDesc>() + l.first, l.zip_count, l.other_count, l.piz_count,
                                       d_files.as<gp::exr::BlockFile>(), d_piz.as<gp::exr::PizScratch>()};
     gp::exr::decompress_blocks_gpu(kernels, stream.get());
     gp::exr::unpack_blocks_gpu(kernels, stream.get());
@@ -114,7 +114,7 @@ TEST_CASE("EXR blocks on the GPU: the CPU reference's pixels, byte for byte", "[
     for (const gp::exr::BlockResult& r : gpu.results[0]) REQUIRE(r.status == gp::exr::BlockStatus::ok);
     CHECK(gpu.pixels[0] == decode_cpu(e, 8));
   }
-  SECTION("every file in one batch: one launch per compression (PIZ 3 blocks at a time), each file's pixels its own") {
+  SECTION("every file in one batch: one launch (then PIZ 3 blocks at a time), each file's pixels its own") {
     const GpuDecoded gpu = decode_gpu(rt, all, 0, 3);
     for (std::size_t k = 0; k < files.size(); ++k) {
       INFO(files[k].path);

@@ -46,10 +46,10 @@ inline std::vector<exr::BlockResult> block_results_cpu(const OpenedExr& e) {
   const std::vector<exr::BlockFile> files =
       batch.block_files({e.file.data(), unpacked.data(), entropy.data(), results.data(), batch.channels().data()},
                         {io::exr_pixel_target(e.plan, pixels.data(), e.plan.row_bytes())});
-  std::vector<io::ExrBlockBatch::Group> groups;
-  const std::vector<exr::BlockDesc> descs = batch.descs(&groups);
-  for (const auto& g : groups)
-    exr::decompress_blocks_cpu({g.compression, descs.data() + g.first, g.count, files.data(), nullptr}, 2);
+  std::vector<io::ExrBlockBatch::Launch> launches;
+  const std::vector<exr::BlockDesc> descs = batch.descs(&launches);
+  for (const auto& l : launches)
+    exr::decompress_blocks_cpu({descs.data() + l.first, l.zip_count, l.other_count, l.piz_count, files.data(), nullptr}, 2);
   return results;
 }
 
