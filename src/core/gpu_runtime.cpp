@@ -124,6 +124,20 @@ Runtime::Runtime(const RuntimeOptions& options) : options_(options), pinned_free
 
 int Runtime::device() const { return device_decided_.get(); }
 
+bool Runtime::gpu_ready() const noexcept {
+  const auto now = [](const auto& future) { return future.wait_for(std::chrono::seconds(0)) == std::future_status::ready; };
+  try {
+    if (!now(device_decided_) || device_decided_.get() < 0) return false;
+    if (ready_.valid()) {
+      if (!now(ready_)) return false;
+      ready_.get();  // (rethrows a failure)
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 int Runtime::device_or_cpu() const noexcept {
   try {
     return device();

@@ -112,6 +112,9 @@ class Runtime {
   // device choice, and for auto whether the NVIDIA kernel driver lists a GPU. A wrong guess
   // costs speed, not correctness.
   bool gpu_expected() const;
+  // Whether the GPU's context exists already (never waits): false while the driver is still
+  // starting, on the CPU path, and when starting it failed.
+  bool gpu_ready() const noexcept;
   std::string device_name() const;  // "cpu" or "cuda:0 (NVIDIA H100 80GB HBM3)"
   std::optional<GpuInfo> gpu_info() const;
 

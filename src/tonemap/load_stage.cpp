@@ -8,11 +8,11 @@
 namespace gp::tonemap {
 namespace {
 
-// run.exr_decode gpu, or auto on a GPU: the file's blocks for our decoder, when it decodes them.
-// gpu and a file it does not decode: an error naming the file and the setting.
+// run.exr_decode gpu, or auto with the GPU ready: the file's blocks for our decoder, when it
+// decodes them. gpu and a file it does not decode: an error naming the file and the setting.
 std::optional<io::ExrBlocks> blocks_for_our_decoder(const io::HdrReader& reader, const io::ReadPlan& plan,
-                                                    const Settings& s, bool gpu_expected) {
-  if (s.exr_decode == "cpu" || (s.exr_decode == "auto" && !gpu_expected)) return std::nullopt;
+                                                    const Settings& s, bool gpu_ready) {
+  if (s.exr_decode == "cpu" || (s.exr_decode == "auto" && !gpu_ready)) return std::nullopt;
   std::optional<io::ExrBlocks> blocks = reader.exr_blocks(plan);
   if (blocks && io::exr_blocks_supported(blocks->compression)) return blocks;
   if (s.exr_decode == "gpu")
@@ -26,13 +26,13 @@ std::optional<io::ExrBlocks> blocks_for_our_decoder(const io::HdrReader& reader,
 
 }  // namespace
 
-void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file, bool gpu_expected) {
+void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file, bool gpu_ready) {
   ScopedStage t("decode");
   io::HdrReader reader(item.name);
   item.plan = reader.plan(s.channels);
   item.has_alpha = item.plan.rgba_index[3] >= 0;
   item.outputs = plan_outputs(s, item.input, Size{item.plan.width, item.plan.height});
-  item.exr_blocks = blocks_for_our_decoder(reader, item.plan, s, gpu_expected);
+  item.exr_blocks = blocks_for_our_decoder(reader, item.plan, s, gpu_ready);
   if (item.exr_blocks) {  // decoded in the compute stage; here only read
     ScopedStage read("read");
     io::read_file_into(item.name, [&](std::size_t size) {

@@ -10,8 +10,9 @@ namespace gp::tonemap {
 
 // Opens the source, resolves channels and plans outputs. Then either decodes into host memory,
 // the blocks of the file on `threads_per_file` threads, or, for our block decoder
-// (block_decoder(), run.exr_decode), reads the file's bytes and its blocks for the compute stage.
-void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file, bool gpu_expected);
+// (run.exr_decode gpu, or auto once the GPU is ready: the files read while the driver starts are
+// decoded here meanwhile), reads the file's bytes and its blocks for the compute stage.
+void load_stage(TonemapItem& item, const Settings& s, HostPool& memory, int threads_per_file, bool gpu_ready);
 
 // Convert -> exposure -> tone curve -> MIP levels / thumbnail -> quantise (-> fast PNG streams),
 // leaving the outputs in item.images. `source`: the item's pixels already in working memory (a

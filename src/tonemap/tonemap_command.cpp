@@ -195,7 +195,7 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx) {
     item->input = inputs[i];
     return item;
   };
-  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file, gpu_expected); };
+  stages.load = [&](TonemapItem& item) { load_stage(item, s, host_memory, threads_per_file, rt.gpu_ready()); };
   stages.compute_init = [&](int w) {
     Runtime& worker_rt = ctx.runtime_for_worker(w);
     worker_rt.bind_thread();

@@ -114,7 +114,8 @@ Table make_table() {
             &Settings::decode_threads_per_file);
   t.choice("/run/exr_decode", "auto", {"auto", "gpu", "cpu"},
            "EXR decoding: gpu = our block decoder on the GPU (NONE, RLE, ZIPS, ZIP, PIZ; other compressions "
-           "fail), cpu = OpenEXR on CPU threads, auto = gpu where the compression allows and the job runs on a GPU",
+           "fail), cpu = OpenEXR on CPU threads, auto = gpu where the compression allows once the GPU is ready (the "
+           "files read while its driver starts are decoded on the CPU meanwhile)",
            &Settings::exr_decode);
   t.integer("/run/exr_decode_batch", 8, 1, 256,
             "EXR files whose blocks one GPU launch decodes together (each stream); more keep the GPU busier, "
