@@ -54,6 +54,8 @@ struct Huffman {
   std::uint16_t count[kMaxBits + 1];
   std::uint16_t symbol[288];
   std::uint16_t fast[1 << kFastBits];
+  // puff's search state after kFastBits bits that are no code: where decode() resumes it.
+  std::int32_t slow_first, slow_index;
 };
 
 // LSB-first bit reader over [data, data + size); bytes past the end read as zero and are counted,
@@ -112,9 +114,13 @@ struct BitReader {
 };
 
 GP_HD std::uint32_t reverse_bits(std::uint32_t code, int length) {
+#ifdef __CUDA_ARCH__
+  return __brev(code) >> (32 - length);
+#else
   std::uint32_t r = 0;
   for (int i = 0; i < length; ++i, code >>= 1) r = (r << 1) | (code & 1);
   return r;
+#endif
 }
 
 // Builds `h` from n code lengths. Returns false, as zlib's inflate_table does, for an
@@ -124,6 +130,11 @@ GP_HD bool build(Huffman& h, const std::uint8_t* lengths, int n, bool lone_code_
   for (int len = 0; len <= kMaxBits; ++len) h.count[len] = 0;
   for (int s = 0; s < n; ++s) ++h.count[lengths[s]];
   for (int i = 0; i < (1 << kFastBits); ++i) h.fast[i] = 0;
+  h.slow_first = h.slow_index = 0;
+  for (int len = 1; len <= kFastBits; ++len) {
+    h.slow_index += h.count[len];
+    h.slow_first = (h.slow_first + h.count[len]) << 1;
+  }
   if (h.count[0] == n) return true;  // no codes: only a stream that never uses the table is valid
   int left = 1;
   for (int len = 1; len <= kMaxBits; ++len) {
@@ -158,9 +169,11 @@ GP_HD int decode(const Huffman& h, BitReader& in) {
     in.take(entry & 15);
     return entry >> 4;
   }
-  // A longer code (or none): bit by bit, as puff does.
-  int code = 0, first = 0, index = 0;
-  for (int len = 1; len <= kMaxBits; ++len) {
+  // A longer code (or none): its first kFastBits bits are no code (else the table would hold it),
+  // so puff's bit-by-bit search resumes after them.
+  int code = int(reverse_bits(in.take(kFastBits), kFastBits)) << 1;
+  int first = h.slow_first, index = h.slow_index;
+  for (int len = kFastBits + 1; len <= kMaxBits; ++len) {
     code |= int(in.take(1));
     const int count = h.count[len];
     if (code - count < first) return h.symbol[index + (code - first)];

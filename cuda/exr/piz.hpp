@@ -42,12 +42,24 @@ constexpr int kDecBits = 14;
 constexpr int kShortZeroRun = 59, kLongZeroRun = 63, kShortestLongRun = 2 + kLongZeroRun - kShortZeroRun;
 constexpr int kBitmapSize = 65536 / 8;
 
-// A 14-bit table entry: len > 0: a code of that length for `value`; len == 0 and count > 0: the
-// `count` longer codes with this prefix, listed from long_symbols[value].
+// A 14-bit table entry: len > 0: a code of that length for `value`; len == 0 and count > 0:
+// `count` longer codes have this prefix (LongCodes decodes them).
 struct DecEntry {
   std::uint32_t value;
   std::uint16_t count;
   std::uint8_t len;
+};
+
+// The codes longer than the 14-bit table, by length. Each length's codes are consecutive
+// numbers in symbol order (hufCanonicalCodeTable), so the next l bits are a code of length l
+// when they lie in [first_code[l], first_code[l] + its count): a few compares per length instead
+// of OpenEXR's search through every long code of the prefix, each a table load (the GPU's
+// slowest step on noisy images, where many values have long codes). Same codes, same symbols.
+constexpr int kMaxCodeLength = 58;
+struct LongCodes {
+  std::uint64_t first_code[kMaxCodeLength + 1];
+  std::uint32_t first[kMaxCodeLength + 2];  // length l's symbols: symbols[first[l] .. first[l + 1])
+  std::uint32_t symbols[kEncSize];
 };
 
 }  // namespace piz_detail
@@ -56,7 +68,7 @@ struct DecEntry {
 struct PizScratch {
   std::uint64_t hcode[piz_detail::kEncSize];  // length | code << 6
   piz_detail::DecEntry dec[1 << piz_detail::kDecBits];
-  std::uint32_t long_symbols[piz_detail::kEncSize];
+  piz_detail::LongCodes long_codes;
   std::uint16_t lut[65536];
   std::uint8_t bitmap[piz_detail::kBitmapSize];
 };
@@ -78,6 +90,12 @@ struct BitsIn {
     c = (c << 8) | *in++;
     lc += 8;
     return true;
+  }
+  // Four bytes at once (independent loads; lc <= 32 and four bytes left).
+  GP_HD void get_word() {
+    c = (c << 32) | std::uint64_t(std::uint32_t(in[0]) << 24 | std::uint32_t(in[1]) << 16 | std::uint32_t(in[2]) << 8 | in[3]);
+    in += 4;
+    lc += 32;
   }
   GP_HD bool get_bits(int n, std::uint64_t* v) {
     while (lc < n)
@@ -132,8 +150,8 @@ GP_HD bool unpack_code_table(const std::uint8_t* in, std::size_t size, int im, i
 GP_HD std::uint64_t code_of(std::uint64_t h) { return h >> 6; }
 GP_HD int length_of(std::uint64_t h) { return int(h & 63); }
 
-// OpenEXR's hufBuildDecTable, with the long codes of each 14-bit prefix in one flat list.
-GP_HD bool build_decoding(const std::uint64_t* hcode, int im, int iM, DecEntry* dec, std::uint32_t* long_symbols) {
+// OpenEXR's hufBuildDecTable (its checks too), with the long codes by length.
+GP_HD bool build_decoding(const std::uint64_t* hcode, int im, int iM, DecEntry* dec, LongCodes& long_codes) {
   for (int i = 0; i < (1 << kDecBits); ++i) dec[i] = DecEntry{0, 0, 0};
   for (int s = im; s <= iM; ++s) {  // short codes, and how many long ones per prefix
     const std::uint64_t c = code_of(hcode[s]);
@@ -154,18 +172,20 @@ GP_HD bool build_decoding(const std::uint64_t* hcode, int im, int iM, DecEntry* 
       }
     }
   }
-  std::uint32_t start = 0;  // each prefix's list, in symbol order as OpenEXR appends them
-  for (int i = 0; i < (1 << kDecBits); ++i)
-    if (dec[i].len == 0 && dec[i].count) {
-      dec[i].value = start;
-      start += dec[i].count;
-      dec[i].count = 0;  // refilled below
-    }
+  std::uint32_t* first = long_codes.first;
+  for (int l = 0; l <= kMaxCodeLength + 1; ++l) first[l] = 0;
   for (int s = im; s <= iM; ++s) {
     const int l = length_of(hcode[s]);
+    if (l > kDecBits) ++first[l + 1];  // (counts, then their running sums)
+  }
+  for (int l = 1; l <= kMaxCodeLength + 1; ++l) first[l] += first[l - 1];
+  std::uint32_t next[kMaxCodeLength + 1];
+  for (int l = 0; l <= kMaxCodeLength; ++l) next[l] = first[l];
+  for (int s = im; s <= iM; ++s) {  // in symbol order: each length's codes in increasing order
+    const int l = length_of(hcode[s]);
     if (l <= kDecBits) continue;
-    DecEntry& e = dec[code_of(hcode[s]) >> (l - kDecBits)];
-    long_symbols[e.value + e.count++] = std::uint32_t(s);
+    if (next[l] == first[l]) long_codes.first_code[l] = code_of(hcode[s]);
+    long_codes.symbols[next[l]++] = std::uint32_t(s);
   }
   return true;
 }
@@ -199,15 +219,15 @@ GP_HD std::uint32_t fast_entry(const DecEntry* dec, int i) {
 
 // OpenEXR's hufDecode: nbits of codes from `in` into `count` values. `fast`: fast_entry's table,
 // or null.
-GP_HD PizStatus huffman_decode(const std::uint64_t* hcode, const DecEntry* dec, const std::uint32_t* long_symbols,
-                               const std::uint32_t* fast, const std::uint8_t* in, std::uint64_t nbits, int rlc,
-                               std::uint16_t* out, std::size_t count) {
+GP_HD PizStatus huffman_decode(const DecEntry* dec, const LongCodes& long_codes, const std::uint32_t* fast,
+                               const std::uint8_t* in, std::uint64_t nbits, int rlc, std::uint16_t* out, std::size_t count) {
   BitsIn bits{in, in + (nbits + 7) / 8};
   std::size_t n = 0;
   std::uint16_t last = 0;
   constexpr std::uint64_t kMask = (1u << kDecBits) - 1;
   while (bits.in < bits.end) {
-    bits.get_char();
+    if (bits.lc <= 32 && bits.end - bits.in >= 4) bits.get_word();
+    else bits.get_char();
     while (bits.lc >= kDecBits) {
       if (fast) {
         const std::uint32_t f = fast[(bits.c >> (bits.lc - kFastBits)) & ((1u << kFastBits) - 1)];
@@ -226,19 +246,24 @@ GP_HD PizStatus huffman_decode(const std::uint64_t* hcode, const DecEntry* dec, 
         continue;
       }
       if (e.count == 0) return PizStatus::bad_code;
-      std::uint32_t j = 0;
-      for (; j < e.count; ++j) {
-        const std::uint32_t symbol = long_symbols[e.value + j];
-        const int l = length_of(hcode[symbol]);
+      int l = kDecBits + 1;
+      for (; l <= kMaxCodeLength; ++l) {
+        const std::uint32_t codes = long_codes.first[l + 1] - long_codes.first[l];
+        if (codes == 0) continue;
         while (bits.lc < l && bits.in < bits.end) bits.get_char();
-        if (bits.lc >= l && code_of(hcode[symbol]) == ((bits.c >> (bits.lc - l)) & ((std::uint64_t(1) << l) - 1))) {
+        if (bits.lc < l) {
+          l = kMaxCodeLength + 1;  // the stream ends first
+          break;
+        }
+        const std::uint64_t k = ((bits.c >> (bits.lc - l)) & ((std::uint64_t(1) << l) - 1)) - long_codes.first_code[l];
+        if (k < codes) {  // (below first_code, k wraps round to a large number)
           bits.lc -= l;
-          const PizStatus s = put_symbol(symbol, rlc, bits, out, count, &n, &last);
+          const PizStatus s = put_symbol(long_codes.symbols[long_codes.first[l] + k], rlc, bits, out, count, &n, &last);
           if (s != PizStatus::ok) return s;
           break;
         }
       }
-      if (j == e.count) return PizStatus::bad_code;
+      if (l > kMaxCodeLength) return PizStatus::bad_code;
     }
   }
   // The last codes, shorter than the table's 14 bits: the padding bits of the last byte dropped.
@@ -391,13 +416,13 @@ GP_HD PizStatus piz_setup(const std::uint8_t* in, std::size_t size, std::size_t 
   layout->rlc = int(iM);
   const std::size_t code_bytes = huf_bytes - 20 - table_bytes;
   if ((std::uint64_t(nbits) + 7) / 8 > code_bytes) return PizStatus::bad_header;
-  if (!build_decoding(s.hcode, int(im), int(iM), s.dec, s.long_symbols)) return PizStatus::bad_code_table;
+  if (!build_decoding(s.hcode, int(im), int(iM), s.dec, s.long_codes)) return PizStatus::bad_code_table;
   return PizStatus::ok;
 }
 
 // `fast`: piz_detail::fast_entry's table of s.dec, or null.
 GP_HD PizStatus piz_huffman(const PizLayout& layout, const PizScratch& s, const std::uint32_t* fast, std::uint16_t* values) {
-  return piz_detail::huffman_decode(s.hcode, s.dec, s.long_symbols, fast, layout.codes, layout.nbits, layout.rlc, values,
+  return piz_detail::huffman_decode(s.dec, s.long_codes, fast, layout.codes, layout.nbits, layout.rlc, values,
                                     layout.count);
 }
 

@@ -117,7 +117,7 @@ Table make_table() {
            "fail), cpu = OpenEXR on CPU threads, auto = gpu where the compression allows once the GPU is ready (the "
            "files read while its driver starts are decoded on the CPU meanwhile)",
            &Settings::exr_decode);
-  t.integer("/run/exr_decode_batch", 8, 1, 256,
+  t.integer("/run/exr_decode_batch", 4, 1, 256,
             "EXR files whose blocks one GPU launch decodes together (each stream); more keep the GPU busier, "
             "each holds its working memory until the batch is written",
             &Settings::exr_decode_batch);

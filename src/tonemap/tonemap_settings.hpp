@@ -43,7 +43,7 @@ struct Settings {
   int load_threads = 0, save_threads = 0, max_in_flight = 0;  // 0 = chosen from the machine
   int decode_threads_per_file = 0;  // threads decoding one file together; 0 = chosen from the machine
   std::string exr_decode = "auto";  // auto, gpu, cpu
-  int exr_decode_batch = 8;         // EXR files per GPU decode launch
+  int exr_decode_batch = 4;         // EXR files per GPU decode launch
   bool stop_on_error = false;
 };
 
