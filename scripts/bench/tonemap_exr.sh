@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tonemap-exr benchmark, for a GPU machine: N generated EXR frames (half RGBA, ZIP and PIZ) through
 #   (a) gpuproc on the GPU (after an untimed warm-up run, whose time is reported too), EXR decoded
-#       on the GPU (run.exr_decode auto); also with run.exr_decode cpu (OpenEXR, informational),
+#       on the GPU (run.exr_decode auto); also with run.exr_decode cpu (OpenEXR, the default),
 #   (b) gpuproc's CPU path,
 #   (c) oiiotool doing the same work per frame (exposure, a Reinhard curve, sRGB, 8-bit PNG at zlib
 #       level 1, every MIP level as a file, box filter), T frames at a time,
@@ -68,7 +68,7 @@ if [[ ! -x $gpuproc ]]; then
 else
   if ((has_gpu)); then
     gpuproc_run gpu_warmup "$device"  # first CUDA launch (context, module loading) is not timed
-    gpuproc_run gpu "$device"
+    gpuproc_run gpu "$device" "$work/in" --set run.exr_decode=auto
     gpuproc_run gpu_openexr "$device" "$work/in" --set run.exr_decode=cpu
   else
     skip gpu_warmup "no GPU"; skip gpu "no GPU"
@@ -141,7 +141,7 @@ fi
 if [[ ${BENCH_NOISE:-1} == 1 ]]; then
   timed generate_noise "" "$make_samples" bench-noise "$work/noise" "$n" "$width" "$height"
   if ((has_gpu)) && [[ -x $gpuproc ]]; then
-    gpuproc_run gpu_noise "$device" "$work/noise"
+    gpuproc_run gpu_noise "$device" "$work/noise" --set run.exr_decode=auto
     gpuproc_run gpu_noise_openexr "$device" "$work/noise" --set run.exr_decode=cpu
   fi
   if command -v oiiotool >/dev/null; then oiiotool_run oiiotool_noise "$work"/noise/*.exr; fi

@@ -42,7 +42,7 @@ struct Settings {
   int batch = 4;              // images on the GPU at once (one stream each)
   int load_threads = 0, save_threads = 0, max_in_flight = 0;  // 0 = chosen from the machine
   int decode_threads_per_file = 0;  // threads decoding one file together; 0 = chosen from the machine
-  std::string exr_decode = "auto";  // auto, gpu, cpu
+  std::string exr_decode = "cpu";   // cpu, auto, gpu
   int exr_decode_batch = 4;         // EXR files per GPU decode launch
   bool stop_on_error = false;
 };

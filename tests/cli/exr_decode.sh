@@ -32,7 +32,9 @@ decoders "exr_decode cpu: OpenEXR" "$work/cpu-openexr.json" cpu "$n"
 run cpu-blocks cpu 0 "$work/in" --set run.exr_decode=gpu
 decoders "exr_decode gpu on the CPU: the block decoder's references" "$work/cpu-blocks.json" cpu-blocks "$n"
 check "the block decoder's outputs are OpenEXR's, byte for byte" 0 diff -r -x .gpuproc "$work/out-cpu-openexr" "$work/out-cpu-blocks"
-run cpu-auto cpu 0 "$work/in"
+run cpu-default cpu 0 "$work/in"
+decoders "exr_decode by default: OpenEXR" "$work/cpu-default.json" cpu "$n"
+run cpu-auto cpu 0 "$work/in" --set run.exr_decode=auto
 decoders "exr_decode auto on the CPU: OpenEXR" "$work/cpu-auto.json" cpu "$n"
 
 # A file the block decoder does not take, with exr_decode gpu: that file fails, named, with the setting.
@@ -68,13 +70,13 @@ if [[ $has_gpu == 1 ]]; then
   decoders "exr_decode gpu: the GPU decoder" "$work/gpu-blocks.json" gpu "$n"
   check "GPU-decoded outputs equal OpenEXR-decoded ones, byte for byte" 0 diff -r -x .gpuproc "$work/out-gpu-openexr" "$work/out-gpu-blocks"
   # auto: OpenEXR for the files read before the GPU is ready, the GPU decoder after.
-  run gpu-auto cuda:0 0 "$work/in"
+  run gpu-auto cuda:0 0 "$work/in" --set run.exr_decode=auto
   json_check "exr_decode auto on the GPU: either decoder" "$work/gpu-auto.json" \
     "sum(1 for r in j['item_records'] if r['details']['decoder'] in ('gpu', 'cpu'))==$n"
   check "auto: the same outputs" 0 diff -r -x .gpuproc "$work/out-gpu-blocks" "$work/out-gpu-auto"
-  run gpu-one-at-a-time cuda:0 0 "$work/in" --set run.exr_decode_batch=1
+  run gpu-one-at-a-time cuda:0 0 "$work/in" --set run.exr_decode=gpu --set run.exr_decode_batch=1
   check "batches of one decode the same" 0 diff -r -x .gpuproc "$work/out-gpu-blocks" "$work/out-gpu-one-at-a-time"
-  run gpu-small cuda:0 0 "$work/in" --set run.batch=8 --gpu-memory-limit 8M
+  run gpu-small cuda:0 0 "$work/in" --set run.exr_decode=gpu --set run.batch=8 --gpu-memory-limit 8M
   check "out of memory together, one at a time: the same" 0 diff -r -x .gpuproc "$work/out-gpu-blocks" "$work/out-gpu-small"
   run gpu-damaged cuda:0 1 "$work/damaged" --set run.exr_decode=gpu
   expect_text "GPU: the damaged block is named" "$work/stderr" "the block at x "
