@@ -35,6 +35,16 @@ class TonemapCommand final : public SettingsCommand {
 
 unsigned hardware_threads() { return std::max(2u, std::thread::hardware_concurrency()); }
 
+// After a failure part-way: the working memory (whatever releasing it says: the failure is the
+// news) and the admission slot.
+void release_after_error(ComputeBackend& backend, GpuAdmission& admission) {
+  try {
+    backend.release();
+  } catch (...) {
+  }
+  admission.release();
+}
+
 // Runs compute_stage under the GPU admission limit, retrying with a smaller batch on out-of-memory.
 void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostPool& memory, ComputeBackend& backend,
                         GpuAdmission& admission, Progress& progress) {
@@ -68,11 +78,7 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
       admission.release();
       throw ItemError(item.name, "compute", std::string("does not fit in GPU memory even alone: ") + e.what());
     } catch (...) {
-      try {
-        backend.release();
-      } catch (...) {
-      }
-      admission.release();
+      release_after_error(backend, admission);
       throw;
     }
   }
@@ -138,11 +144,7 @@ std::vector<std::exception_ptr> compute_batch(const std::vector<TonemapItem*>& i
       for (std::size_t k : batch_index)
         if (!done[k]) run_alone(k);
     } catch (...) {
-      try {
-        backend.release();
-      } catch (...) {
-      }
-      admission.release();
+      release_after_error(backend, admission);
       throw;
     }
   }
