@@ -26,8 +26,7 @@ namespace {
 
 std::string block_name(const ExrBlock& b) { return fmt::format("the block at x {}, y {}", b.x, b.y); }
 
-}  // namespace
-
+// Each stored channel's sample type and its slot in the plan's pixels (-1: not read).
 std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, const ReadPlan& plan) {
   std::vector<exr::ChannelTarget> channels;
   for (std::size_t c = 0; c < blocks.channel_types.size(); ++c) {
@@ -37,8 +36,6 @@ std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, con
   }
   return channels;
 }
-
-namespace {
 
 // The blocks as cuda/exr's kernels take them: stored bytes at their file offsets, unpacked bytes
 // one block after another (*unpacked_total in all), `file` 0 and `index` their place in `blocks`.

@@ -36,11 +36,9 @@ std::string exr_compression_name(int compression);
 // Whether decode_exr_blocks_cpu (and the GPU decoder) decode this compression: NONE, RLE, ZIPS, ZIP, PIZ.
 bool exr_blocks_supported(int compression);
 
-// Each stored channel's sample type and its slot in the plan's pixels (-1: not read).
-std::vector<exr::ChannelTarget> exr_channel_targets(const ExrBlocks& blocks, const ReadPlan& plan);
 // The blocks of several EXR files laid out for cuda/exr's kernels, one launch whatever their
-// number and compressions: each file's bytes, unpacked bytes, scratch, PIZ tables, results
-// and channels at offsets in six buffers the caller allocates (device memory for the GPU, host
+// number and compressions: each file's bytes, unpacked bytes, scratch, results and channels at
+// offsets in five buffers the caller allocates (device memory for the GPU, host
 // memory for the CPU references) and sizes from here.
 class ExrBlockBatch {
  public:
