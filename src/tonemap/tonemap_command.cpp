@@ -52,8 +52,7 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
   for (;;) {
     admission.acquire();
     try {
-      compute_stage(item, s, memory, backend);
-      backend.release();
+      compute_stage(item, s, memory, backend);  // (releases what it allocated)
       admission.release();
       return;
     } catch (const GpuOutOfMemory& e) {
@@ -84,8 +83,11 @@ void compute_with_retry(TonemapItem& item, const Settings& s, Runtime& rt, HostP
   }
 }
 
+// The report's name for the block decoder that decodes an item on this runtime.
+const char* block_decoder_name(const Runtime& rt) { return rt.gpu() ? "gpu" : "cpu-blocks"; }
+
 // Items whose EXRs our block decoder takes (load_stage), decoded together (decode_exr_items: one
-// launch per compression for all of them), then computed one after another on the worker's
+// launch for all of them), then computed one after another on the worker's
 // stream. The batch holds one admission slot; out of memory, the items not yet computed go one at
 // a time through compute_with_retry. Returns one error per item (null: done).
 std::vector<std::exception_ptr> compute_batch(const std::vector<TonemapItem*>& items, const Settings& s, Runtime& rt,
@@ -104,8 +106,8 @@ std::vector<std::exception_ptr> compute_batch(const std::vector<TonemapItem*>& i
   std::vector<TonemapItem*> batch;
   std::vector<std::size_t> batch_index;
   for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k]->exr_blocks) items[k]->details.push_back({"decoder", rt.gpu() ? "gpu" : "cpu-blocks"});
     if (items[k]->exr_blocks) {
+      items[k]->details.push_back({"decoder", block_decoder_name(rt)});
       batch.push_back(items[k]);
       batch_index.push_back(k);
     } else {
@@ -212,7 +214,7 @@ BatchOutcome TonemapCommand::run(BatchContext& ctx) {
   } else {
     stages.compute = [&](TonemapItem& item, int w) {
       ctx.count_items(w, 1);
-      if (item.exr_blocks) item.details.push_back({"decoder", ctx.runtime_for_worker(w).gpu() ? "gpu" : "cpu-blocks"});
+      if (item.exr_blocks) item.details.push_back({"decoder", block_decoder_name(ctx.runtime_for_worker(w))});
       compute_with_retry(item, s, ctx.runtime_for_worker(w), host_memory, *backends[w],
                          *admissions[std::size_t(ctx.device_of_worker(w))], ctx.progress);
       item.file.reset();

@@ -26,7 +26,7 @@ struct GpuDecoded {
 };
 
 // The files uploaded as one batch (gp::io::ExrBlockBatch), every block decompressed and unpacked
-// on the GPU, one launch per compression; pixels and results back.
+// on the GPU, one launch (then PIZ piz_window blocks at a time); pixels and results back.
 GpuDecoded decode_gpu(gp::Runtime& rt, const std::vector<const gp::test::OpenedExr*>& files, std::size_t pitch_padding,
                       int piz_window = 1 << 30) {
   const gp::Stream stream = rt.make_stream();
